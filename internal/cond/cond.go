@@ -1,0 +1,163 @@
+// Package cond compiles and evaluates the `when` availability conditions of declarations and
+// personalExtensions rules (D7): expr-lang expressions type-checked against a fixed environment
+// (the session's model, os, arch, headless, merged settings, env, which(name), lsp.servers).
+//
+// A typo such as `model.provder` fails at compile time with the rune offset of the problem
+// inside the expression, so `pigo check` can point at the byte inside the JSON string.
+// Distinct expression texts are compiled once per process (a cache keyed by text).
+package cond
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Model is the session's model as a condition sees it. With no model every field is zero.
+type Model struct {
+	Provider      string   `expr:"provider"`
+	ID            string   `expr:"id"`
+	Reasoning     bool     `expr:"reasoning"`
+	Input         []string `expr:"input"`
+	ContextWindow int      `expr:"contextWindow"`
+	MaxTokens     int      `expr:"maxTokens"`
+}
+
+// LSP lists the enabled language servers.
+type LSP struct {
+	Servers []string `expr:"servers"`
+}
+
+// Env is the typed environment conditions are compiled against and evaluated in.
+type Env struct {
+	Model    Model             `expr:"model"`
+	OS       string            `expr:"os"`
+	Arch     string            `expr:"arch"`
+	Headless bool              `expr:"headless"`
+	Settings map[string]any    `expr:"settings"`
+	Env      map[string]string `expr:"env"`
+	// Which reports whether a binary is on PATH; nil means nothing is (see LookPath).
+	Which func(name string) bool `expr:"which"`
+	LSP   LSP                    `expr:"lsp"`
+}
+
+// LookPath is a Which function backed by the real PATH.
+func LookPath(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
+}
+
+// Program is one compiled condition.
+type Program struct {
+	src  string
+	prog *vm.Program
+}
+
+// String returns the expression text.
+func (p *Program) String() string { return p.src }
+
+// Error is a condition that does not compile. Offset counts runes inside the expression text
+// (0-based); Line and Column are expr's 1-based line and 0-based column.
+type Error struct {
+	Expr    string
+	Offset  int
+	Line    int
+	Column  int
+	Message string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("bad condition %q at offset %d: %s", e.Expr, e.Offset, e.Message)
+}
+
+type entry struct {
+	p   *Program
+	err error
+}
+
+var cache sync.Map // string → entry
+
+// Compile type-checks src against Env, requiring a boolean result. Results (programs and
+// errors) are cached by text, so each distinct expression is compiled once per process.
+func Compile(src string) (*Program, error) {
+	if e, ok := cache.Load(src); ok {
+		return e.(entry).p, e.(entry).err
+	}
+	p, err := compile(src)
+	cache.Store(src, entry{p, err})
+	return p, err
+}
+
+func compile(src string) (*Program, error) {
+	prog, err := expr.Compile(src, expr.Env(Env{}), expr.AsBool())
+	if err != nil {
+		ce := &Error{Expr: src, Message: err.Error()}
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			ce.Message, ce.Line, ce.Column = fe.Message, fe.Line, fe.Column
+			ce.Offset = runeOffset(src, fe.Line, fe.Column)
+		}
+		return nil, ce
+	}
+	return &Program{src: src, prog: prog}, nil
+}
+
+// runeOffset turns expr's 1-based line and 0-based column into a rune offset in src.
+func runeOffset(src string, line, col int) int {
+	if line < 1 {
+		line = 1
+	}
+	n, l := 0, 1
+	for _, r := range src {
+		if l == line {
+			break
+		}
+		n++
+		if r == '\n' {
+			l++
+		}
+	}
+	total := len([]rune(src))
+	return min(n+max(col, 0), total)
+}
+
+func never(string) bool { return false }
+
+// Eval runs a compiled condition in env. A runtime failure (such as indexing a missing
+// setting) is an error, never a panic.
+func Eval(p *Program, env Env) (ok bool, err error) {
+	if p == nil {
+		return false, errors.New("no program")
+	}
+	if env.Which == nil {
+		env.Which = never
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ok, err = false, fmt.Errorf("condition %q: %v", p.src, r)
+		}
+	}()
+	out, err := expr.Run(p.prog, env)
+	if err != nil {
+		return false, err
+	}
+	b, isBool := out.(bool)
+	if !isBool {
+		return false, fmt.Errorf("condition %q is not a boolean", p.src)
+	}
+	return b, nil
+}
+
+// AsBool compiles and evaluates src in one call (through the cache).
+func AsBool(src string, env Env) (bool, error) {
+	p, err := Compile(src)
+	if err != nil {
+		return false, err
+	}
+	return Eval(p, env)
+}

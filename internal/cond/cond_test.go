@@ -1,0 +1,117 @@
+package cond
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		src    string
+		offset int
+	}{
+		{"model.provder == 'x'", 6},
+		{"os == 'linux' && model.idd == ''", 23},
+		{"whch('gh')", 0},
+		{"'é' == 'x' && model.nope", 20},
+		{"model.id", 0}, // not a boolean
+	}
+	for _, tt := range tests {
+		_, err := Compile(tt.src)
+		var ce *Error
+		if !errors.As(err, &ce) {
+			t.Fatalf("Compile(%q) = %v, want *Error", tt.src, err)
+		}
+		if ce.Offset != tt.offset {
+			t.Errorf("Compile(%q) offset = %d, want %d (%s)", tt.src, ce.Offset, tt.offset, ce.Message)
+		}
+	}
+}
+
+func TestCompileCached(t *testing.T) {
+	a, err := Compile("os == 'linux'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Compile("os == 'linux'")
+	if a != b {
+		t.Error("the same text compiled twice")
+	}
+}
+
+// The built-in availability conditions, written as the toolsets write them.
+func TestBuiltinConditions(t *testing.T) {
+	const (
+		github = `which("gh") && os != "windows"`
+		vision = `settings.visionConfig != nil && !("image" in model.input)`
+		lsp    = `len(lsp.servers) > 0`
+		aft    = `which("aft")`
+	)
+	onPath := func(names ...string) func(string) bool {
+		return func(n string) bool {
+			for _, x := range names {
+				if x == n {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	textOnly := Model{Provider: "zhipu", ID: "glm-4.6", Input: []string{"text"}}
+	withImage := Model{Provider: "openai", ID: "gpt-5", Input: []string{"text", "image"}}
+	vc := map[string]any{"visionConfig": map[string]any{"model": "glm-4.5v"}}
+	tests := []struct {
+		name string
+		src  string
+		env  Env
+		want bool
+	}{
+		{"gh on linux", github, Env{OS: "linux", Which: onPath("gh")}, true},
+		{"gh on windows", github, Env{OS: "windows", Which: onPath("gh")}, false},
+		{"no gh", github, Env{OS: "linux", Which: onPath("git")}, false},
+		{"no which at all", github, Env{OS: "linux"}, false},
+		{"vision text-only model", vision, Env{Model: textOnly, Settings: vc}, true},
+		{"vision image model", vision, Env{Model: withImage, Settings: vc}, false},
+		{"vision not configured", vision, Env{Model: textOnly, Settings: map[string]any{}}, false},
+		{"vision nil settings", vision, Env{Model: textOnly}, false},
+		{"vision no model", vision, Env{Settings: vc}, true},
+		{"lsp one server", lsp, Env{LSP: LSP{Servers: []string{"gopls"}}}, true},
+		{"lsp none", lsp, Env{}, false},
+		{"aft found", aft, Env{Which: onPath("aft")}, true},
+		{"aft missing", aft, Env{Which: onPath("gh")}, false},
+		{"env var", `env.SEARCH1API_KEY != ""`, Env{Env: map[string]string{"SEARCH1API_KEY": "k"}}, true},
+		{"headless", `!headless`, Env{Headless: true}, false},
+		{"model facts", `model.reasoning && model.contextWindow >= 128000 && model.maxTokens > 0 && arch == "amd64"`,
+			Env{Arch: "amd64", Model: Model{Reasoning: true, ContextWindow: 200000, MaxTokens: 8192}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := AsBool(tt.src, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("%s = %v, want %v", tt.src, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEvalRuntimeError(t *testing.T) {
+	p, err := Compile(`settings.a.b == 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Eval(p, Env{Settings: map[string]any{"a": 3}}); err == nil {
+		t.Error("want a runtime error indexing a number")
+	}
+}
+
+func BenchmarkEval(b *testing.B) {
+	p, _ := Compile(`which("gh") && os != "windows"`)
+	env := Env{OS: "linux", Which: func(string) bool { return true }}
+	b.ReportAllocs()
+	for b.Loop() {
+		Eval(p, env)
+	}
+}
