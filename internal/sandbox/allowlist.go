@@ -1,0 +1,176 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// AllowlistError is an invalid network.allowlist entry. Message is the reference text;
+// Offset is the byte inside Entry where the problem starts (0 when it is the whole entry).
+type AllowlistError struct {
+	Entry   string
+	Offset  int
+	Message string
+}
+
+// Error returns the reference message.
+func (e *AllowlistError) Error() string { return e.Message }
+
+// ValidateAllowlistEntry checks one network.allowlist entry: "domain", "*.domain", an IPv4
+// address, an IPv4 CIDR, or a bracketed IPv6 address or CIDR, each optionally followed by
+// ":port". It returns nil or an [*AllowlistError] with the reference text.
+//
+// Decisions where the reference is silent: an unbracketed IPv6 address is rejected whether or
+// not a port follows (the bracket message, with its literal "<host>" and "<port>"
+// placeholders, prefixed like every other entry error); a domain whose last label is all
+// digits (such as "1.2.3.256") is not a domain and is rejected.
+func ValidateAllowlistEntry(entry string) error {
+	bad := func(off int, detail string) error {
+		msg := fmt.Sprintf("Invalid allowlist entry %q", entry)
+		if detail != "" {
+			msg += ": " + detail
+		}
+		return &AllowlistError{Entry: entry, Offset: off, Message: msg}
+	}
+	const example = `, e.g. "*.example.com"`
+	host, port, portOff := entry, "", -1
+	if strings.HasPrefix(entry, "[") {
+		end := strings.IndexByte(entry, ']')
+		if end < 0 {
+			return bad(0, "")
+		}
+		inner := entry[1:end]
+		if !isIPv6(inner) {
+			return bad(1, "")
+		}
+		rest := entry[end+1:]
+		if rest != "" {
+			if rest[0] != ':' {
+				return bad(end+1, "")
+			}
+			if err := checkPort(entry, rest[1:], end+2); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch strings.Count(entry, ":") {
+	case 0:
+	case 1:
+		i := strings.IndexByte(entry, ':')
+		host, port, portOff = entry[:i], entry[i+1:], i+1
+	default:
+		return bad(0, `IPv6 addresses must be wrapped in brackets, e.g. "[<host>]:<port>"`)
+	}
+	if portOff >= 0 {
+		if err := checkPort(entry, port, portOff); err != nil {
+			return err
+		}
+	}
+	if star := strings.IndexByte(host, '*'); star >= 0 {
+		switch {
+		case host == "*" || host == "*.":
+			return bad(0, `"*" must be followed by a domain`+example)
+		case strings.HasPrefix(host, "*."):
+			rest := host[2:]
+			if i := strings.IndexByte(rest, '*'); i >= 0 {
+				return bad(2+i, `"*" is only allowed as the leftmost label`+example)
+			}
+			if looksLikeIPv4(rest) {
+				return bad(0, `"*" applies to domains only, use a CIDR entry for IP ranges`)
+			}
+			if off, ok := checkDomain(rest); !ok {
+				return bad(2+off, "")
+			}
+			return nil
+		default:
+			first := host
+			if i := strings.IndexByte(host, '.'); i >= 0 {
+				first = host[:i]
+			}
+			if strings.Contains(first, "*") {
+				return bad(star, `"*" must occupy the whole leftmost label`+example)
+			}
+			return bad(star, `"*" is only allowed as the leftmost label`+example)
+		}
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.Is4() {
+		return nil
+	}
+	if strings.Contains(host, "/") {
+		if pfx, err := netip.ParsePrefix(host); err == nil && pfx.Addr().Is4() {
+			return nil
+		}
+		return bad(0, "")
+	}
+	if off, ok := checkDomain(host); !ok {
+		return bad(off, "")
+	}
+	return nil
+}
+
+func checkPort(entry, port string, off int) error {
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 || strings.ContainsAny(port, "+-") {
+		return &AllowlistError{Entry: entry, Offset: off, Message: fmt.Sprintf("Invalid port %q", port)}
+	}
+	return nil
+}
+
+func isIPv6(s string) bool {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Is6() && a.Zone() == ""
+	}
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Addr().Is6()
+	}
+	return false
+}
+
+// looksLikeIPv4 is true for an IPv4 address or CIDR, or anything made of digits, dots and a
+// slash (so "*.1.2.3.999" gets the IP message, not a generic one).
+func looksLikeIPv4(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && r != '.' && r != '/' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDomain validates dot-separated labels of 1–63 characters [A-Za-z0-9-] without an edge
+// hyphen, at most 253 bytes, with a last label that is not all digits. It returns the offset
+// of the first bad label.
+func checkDomain(d string) (int, bool) {
+	if d == "" || len(d) > 253 {
+		return 0, false
+	}
+	off := 0
+	labels := strings.Split(d, ".")
+	for i, l := range labels {
+		if len(l) < 1 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return off, false
+		}
+		digits := true
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			switch {
+			case c >= '0' && c <= '9':
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-':
+				digits = false
+			default:
+				return off + j, false
+			}
+		}
+		if i == len(labels)-1 && digits {
+			return off, false
+		}
+		off += len(l) + 1
+	}
+	return 0, true
+}
