@@ -1,0 +1,576 @@
+package jsonedit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// edit replaces src[start:end] with text. Edits at the same offset apply in
+// the order given.
+type edit struct {
+	start, end int
+	text       string
+}
+
+func apply(src []byte, edits []edit) []byte {
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var out bytes.Buffer
+	pos := 0
+	for _, e := range edits {
+		out.Write(src[pos:e.start])
+		out.WriteString(e.text)
+		pos = e.end
+	}
+	out.Write(src[pos:])
+	return out.Bytes()
+}
+
+// kindName describes a value for error messages: "a string", "an object".
+func kindName(v *hujson.Value) string {
+	switch v.Value.Kind() {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a value"
+}
+
+func rootName(p Path) string {
+	if len(p) == 0 {
+		return "the document"
+	}
+	return p.String()
+}
+
+// walk follows p from the root. It returns the values along the way
+// (vals[0] is the root, vals[k] the value at p[:k]) and the member or element
+// index taken at each step. It stops early, without error, at the first key
+// that is missing; an index out of range, a negative index or a step into a
+// scalar is an error.
+func (d *doc) walk(p Path) (vals []*hujson.Value, idx []int, err error) {
+	v := &d.root
+	vals = append(vals, v)
+	for k, s := range p {
+		if s.IsIndex {
+			arr, ok := v.Value.(*hujson.Array)
+			if !ok {
+				return vals, idx, errAt(d.src, v.StartOffset, nil, "%s is %s, not an array", rootName(p[:k]), kindName(v))
+			}
+			if s.Index < 0 {
+				return vals, idx, errAt(d.src, v.StartOffset, nil, "%s: negative index %d", p[:k+1], s.Index)
+			}
+			if s.Index >= len(arr.Elements) {
+				return vals, idx, errAt(d.src, v.StartOffset, ErrNotFound, "%s: index %d out of range (%s has %d elements)", p[:k+1], s.Index, rootName(p[:k]), len(arr.Elements))
+			}
+			v = &arr.Elements[s.Index]
+			idx = append(idx, s.Index)
+		} else {
+			obj, ok := v.Value.(*hujson.Object)
+			if !ok {
+				return vals, idx, errAt(d.src, v.StartOffset, nil, "%s is %s, not an object", rootName(p[:k]), kindName(v))
+			}
+			found := -1
+			for i := range obj.Members {
+				if name, ok := obj.Members[i].Name.Value.(hujson.Literal); ok && name.String() == s.Key {
+					found = i // the last duplicate wins, as in JSON.parse
+				}
+			}
+			if found < 0 {
+				return vals, idx, nil
+			}
+			v = &obj.Members[found].Value
+			idx = append(idx, found)
+		}
+		vals = append(vals, v)
+	}
+	return vals, idx, nil
+}
+
+// load parses src, treating an empty, blank or comment-only source as {}.
+func load(src []byte) (d *doc, prefix []byte, err error) {
+	if bytes.HasPrefix(src, bom) {
+		prefix, src = bom, src[len(bom):]
+	}
+	if fresh := isBlank(src); fresh {
+		body := bytes.TrimRight(src, " \t\r\n")
+		nl := "\n"
+		if bytes.Contains(body, []byte("\r\n")) {
+			nl = "\r\n"
+		}
+		fresh := append([]byte{}, body...)
+		if len(fresh) > 0 {
+			fresh = append(fresh, nl...)
+		}
+		fresh = append(fresh, "{}"+nl...)
+		src = fresh
+	}
+	fresh := isBlank(src)
+	d, err = parseDoc(src)
+	if err == nil {
+		d.fresh = fresh
+	}
+	if err != nil && len(prefix) > 0 {
+		if e, ok := err.(*Error); ok && e.Offset >= 0 {
+			e.Offset += len(prefix)
+		}
+	}
+	return d, prefix, err
+}
+
+func finish(prefix, out []byte) []byte {
+	if len(prefix) == 0 {
+		return out
+	}
+	return append(append([]byte{}, prefix...), out...)
+}
+
+// Get returns the value at p as compact standard JSON (comments and
+// trailing commas removed). found is false when a key on the path is
+// missing or an index is out of range.
+func Get(src []byte, p Path) (value []byte, found bool, err error) {
+	d, _, err := load(src)
+	if err != nil {
+		return nil, false, err
+	}
+	vals, _, err := d.walk(p)
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Err == ErrNotFound {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	if len(vals) != len(p)+1 {
+		return nil, false, nil
+	}
+	v := vals[len(p)].Clone()
+	v.Minimize()
+	return v.Pack(), true, nil
+}
+
+// parseValue checks that value is one standard JSON value.
+func parseValue(value []byte) (hujson.Value, error) {
+	if !json.Valid(value) {
+		var x any
+		err := json.Unmarshal(value, &x)
+		msg := "empty value"
+		if err != nil {
+			msg = err.Error()
+		}
+		return hujson.Value{}, &Error{Offset: -1, Msg: fmt.Sprintf("invalid JSON value %q: %s", value, msg), Err: ErrInvalidValue}
+	}
+	v, err := hujson.Parse(value)
+	if err != nil {
+		return hujson.Value{}, &Error{Offset: -1, Msg: fmt.Sprintf("invalid JSON value %q: %v", value, err), Err: ErrInvalidValue}
+	}
+	v.Minimize()
+	return v, nil
+}
+
+// Set writes value (standard JSON) at p, replacing the value there or
+// appending a new member to its object. Missing objects along the path are
+// created; a missing array element is not. Setting a value equal to the
+// current one returns src unchanged.
+func Set(src []byte, p Path, value []byte) ([]byte, error) {
+	val, err := parseValue(value)
+	if err != nil {
+		return nil, err
+	}
+	if len(p) == 0 {
+		return nil, &Error{Offset: -1, Msg: "empty path: cannot replace the whole document"}
+	}
+	d, prefix, err := load(src)
+	if err != nil {
+		return nil, err
+	}
+	vals, idx, err := d.walk(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(vals) == len(p)+1 {
+		out := d.replace(vals[len(p)-1], idx[len(p)-1], vals[len(p)], val)
+		return finish(prefix, out), nil
+	}
+	k := len(vals) - 1 // p[k] is the first missing key
+	for _, s := range p[k+1:] {
+		if s.IsIndex {
+			return nil, errAt(d.src, vals[k].StartOffset, ErrNotFound, "%s: not found (only objects are created, not array elements)", p[:k+1])
+		}
+	}
+	// Wrap the value in the objects that are missing below p[k].
+	for i := len(p) - 1; i > k; i-- {
+		val = hujson.Value{Value: &hujson.Object{Members: []hujson.ObjectMember{{
+			Name:  hujson.Value{Value: hujson.String(p[i].Key)},
+			Value: val,
+		}}}}
+	}
+	out := d.insert(vals[k], quoteKey(p[k].Key), &val)
+	return finish(prefix, out), nil
+}
+
+// Add appends value to the array at p, creating the array (and missing
+// objects above it) when p does not exist.
+func Add(src []byte, p Path, value []byte) ([]byte, error) {
+	val, err := parseValue(value)
+	if err != nil {
+		return nil, err
+	}
+	if len(p) == 0 {
+		return nil, &Error{Offset: -1, Msg: "empty path"}
+	}
+	d, prefix, err := load(src)
+	if err != nil {
+		return nil, err
+	}
+	vals, _, err := d.walk(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(vals) != len(p)+1 {
+		return Set(src, p, append(append([]byte("["), val.Pack()...), ']'))
+	}
+	arr := vals[len(p)]
+	if _, ok := arr.Value.(*hujson.Array); !ok {
+		return nil, errAt(d.src, arr.StartOffset, nil, "%s is %s, not an array", p, kindName(arr))
+	}
+	return finish(prefix, d.insert(arr, "", &val)), nil
+}
+
+// Unset removes the member or element at p, with its comma and the comments
+// that belong to it: a comment after it on its line and comment lines
+// directly above it. A missing path is an error wrapping ErrNotFound.
+func Unset(src []byte, p Path) ([]byte, error) {
+	if len(p) == 0 {
+		return nil, &Error{Offset: -1, Msg: "empty path: cannot remove the whole document"}
+	}
+	d, prefix, err := load(src)
+	if err != nil {
+		return nil, err
+	}
+	vals, idx, err := d.walk(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(vals) != len(p)+1 {
+		at := vals[len(vals)-1].StartOffset
+		if d.fresh {
+			return nil, &Error{Offset: -1, Msg: p.String() + ": not found (the file is empty)", Err: ErrNotFound}
+		}
+		return nil, errAt(d.src, at, ErrNotFound, "%s: not found", p)
+	}
+	return finish(prefix, d.remove(vals[len(p)-1], idx[len(p)-1])), nil
+}
+
+// inlineParent reports whether container c sits on one line.
+func (d *doc) oneLine(c *hujson.Value) bool {
+	return bytes.IndexByte(d.src[c.StartOffset:c.EndOffset], '\n') < 0
+}
+
+// replace swaps the value old (item i of container parent) for val.
+func (d *doc) replace(parent *hujson.Value, i int, old *hujson.Value, val hujson.Value) []byte {
+	cur := old.Clone()
+	cur.Minimize()
+	if bytes.Equal(cur.Pack(), val.Pack()) {
+		return d.src
+	}
+	var text string
+	if d.oneLine(parent) {
+		text = d.renderInline(&val)
+	} else {
+		text = d.render(&val, d.lineIndent(items(parent)[i].start))
+	}
+	return apply(d.src, []edit{{old.StartOffset, old.EndOffset, text}})
+}
+
+// childIndent returns the indentation for a new item of container c.
+func (d *doc) childIndent(c *hujson.Value, its []item) string {
+	for k := len(its) - 1; k >= 0; k-- {
+		if d.headIsBlank(its[k].start) {
+			return d.lineIndent(its[k].start)
+		}
+	}
+	return d.lineIndent(c.StartOffset) + d.unit
+}
+
+// insert appends a new item to container c: a member named key (a JSON
+// string literal) when key != "", else an array element.
+func (d *doc) insert(c *hujson.Value, key string, val *hujson.Value) []byte {
+	its := items(c)
+	open, close := c.StartOffset, c.EndOffset-1
+	text := func(indent string, inline bool) string {
+		var v string
+		if inline {
+			v = d.renderInline(val)
+		} else {
+			v = d.render(val, indent)
+		}
+		if key == "" {
+			return v
+		}
+		return key + d.colon + v
+	}
+	if len(its) == 0 {
+		interior := d.src[open+1 : close]
+		if _, isArr := c.Value.(*hujson.Array); isArr && len(bytes.TrimSpace(interior)) == 0 {
+			// [] becomes [x], rendered like any array value.
+			arr := hujson.Value{Value: &hujson.Array{Elements: []hujson.Value{*val}}}
+			return apply(d.src, []edit{{open, close + 1, d.render(&arr, d.lineIndent(open))}})
+		}
+		base := d.lineIndent(open)
+		child := base + d.unit
+		comma := ""
+		if d.trailing {
+			comma = ","
+		}
+		line := child + text(child, false) + comma
+		if len(bytes.TrimSpace(interior)) == 0 {
+			return apply(d.src, []edit{{open + 1, close, d.nl + line + d.nl + base}})
+		}
+		if d.headIsBlank(close) {
+			ls := d.lineStart(close)
+			return apply(d.src, []edit{{ls, ls, line + d.nl}})
+		}
+		end := close
+		for end > open+1 && (d.src[end-1] == ' ' || d.src[end-1] == '\t') {
+			end--
+		}
+		return apply(d.src, []edit{{end, close, d.nl + line + d.nl + base}})
+	}
+	last := its[len(its)-1]
+	comma := d.commaAfter(last.end)
+	if d.oneLine(c) {
+		if comma >= 0 {
+			return apply(d.src, []edit{{comma + 1, comma + 1, " " + text("", true) + ","}})
+		}
+		return apply(d.src, []edit{{last.end, last.end, ", " + text("", true)}})
+	}
+	p := last.end
+	if comma >= 0 {
+		p = comma + 1
+	}
+	q, eol := d.sameLineEnd(p)
+	if eol >= 0 {
+		q = eol
+	}
+	indent := d.childIndent(c, its)
+	line := d.nl + indent + text(indent, false)
+	var edits []edit
+	if comma >= 0 {
+		line += ","
+	} else {
+		edits = append(edits, edit{last.end, last.end, ","})
+	}
+	edits = append(edits, edit{q, q, line})
+	return apply(d.src, edits)
+}
+
+// remove deletes item i of container c.
+func (d *doc) remove(c *hujson.Value, i int) []byte {
+	its := items(c)
+	open, close := c.StartOffset, c.EndOffset-1
+	m := its[i]
+	prevEnd := open + 1
+	if i > 0 {
+		prevEnd = its[i-1].end
+	}
+	comma := d.commaAfter(m.end)
+	after := m.end
+	if comma >= 0 {
+		after = comma + 1
+	}
+	last := i == len(its)-1
+	_, eol := d.sameLineEnd(after)
+	limit := close
+	if !last {
+		limit = its[i+1].start
+	}
+	start := d.lineStart(m.start)
+	if eol >= 0 && eol < limit && start > prevEnd && d.headIsExtra(start, m.start) {
+		// Line mode: drop whole lines, with the comment lines directly above.
+		start = d.leadingComments(start, prevEnd)
+		end := eol + 1
+		if d.src[eol] == '\r' {
+			end++
+		}
+		var edits []edit
+		if last && comma < 0 && i > 0 {
+			if pc := d.commaAfter(its[i-1].end); pc >= 0 {
+				edits = append(edits, edit{pc, pc + 1, ""})
+			}
+		}
+		if len(its) == 1 && len(bytes.TrimSpace(d.src[open+1:start])) == 0 && len(bytes.TrimSpace(d.src[end:close])) == 0 {
+			return apply(d.src, []edit{{open + 1, close, ""}})
+		}
+		edits = append(edits, edit{start, end, ""})
+		return apply(d.src, edits)
+	}
+	switch {
+	case !last:
+		return apply(d.src, []edit{{m.start, its[i+1].start, ""}})
+	case i > 0:
+		return apply(d.src, []edit{{its[i-1].end, m.end, ""}})
+	default:
+		if comma >= 0 {
+			return apply(d.src, []edit{{open + 1, close, ""}})
+		}
+		// Keep comments after the only item, drop the item itself.
+		rest := d.src[m.end:close]
+		if len(bytes.TrimSpace(rest)) == 0 && len(bytes.TrimSpace(d.src[open+1:m.start])) == 0 {
+			return apply(d.src, []edit{{open + 1, close, ""}})
+		}
+		return apply(d.src, []edit{{m.start, m.end, ""}})
+	}
+}
+
+// headIsExtra reports whether src[from:to] holds only spaces, tabs and
+// comments.
+func (d *doc) headIsExtra(from, to int) bool {
+	end, ok := skipExtra(d.src[:to], from)
+	return ok && end == to && !bytes.ContainsAny(d.src[from:to], "\n")
+}
+
+// leadingComments moves start (a line start) up over the lines directly
+// above it that hold only comments, never above floor.
+func (d *doc) leadingComments(start, floor int) int {
+	for start > floor && start > 0 {
+		prevStart := d.lineStart(start - 1)
+		line := d.src[prevStart:start]
+		trimmed := bytes.TrimSpace(line)
+		switch {
+		case len(trimmed) == 0:
+			return start
+		case bytes.HasPrefix(trimmed, []byte("//")):
+			if prevStart < floor || !d.isCommentStart(prevStart+bytes.Index(line, []byte("//")), floor) {
+				return start
+			}
+			start = prevStart
+		case bytes.HasSuffix(trimmed, []byte("*/")):
+			// A block comment ends this line: find where it opens, and
+			// require comments only from there to start.
+			open := bytes.LastIndex(d.src[floor:start], []byte("/*"))
+			if open < 0 {
+				return start
+			}
+			open += floor
+			if !d.headIsBlank(open) || !d.isCommentStart(open, floor) {
+				return start
+			}
+			if e, ok := skipExtra(d.src[:start], open); !ok || e != start {
+				return start
+			}
+			start = d.lineStart(open)
+		default:
+			return start
+		}
+	}
+	return start
+}
+
+// isCommentStart reports whether a comment really begins at pos: scanning
+// the extra region from floor reaches pos on a comment boundary.
+func (d *doc) isCommentStart(pos, floor int) bool {
+	i := floor
+	for i < pos {
+		j, _ := skipExtra(d.src[:pos], i)
+		if j == i {
+			// Not extra; could be the comma after the previous item.
+			if d.src[i] == ',' {
+				i++
+				continue
+			}
+			return false
+		}
+		i = j
+	}
+	return i == pos
+}
+
+// render writes val multi-line where the rules say so; indent is the
+// indentation of the line the value starts on.
+func (d *doc) render(val *hujson.Value, indent string) string {
+	var b strings.Builder
+	d.renderTo(&b, val, indent)
+	return b.String()
+}
+
+const maxInlineArray = 72
+
+func (d *doc) renderTo(b *strings.Builder, val *hujson.Value, indent string) {
+	switch c := val.Value.(type) {
+	case *hujson.Object:
+		if len(c.Members) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{")
+		for i := range c.Members {
+			b.WriteString(d.nl + indent + d.unit)
+			b.Write(c.Members[i].Name.Value.(hujson.Literal))
+			b.WriteString(d.colon)
+			d.renderTo(b, &c.Members[i].Value, indent+d.unit)
+			if i < len(c.Members)-1 || d.trailing {
+				b.WriteString(",")
+			}
+		}
+		b.WriteString(d.nl + indent + "}")
+	case *hujson.Array:
+		if len(c.Elements) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		if d.inline {
+			scalars := true
+			for i := range c.Elements {
+				scalars = scalars && isScalar(&c.Elements[i])
+			}
+			if s := d.renderInline(val); scalars && len(s) <= maxInlineArray {
+				b.WriteString(s)
+				return
+			}
+		}
+		b.WriteString("[")
+		for i := range c.Elements {
+			b.WriteString(d.nl + indent + d.unit)
+			d.renderTo(b, &c.Elements[i], indent+d.unit)
+			if i < len(c.Elements)-1 || d.trailing {
+				b.WriteString(",")
+			}
+		}
+		b.WriteString(d.nl + indent + "]")
+	default:
+		b.Write(val.Value.(hujson.Literal))
+	}
+}
+
+// renderInline writes val on one line: {"a": 1, "b": [1, 2]}.
+func (d *doc) renderInline(val *hujson.Value) string {
+	switch c := val.Value.(type) {
+	case *hujson.Object:
+		parts := make([]string, len(c.Members))
+		for i := range c.Members {
+			parts[i] = string(c.Members[i].Name.Value.(hujson.Literal)) + d.colon + d.renderInline(&c.Members[i].Value)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case *hujson.Array:
+		parts := make([]string, len(c.Elements))
+		for i := range c.Elements {
+			parts[i] = d.renderInline(&c.Elements[i])
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	default:
+		return string(val.Value.(hujson.Literal))
+	}
+}
