@@ -105,7 +105,8 @@ func load(src []byte) (d *doc, prefix []byte, err error) {
 	if bytes.HasPrefix(src, bom) {
 		prefix, src = bom, src[len(bom):]
 	}
-	if fresh := isBlank(src); fresh {
+	fresh := isBlank(src)
+	if fresh {
 		body := bytes.TrimRight(src, " \t\r\n")
 		nl := "\n"
 		if bytes.Contains(body, []byte("\r\n")) {
@@ -118,7 +119,6 @@ func load(src []byte) (d *doc, prefix []byte, err error) {
 		fresh = append(fresh, "{}"+nl...)
 		src = fresh
 	}
-	fresh := isBlank(src)
 	d, err = parseDoc(src)
 	if err == nil {
 		d.fresh = fresh
