@@ -289,8 +289,19 @@ func (c *Client) Open(path, languageID, text string) error {
 }
 
 // errConnClosed reports a server that went away while we waited.
+// It gives the process a moment to be reaped so the exit status and the
+// whole stderr tail make it into the message.
 func (c *Client) errConnClosed() error {
-	return c.withStderr(fmt.Errorf("server stopped: %v", c.conn.Err()))
+	select {
+	case <-c.exited:
+		status := "exited"
+		if c.waitEr != nil {
+			status = c.waitEr.Error()
+		}
+		return c.withStderr(fmt.Errorf("server stopped (%s): %v", status, c.conn.Err()))
+	case <-time.After(time.Second):
+		return c.withStderr(fmt.Errorf("server stopped: %v", c.conn.Err()))
+	}
 }
 
 // WaitDiagnostics collects what the server publishes for path after Open,

@@ -7,10 +7,14 @@ import (
 	"syscall"
 )
 
-// setProcessGroup puts the child in its own process group and makes
-// cancellation kill the whole group, so grandchildren die too.
+// setProcessGroup puts the child in its own process group; for a command
+// made with exec.CommandContext, cancellation kills the whole group, so
+// grandchildren die too.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.Cancel == nil {
+		return
+	}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
