@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/parser"
 	"github.com/expr-lang/expr"
 	"github.com/google/go-cmp/cmp"
 )
@@ -119,6 +121,35 @@ func TestSchemaRejectsBadDeclarations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSchemaHasNoLossyConstructs keeps the declaration schema free of the two
+// constructs that JSON Schema generation turns into "accept anything": open
+// `...` structs and `if` comprehensions. It also checks that every field has
+// a doc comment.
+func TestSchemaHasNoLossyConstructs(t *testing.T) {
+	f, err := parser.ParseFile("../schema/declarations.cue", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Walk(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.StructLit:
+			for _, e := range n.Elts {
+				if _, ok := e.(*ast.Ellipsis); ok {
+					t.Errorf("%s: open struct", e.Pos())
+				}
+			}
+		case *ast.Comprehension:
+			t.Errorf("%s: comprehension", n.Pos())
+		case *ast.Field:
+			// Pattern constraints such as {[string]: _} are not fields.
+			if _, pattern := n.Label.(*ast.ListLit); !pattern && len(ast.Comments(n)) == 0 {
+				t.Errorf("%s: field without a doc comment", n.Pos())
+			}
+		}
+		return true
+	}, nil)
 }
 
 func TestOrderListsEveryFileOnce(t *testing.T) {
