@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -62,6 +63,11 @@ func rootName(p Path) string {
 // that is missing; an index out of range, a negative index or a step into a
 // scalar is an error.
 func (d *doc) walk(p Path) (vals []*hujson.Value, idx []int, err error) {
+	for k, s := range p {
+		if !s.IsIndex && !utf8.ValidString(s.Key) {
+			return nil, nil, &Error{Offset: -1, Msg: fmt.Sprintf("%s: key %q is not valid UTF-8", p[:k+1], s.Key)}
+		}
+	}
 	v := &d.root
 	vals = append(vals, v)
 	for k, s := range p {
