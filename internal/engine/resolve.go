@@ -675,7 +675,6 @@ func (r *resolver) selection(winners []*decl) []*decl {
 	return active
 }
 
-
 func quoteOr(name string) string {
 	if name == "" {
 		return "(unnamed)"
