@@ -684,3 +684,26 @@ func TestJSONSchema(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCompile measures building the whole schema once, as a process
+// does at start.
+func BenchmarkCompile(b *testing.B) {
+	for b.Loop() {
+		compile(b)
+	}
+}
+
+// BenchmarkValidateSettings measures validating one full settings file
+// against an already compiled schema.
+func BenchmarkValidateSettings(b *testing.B) {
+	v := compile(b)
+	data, err := os.ReadFile("testdata/valid/settings.full.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := validate(b, v, "#Settings", "settings.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
