@@ -15,6 +15,7 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/encoding/jsonschema"
 	"github.com/expr-lang/expr"
 	"github.com/google/go-cmp/cmp"
 )
@@ -150,6 +151,35 @@ func TestSchemaHasNoLossyConstructs(t *testing.T) {
 		}
 		return true
 	}, nil)
+}
+
+// TestJSONSchemaGenerates checks that the editor JSON Schema generated from
+// #Extension marshals (a doc comment on a pattern constraint once broke it)
+// and keeps the parameters' "type": "object" requirement.
+func TestJSONSchemaGenerates(t *testing.T) {
+	ctx := cuecontext.New()
+	expr, err := jsonschema.Generate(extensionDef(t, ctx), &jsonschema.GenerateConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := ctx.BuildExpr(expr).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs map[string]struct {
+			Required []string `json:"required"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Defs["ObjectSchema"].Required; !slices.Contains(got, "type") {
+		t.Errorf("ObjectSchema.required = %q, want type", got)
+	}
+	if got := doc.Defs["Tool"].Required; !slices.Contains(got, "parameters") {
+		t.Errorf("Tool.required = %q, want parameters", got)
+	}
 }
 
 func TestOrderListsEveryFileOnce(t *testing.T) {
@@ -522,5 +552,29 @@ func TestWhenConditions(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("condition values (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkValidateCatalogue measures what a process pays to compile the
+// declaration schema and validate and decode the whole shipped catalogue.
+func BenchmarkValidateCatalogue(b *testing.B) {
+	src, err := os.ReadFile("../schema/declarations.cue")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ctx := cuecontext.New()
+		def := ctx.CompileBytes(src).LookupPath(cue.ParsePath("#Extension"))
+		for _, name := range Order {
+			data, _ := fs.ReadFile(FS, name)
+			v := def.Unify(ctx.CompileBytes(data, cue.Filename(name)))
+			if err := v.Validate(cue.Concrete(true)); err != nil {
+				b.Fatal(err)
+			}
+			var ext extension
+			if err := v.Decode(&ext); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
