@@ -223,7 +223,21 @@ func ParseConfig(data []byte) (*Config, error) {
 			return nil, err
 		}
 	}
+	// Report in the reference order: top level, then watch, then servers.
+	sort.SliceStable(c.Warnings, func(i, j int) bool {
+		return warningRank(c.Warnings[i].Path) < warningRank(c.Warnings[j].Path)
+	})
 	return c, nil
+}
+
+func warningRank(path string) int {
+	switch {
+	case strings.HasPrefix(path, "watch."):
+		return 1
+	case strings.HasPrefix(path, "servers."):
+		return 2
+	}
+	return 0
 }
 
 // ServerIDs returns the configured server ids, sorted.
@@ -372,8 +386,12 @@ func (p *parser) duration(v any, path string, dst *time.Duration) error {
 	case string:
 		d, err := ParseDuration(t)
 		if err != nil {
+			fallback := "the default " + formatMs(*dst)
+			if *dst == 0 {
+				fallback = "the top-level value"
+			}
 			p.cfg.Warnings = append(p.cfg.Warnings, Warning{Code: "bad-duration", Path: path,
-				Message: fmt.Sprintf("%s: %v; using the default %s", path, err, formatMs(*dst))})
+				Message: fmt.Sprintf("%s: %v; using %s", path, err, fallback)})
 			return nil
 		}
 		*dst = d

@@ -31,7 +31,7 @@ type fakeServer struct {
 	init    json.RawMessage // initializationOptions received
 	rootURI string
 	changed json.RawMessage // settings of workspace/didChangeConfiguration
-	pending bool // a didOpen waits for the answers
+	pending bool            // a didOpen waits for the answers
 }
 
 func (f *fakeServer) write(v any) {
