@@ -85,6 +85,7 @@ type doc struct {
 	trailing bool   // multi-line containers end with a comma
 	inline   bool   // scalar arrays are written on one line
 	fresh    bool   // the source was empty and stands for {}
+	styled   bool   // detectStyle has run
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -105,7 +106,6 @@ func parseDoc(src []byte) (*doc, error) {
 	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
 		d.nl = "\r\n"
 	}
-	d.detectStyle()
 	return d, nil
 }
 
@@ -165,7 +165,13 @@ func (c *counter) best(def string) string {
 	return best
 }
 
+// detectStyle fills the style fields; it runs only for edits that render
+// or insert, since a scalar replacement or a removal does not need it.
 func (d *doc) detectStyle() {
+	if d.styled {
+		return
+	}
+	d.styled = true
 	var units, colons counter
 	trailYes, trailNo, inl, multi := 0, 0, 0, 0
 	for v := range d.root.All() {

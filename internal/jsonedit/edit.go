@@ -293,6 +293,9 @@ func (d *doc) replace(parent *hujson.Value, i int, old *hujson.Value, val hujson
 		return d.src
 	}
 	var text string
+	if !isScalar(&val) {
+		d.detectStyle()
+	}
 	if d.oneLine(parent) {
 		text = d.renderInline(&val)
 	} else {
@@ -314,6 +317,7 @@ func (d *doc) childIndent(c *hujson.Value, its []item) string {
 // insert appends a new item to container c: a member named key (a JSON
 // string literal) when key != "", else an array element.
 func (d *doc) insert(c *hujson.Value, key string, val *hujson.Value) []byte {
+	d.detectStyle()
 	its := items(c)
 	open, close := c.StartOffset, c.EndOffset-1
 	text := func(indent string, inline bool) string {
