@@ -29,7 +29,8 @@ func fakePlan(t *testing.T, mode string, tweak func(*ServerPlan)) (*Plan, string
 		ID: "fake", Kind: KindLanguage, Root: dir, Argv: []string{exe}, Cwd: dir,
 		Env: map[string]string{"FAKE_VAR": "v1"}, LanguageID: PlainText,
 		Timeouts: PlanTimeouts{StartupMs: 5000, DocumentWaitMs: 5000, SilentWaitMs: 1500, FullWaitMs: 10000, DebounceMs: 150, RequestMs: 2000},
-		Environ:  append(os.Environ(), "PIGO_LSP_FAKE="+mode, "FAKE_VAR=v1"),
+		// atexit_sleep_ms: a race-enabled fake would otherwise linger 1s at exit.
+		Environ: append(os.Environ(), "PIGO_LSP_FAKE="+mode, "FAKE_VAR=v1", "GORACE=atexit_sleep_ms=0"),
 	}
 	if tweak != nil {
 		tweak(&sp)
@@ -92,8 +93,12 @@ func TestFakeServerMisbehaves(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
 			plan, _ := fakePlan(t, tt.mode, short)
-			if tt.mode == "late" {
+			switch tt.mode {
+			case "late":
 				plan.Servers[0].Timeouts.SilentWaitMs = 5000
+			case "flood":
+				// The shutdown answer queues behind the flood: give it time.
+				plan.Servers[0].Timeouts.RequestMs = 10000
 			}
 			ds, err := Diagnostics(context.Background(), plan, "a.txt")
 			switch {
