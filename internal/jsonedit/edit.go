@@ -280,7 +280,7 @@ func Unset(src []byte, p Path) ([]byte, error) {
 	return finish(prefix, d.remove(vals[len(p)-1], idx[len(p)-1])), nil
 }
 
-// inlineParent reports whether container c sits on one line.
+// oneLine reports whether container c sits on one line.
 func (d *doc) oneLine(c *hujson.Value) bool {
 	return bytes.IndexByte(d.src[c.StartOffset:c.EndOffset], '\n') < 0
 }
