@@ -36,6 +36,9 @@ func ValidateAllowlistEntry(entry string) error {
 	}
 	const example = `, e.g. "*.example.com"`
 	host, port, portOff := entry, "", -1
+	if i := strings.Index(entry, "://"); i >= 0 {
+		return bad(i, "") // a URL, not a host
+	}
 	if strings.HasPrefix(entry, "[") {
 		end := strings.IndexByte(entry, ']')
 		if end < 0 {

@@ -4,7 +4,6 @@ import (
 	"path"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -218,39 +217,57 @@ func isFileOutput(r *syntax.Redirect) bool {
 	return false
 }
 
-// wordValue returns the value of a word made only of literals and quotes (no expansion).
+// wordValue returns the value of a word made only of literals and quotes (no expansion),
+// with quotes and backslash escapes removed as the shell would.
 func wordValue(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}
+	var b strings.Builder
 	for _, p := range w.Parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
 			if strings.ContainsAny(x.Value, "~*?[{") {
 				return "", false // tilde, glob or brace expansion could change it
 			}
+			unescape(&b, x.Value, "")
 		case *syntax.SglQuoted:
 			if x.Dollar {
 				return "", false
 			}
+			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
 			if x.Dollar {
 				return "", false
 			}
 			for _, q := range x.Parts {
-				if _, ok := q.(*syntax.Lit); !ok {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
 					return "", false
 				}
+				unescape(&b, l.Value, "$`\"\\\n")
 			}
 		default:
 			return "", false
 		}
 	}
-	s, err := expand.Literal(&expand.Config{}, w)
-	if err != nil {
-		return "", false
+	return b.String(), true
+}
+
+// unescape removes backslashes: before any character when special is "" (unquoted text),
+// else only before the characters in special (double-quoted text). A backslash-newline
+// disappears entirely.
+func unescape(b *strings.Builder, s, special string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (special == "" || strings.IndexByte(special, s[i+1]) >= 0) {
+			i++
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
+			}
+			continue
+		}
+		b.WriteByte(s[i])
 	}
-	return s, true
 }
 
 func raw(src string, n syntax.Node) string {
