@@ -39,7 +39,9 @@
 // deny mounts (a tmpfs over directories, /dev/null over files), a private PID namespace, a
 // new session (no terminal injection), no network in "block" mode, and death with the parent.
 // Enforced by [Run]: the clean environment, a process group killed with SIGKILL on timeout or
-// cancellation, exit code 124 on timeout. Not enforced: a protected path that does not exist
+// cancellation, exit code 124 on timeout. bwrap itself adds PWD to the five variables. A denied
+// file is /dev/null mounted nodev, so reading it fails with "Permission denied" rather than
+// reading empty: the content never shows either way. Not enforced: a protected path that does not exist
 // yet (.pi, .agent) can be created by a sandboxed command in "workspace-write" mode, as in the
 // reference; resource limits; seccomp.
 //
@@ -60,8 +62,13 @@
 //     of bash, sh, dash, zsh and ksh are parsed as scripts and their commands flattened after
 //     the outer command. When the script is not a literal (it contains an expansion) or does
 //     not parse, the outer command is marked opaque and can never be allowed (ask).
-//   - Environment prefixes: "A=1 git push" is matched as written for allow (so "git *" does
-//     not allow it), and also with the assignments removed for deny (so "git push *" denies it).
+//   - Allow matches the raw text only. Deny also matches a normalised text: assignments
+//     dropped, quotes and backslashes removed from literal words, line continuations and
+//     repeated blanks collapsed, a command path reduced to its base name. So "A=1 git push",
+//     `g"i"t push`, "git \<newline> push" and "/usr/bin/git push" are all denied by
+//     "git push *", while "git *" allows none of them except "git push" written plainly.
+//   - Wrappers (sudo, env, xargs, nohup) are not unwrapped (time and coproc are shell syntax and are): "sudo git push"
+//     is not denied by "git push *" — it asks, unless a rule allows "sudo *".
 //   - A command whose name is not a plain literal ("$X", "$(echo rm) -rf /") is matched as
 //     written; only a pattern such as "*" can allow it.
 //
