@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/cond"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -42,6 +43,9 @@ func (d *decl) set(s State, reason string, rule *RuleRef) {
 }
 
 func (d *decl) step(name, outcome string, rule *RuleRef) {
+	if d.steps == nil {
+		d.steps = make([]Step, 0, len(stepOrder))
+	}
 	d.steps = append(d.steps, Step{Step: name, Outcome: outcome, Rule: rule})
 }
 
@@ -180,7 +184,7 @@ func inString(sp diag.Span, off int) diag.Span {
 func (r *resolver) compilePatterns(ps []Pattern, path string) []*pattern.Pattern {
 	out := make([]*pattern.Pattern, len(ps))
 	for i, p := range ps {
-		cp, err := pattern.Compile(p.Text)
+		cp, err := compileCached(p.Text)
 		if err != nil {
 			var pe *pattern.Error
 			sp := p.Span
@@ -195,6 +199,24 @@ func (r *resolver) compilePatterns(ps []Pattern, path string) []*pattern.Pattern
 		out[i] = cp
 	}
 	return out
+}
+
+type compiled struct {
+	p   *pattern.Pattern
+	err error
+}
+
+// patterns caches compiled patterns by text for the life of the process, so that repeated
+// resolutions (the TUI, benchmarks) compile each distinct pattern once.
+var patterns sync.Map
+
+func compileCached(text string) (*pattern.Pattern, error) {
+	if c, ok := patterns.Load(text); ok {
+		return c.(compiled).p, c.(compiled).err
+	}
+	p, err := pattern.Compile(text)
+	patterns.Store(text, compiled{p, err})
+	return p, err
 }
 
 func (r *resolver) modelsMatch(ps []*pattern.Pattern, n int) bool {
