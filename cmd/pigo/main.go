@@ -1,0 +1,13 @@
+// Command pigo validates, explains and runs a pi-style agent configuration: see `pigo help`.
+package main
+
+import (
+	"os"
+
+	"github.com/pigo-agent/pigo/internal/cli"
+)
+
+func main() {
+	c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Terminal: cli.IsTerminal(os.Stdin) && cli.IsTerminal(os.Stdout)}
+	os.Exit(c.Main(os.Args[1:]))
+}

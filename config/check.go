@@ -1,0 +1,276 @@
+package config
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"cuelang.org/go/cue"
+
+	"github.com/pigo-agent/pigo/commands"
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/validate"
+	"github.com/pigo-agent/pigo/toolsets"
+)
+
+// AddEmbedded adds the shipped declarations (toolsets/*.cue, commands/*.cue) as builtin files.
+func (c *Config) AddEmbedded() {
+	add := func(fsys fs.FS, order []string, dir string, kind Kind) {
+		for _, name := range order {
+			data, err := fs.ReadFile(fsys, name)
+			f := &File{Path: dir + "/" + name, Kind: kind, Scope: Builtin, Applied: true, Src: diag.NewSource(dir+"/"+name, data)}
+			f.Name = strings.TrimSuffix(name, ".cue")
+			if err != nil {
+				f.Broken = true
+				f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "io", "", err.Error())
+			}
+			c.Files = append(c.Files, f)
+		}
+	}
+	add(toolsets.FS, toolsets.Order, "toolsets", Toolset)
+	add(commands.FS, commands.Order, "commands", Command)
+	c.sortFiles()
+}
+
+// Check validates every loaded file and returns all diagnostics, sorted. Files found broken are
+// marked so that run-time commands skip them.
+func (c *Config) Check() diag.List {
+	s, err := validate.Load()
+	out := append(diag.List(nil), c.Diags...)
+	if err != nil {
+		out.Add(diag.FileSpan(diag.NewSource("schema", nil)), diag.Error, "internal", "", err.Error())
+		return out
+	}
+	for _, f := range c.Files {
+		c.checkFile(s, f)
+		out = append(out, f.Diags...)
+	}
+	out = append(out, c.crossChecks()...)
+	return out.Sort()
+}
+
+func (c *Config) checkFile(s *validate.Schema, f *File) {
+	if f.checked {
+		return
+	}
+	f.checked = true
+	if f.Broken && f.Root == nil && f.Src.Text == nil {
+		return
+	}
+	if f.Kind == Toolset || f.Kind == Command || (f.Kind == Extension && filepath.Ext(f.Path) == ".cue") {
+		c.checkCUE(s, f)
+		return
+	}
+	if f.Broken || f.Root == nil {
+		if f.Kind == Agent && f.Doc != nil && !f.Doc.Present {
+			f.Broken, f.Applied = true, false
+		}
+		c.checkMarkdownAbsent(f)
+		return
+	}
+	switch f.Kind {
+	case Agent, Prompt, Skill:
+		c.checkMarkdown(s, f)
+	case Extension:
+		f.Diags = append(f.Diags, s.Check(f.Src, f.Root, Definition(f.Kind), validate.Options{Mode: validate.Declaration})...)
+		c.semantic(f)
+	default:
+		if f.Root.Kind != jsonc.Object {
+			f.Diags.Add(diag.At(f.Src, f.Root.Start, f.Root.End), diag.Error, "schema", "", fmt.Sprintf("expected an object at the top level, got %s", f.Root.Kind))
+			f.Applied = false
+			return
+		}
+		if f.Legacy {
+			f.Applied = false
+			f.Diags.Add(diag.FileSpan(f.Src), diag.Warning, "legacy-file", "",
+				"bwrap.json is the seed's older file name: pigo reads sandbox.json and ignores this file; rename it (`pigo config migrate sandbox` rewrites it)")
+		}
+		if d := detectDialect(f.Kind, f.Root); d != nil {
+			f.Dialect = d.name
+			if d.legacy {
+				f.Applied = false
+				w := f.Diags.Add(diag.FileSpan(f.Src), diag.Warning, "legacy-shape", "", d.says+": pigo does not apply it")
+				w.Hint = "`pigo config migrate sandbox` rewrites it into the current shape: " + migrationSummary(f.Root)
+			} else {
+				f.Applied = false
+				f.Diags.Add(diag.FileSpan(f.Src), diag.Info, "foreign-dialect", "", fmt.Sprintf("%s is %s", filepath.Base(f.Path), d.says))
+			}
+			return
+		}
+		f.Diags = append(f.Diags, s.Check(f.Src, f.Root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig})...)
+		c.semantic(f)
+	}
+	if f.Diags.HasErrors() && f.Kind != Extension {
+		// An invalid layer is still reported in full, but never applied half-valid.
+		f.Applied = false
+	}
+}
+
+func (c *Config) checkMarkdownAbsent(f *File) {
+	if f.Doc == nil || f.Doc.Present || f.Broken && f.Src.Text == nil {
+		return
+	}
+	switch f.Kind {
+	case Agent:
+		f.Diags.Add(diag.At(f.Src, 0, 0), diag.Warning, "no-frontmatter", "",
+			"not a sub-agent definition: the file has no YAML frontmatter (--- name, description ---); it is skipped")
+		f.Broken, f.Applied = true, false
+	case Skill:
+		f.Diags.Add(diag.At(f.Src, 0, 0), diag.Warning, "no-frontmatter", "", "description is required: the skill has no frontmatter and is skipped")
+		f.Broken, f.Applied = true, false
+	}
+}
+
+var skillName = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+func (c *Config) checkMarkdown(s *validate.Schema, f *File) {
+	root := f.Root
+	var skip []string
+	key := func(k string) *jsonc.Member { return root.Member(k) }
+	// argument-hint written as [message] is a YAML list: say to quote it (prompts and skills).
+	if m := key("argument-hint"); m != nil && (f.Kind == Prompt || f.Kind == Skill) && m.Value.Kind == jsonc.Array {
+		w := f.Diags.Add(diag.At(f.Src, m.Value.Start, m.Value.End), diag.Warning, "argument-hint-list", "argument-hint",
+			"argument-hint parses as a YAML list, not text: the hint would be lost")
+		w.Hint = fmt.Sprintf("quote it: argument-hint: %q", "["+joinScalars(m.Value)+"]")
+		skip = append(skip, "argument-hint")
+	}
+	switch f.Kind {
+	case Agent:
+		if root.Member("name") == nil {
+			f.Diags.Add(diag.At(f.Src, root.Start, root.Start+3), diag.Info, "default-name", "name",
+				fmt.Sprintf("no name: the agent is called %q after its file", f.Name))
+		} else if n := root.Get("name"); n.Kind == jsonc.String && n.Str != "" {
+			f.Name = n.Str
+		}
+		if m := key("thinking"); m != nil {
+			if key("thinkingLevel") != nil {
+				f.Diags.Add(diag.At(f.Src, m.KeyStart, m.KeyEnd), diag.Warning, "duplicate-key", "thinking",
+					"both thinking and thinkingLevel are set: thinkingLevel wins")
+			} else {
+				f.Diags.Add(diag.At(f.Src, m.KeyStart, m.KeyEnd), diag.Info, "alias", "thinking", "thinking is read as thinkingLevel")
+			}
+		}
+	case Skill:
+		if n := root.Get("name"); n != nil && n.Kind == jsonc.String {
+			f.Name = n.Str
+			c.skillNameRules(f, n)
+		}
+		if d := root.Get("description"); d != nil && d.Kind == jsonc.String && len(d.Str) > 1024 {
+			f.Diags.Add(diag.At(f.Src, d.Start, d.End), diag.Warning, "skill-description", "description",
+				fmt.Sprintf("description exceeds 1024 characters (%d)", len(d.Str)))
+		}
+	case Prompt:
+		if n := root.Get("description"); n == nil {
+			f.Name = resourceName(f.Path, Prompt)
+		}
+	}
+	ds := s.Check(f.Src, root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig, Skip: skip})
+	for i := range ds {
+		d := &ds[i]
+		// pi warns and skips a skill without a description; it is not a broken file.
+		if f.Kind == Skill && d.Path == "description" && strings.Contains(d.Message, "missing required field") {
+			d.Severity, d.Code = diag.Warning, "skill-description"
+			d.Message = "description is required: the skill is skipped"
+			f.Applied = false
+		}
+	}
+	f.Diags = append(f.Diags, ds...)
+	if f.Diags.HasErrors() {
+		f.Broken, f.Applied = true, false
+	}
+}
+
+func (c *Config) skillNameRules(f *File, n *jsonc.Node) {
+	sp := diag.At(f.Src, n.Start, n.End)
+	name := n.Str
+	folder := filepath.Base(filepath.Dir(f.Path))
+	if name != folder {
+		f.Diags.Add(sp, diag.Warning, "skill-name", "name", fmt.Sprintf("name %q differs from its folder %q", name, folder))
+	}
+	if len(name) > 64 {
+		f.Diags.Add(sp, diag.Warning, "skill-name", "name", fmt.Sprintf("name exceeds 64 characters (%d)", len(name)))
+	}
+	if !skillName.MatchString(name) {
+		f.Diags.Add(sp, diag.Warning, "skill-name", "name", "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
+	}
+	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
+		f.Diags.Add(sp, diag.Warning, "skill-name", "name", "name must not start or end with a hyphen")
+	}
+	if strings.Contains(name, "--") {
+		f.Diags.Add(sp, diag.Warning, "skill-name", "name", "name must not contain consecutive hyphens")
+	}
+}
+
+func joinScalars(n *jsonc.Node) string {
+	var parts []string
+	for _, e := range n.Elems {
+		switch e.Kind {
+		case jsonc.String:
+			parts = append(parts, e.Str)
+		case jsonc.Number:
+			parts = append(parts, e.Num)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkCUE compiles a CUE declaration file and unifies it with #Extension.
+func (c *Config) checkCUE(s *validate.Schema, f *File) {
+	v := s.Context().CompileBytes(f.Src.Text, cue.Filename(f.Src.Name))
+	if err := v.Err(); err != nil {
+		for _, d := range validate.Errors(err, f.Src) {
+			d.Code = "syntax"
+			f.Diags = append(f.Diags, d)
+		}
+		f.Broken, f.Applied = true, false
+		return
+	}
+	u := s.Def("#Extension").Unify(v)
+	if err := u.Validate(cue.Concrete(true)); err != nil {
+		f.Diags = append(f.Diags, validate.Errors(err, f.Src)...)
+		f.Broken, f.Applied = true, false
+		return
+	}
+	f.cue = u
+	f.Root = validate.NodeOf(u)
+	c.semantic(f)
+}
+
+// migrationSummary says in one line what `pigo config migrate sandbox` does with a flat file.
+func migrationSummary(root *jsonc.Node) string {
+	var parts []string
+	if m := root.Get("mode"); m != nil && m.Kind == jsonc.String {
+		fsm, net := legacyModes(m.Str)
+		parts = append(parts, fmt.Sprintf("mode %q → fs.mode %q, network.mode %q", m.Str, fsm, net))
+	}
+	for _, k := range []struct{ from, to string }{
+		{"writablePaths", "fs.writablePaths"}, {"extraWritablePaths", "fs.extraWritablePaths"},
+		{"tmpfsPaths", "fs.denyPaths (each with a trailing /)"}, {"networkAllowlist", "network.allowlist"},
+	} {
+		if root.Get(k.from) != nil {
+			parts = append(parts, k.from+" → "+k.to)
+		}
+	}
+	if len(parts) == 0 {
+		return "no change of meaning"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// legacyModes maps the flat bwrap.json mode onto the two axes.
+func legacyModes(mode string) (fsMode, netMode string) {
+	switch mode {
+	case "allow-all":
+		return "allow-all", "allow-all"
+	case "readonly":
+		return "readonly", "block"
+	case "allow-net":
+		return "workspace-write", "allow-all"
+	case "net-allowlist":
+		return "workspace-write", "limited"
+	}
+	return "workspace-write", "block"
+}

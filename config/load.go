@@ -1,0 +1,423 @@
+// Package config finds, reads, validates and layers pigo's (and pi's) configuration files: the
+// agent dir (`~/.pi/agent`), the project overlay (`DIR/.pi/`), command-line extensions and the
+// embedded declarations. It is the public library behind `pigo check`, `pigo config` and every
+// command that needs the effective configuration; it never imports UI code.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"cuelang.org/go/cue"
+
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/frontmatter"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+)
+
+// MaxFileSize is the largest config file pigo reads; larger files are reported and skipped.
+const MaxFileSize = 4 << 20
+
+// Options says where to look.
+type Options struct {
+	// AgentDir is --agent-dir; empty means $PI_CODING_AGENT_DIR, else ~/.pi/agent.
+	AgentDir string
+	// ProjectDir is -C; empty means the current directory.
+	ProjectDir string
+	// Approve is --approve (true) / --no-approve (false); nil means decide from trust.json and
+	// defaultProjectTrust.
+	Approve *bool
+	// Interactive is true when a person could answer a trust question (stdin and stdout are
+	// terminals). pigo never blocks on a question otherwise.
+	Interactive bool
+	// Extensions are -e files, loaded first.
+	Extensions []string
+	// Getenv reads the environment (nil means os.Getenv); Home overrides the home directory.
+	Getenv func(string) string
+	Home   string
+}
+
+// File is one file pigo found (or was given), read and parsed but not yet validated.
+type File struct {
+	// Path is the path as shown to the user.
+	Path  string
+	Kind  Kind
+	Scope Scope
+	// Applied is false for files of an untrusted project and for broken files.
+	Applied bool
+	Src     *diag.Source
+	// Root is the parsed JSON document, or the frontmatter of a Markdown file.
+	Root *jsonc.Node
+	// Doc is the split Markdown file (agents, prompts, skills).
+	Doc *frontmatter.Doc
+	// Name is the resource name for agents, prompts, skills and extensions.
+	Name string
+	// Broken is true when the file could not be read or parsed: it is skipped at run time.
+	Broken bool
+	// Legacy is set for a file under an old name (bwrap.json).
+	Legacy bool
+	// Dialect names a foreign format the file is written in (D15); such a file is not applied.
+	Dialect string
+	// Diags are the problems found while reading and validating this file.
+	Diags diag.List
+
+	checked bool
+	cue     cue.Value
+}
+
+// Config is everything pigo loaded for one agent dir and project.
+type Config struct {
+	Opts       Options
+	AgentDir   string
+	ProjectDir string
+	Home       string
+	// Trusted says whether the project overlay applies; TrustReason says why.
+	Trusted     bool
+	TrustReason string
+	// HasProject is true when DIR/.pi/ holds any file pigo reads.
+	HasProject bool
+	Files      []*File
+	// Diags are problems that belong to no single file (trust notices).
+	Diags diag.List
+}
+
+func (o *Options) getenv(k string) string {
+	if o.Getenv != nil {
+		return o.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// ResolveAgentDir applies D1: --agent-dir > $PI_CODING_AGENT_DIR (~ expanded) > ~/.pi/agent.
+func ResolveAgentDir(o Options, home string) string {
+	if o.AgentDir != "" {
+		return expandHome(o.AgentDir, home)
+	}
+	if d := o.getenv("PI_CODING_AGENT_DIR"); d != "" {
+		return expandHome(d, home)
+	}
+	return filepath.Join(home, ".pi", "agent")
+}
+
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// Load discovers and reads every file of D1 for the given options. It never fails on bad
+// files (they carry diagnostics); the error is for a missing home directory only.
+func Load(o Options) (*Config, error) {
+	home := o.Home
+	if home == "" {
+		home = o.getenv("HOME")
+	}
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("cannot find the home directory: %v", err)
+		}
+		home = h
+	}
+	c := &Config{Opts: o, Home: home, AgentDir: ResolveAgentDir(o, home), ProjectDir: o.ProjectDir}
+	if c.ProjectDir == "" {
+		c.ProjectDir = "."
+	}
+	c.discoverAgentDir()
+	c.discoverProject()
+	for _, e := range o.Extensions {
+		c.addFile(e, Extension, CLI, true)
+	}
+	c.decideTrust()
+	return c, nil
+}
+
+func (c *Config) discoverAgentDir() {
+	dir := c.AgentDir
+	for _, ki := range jsonKinds {
+		c.addFile(filepath.Join(dir, ki.file), ki.kind, Global, false)
+	}
+	if f := c.addFile(filepath.Join(dir, "bwrap.json"), Sandbox, Global, false); f != nil {
+		f.Legacy = true
+	}
+	c.addFile(filepath.Join(c.Home, ".pi", "web-search.json"), WebSearch, Global, false)
+	c.discoverResources(dir, Global)
+}
+
+// ProjectOverlay returns DIR/.pi.
+func (c *Config) ProjectOverlay() string { return filepath.Join(c.ProjectDir, ".pi") }
+
+func (c *Config) discoverProject() {
+	dir := c.ProjectOverlay()
+	if sameDir(dir, filepath.Dir(c.AgentDir)) {
+		return // DIR/.pi is the parent of the agent dir (pigo run from $HOME): not an overlay
+	}
+	n := len(c.Files)
+	for _, ki := range jsonKinds {
+		if ki.globalOnly {
+			continue
+		}
+		c.addFile(filepath.Join(dir, ki.file), ki.kind, Project, false)
+	}
+	if f := c.addFile(filepath.Join(dir, "bwrap.json"), Sandbox, Project, false); f != nil {
+		f.Legacy = true
+	}
+	c.discoverResources(dir, Project)
+	c.HasProject = len(c.Files) > n
+}
+
+func sameDir(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+func (c *Config) discoverResources(dir string, scope Scope) {
+	for _, e := range c.listDir(filepath.Join(dir, "agents"), scope) {
+		if strings.HasSuffix(e, ".md") {
+			c.addFile(e, Agent, scope, true)
+		}
+	}
+	for _, e := range c.listDir(filepath.Join(dir, "prompts"), scope) {
+		if strings.HasSuffix(e, ".md") {
+			c.addFile(e, Prompt, scope, true)
+		}
+	}
+	for _, e := range c.listDir(filepath.Join(dir, "extensions"), scope) {
+		switch filepath.Ext(e) {
+		case ".cue", ".json", ".jsonc":
+			c.addFile(e, Extension, scope, true)
+		}
+	}
+	c.discoverSkills(filepath.Join(dir, "skills"), scope, 0, map[string]bool{})
+}
+
+// listDir lists the entries of a resource directory, reporting what cannot be read. Dot-entries
+// and node_modules are skipped as pi does.
+func (c *Config) listDir(dir string, scope Scope) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrNotExist) {
+			c.ioProblem(dir, scope, err)
+		}
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	return out
+}
+
+func (c *Config) discoverSkills(dir string, scope Scope, depth int, seen map[string]bool) {
+	if depth > 16 {
+		return
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		if seen[real] {
+			return
+		}
+		seen[real] = true
+	}
+	skill := filepath.Join(dir, "SKILL.md")
+	if _, err := os.Lstat(skill); err == nil {
+		c.addFile(skill, Skill, scope, true)
+		return // a directory with SKILL.md is a skill and is not searched further
+	}
+	for _, e := range c.listDir(dir, scope) {
+		st, err := os.Stat(e)
+		if err != nil {
+			c.ioProblem(e, scope, err)
+			continue
+		}
+		if st.IsDir() {
+			c.discoverSkills(e, scope, depth+1, seen)
+		}
+	}
+}
+
+func (c *Config) ioProblem(path string, scope Scope, err error) {
+	f := &File{Path: path, Scope: scope, Broken: true, Src: diag.NewSource(path, nil)}
+	f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "io", "", ioMessage(err))
+	c.Files = append(c.Files, f)
+}
+
+func ioMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "cannot read the file: permission denied"
+	case strings.Contains(msg, "too many levels of symbolic links"):
+		return "cannot read the file: a symbolic link loop"
+	}
+	return "cannot read the file: " + msg
+}
+
+// addFile reads one file if it exists (or always, when must is set: a missing file is then an
+// error). It returns nil when an optional file does not exist.
+func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
+	st, err := os.Stat(path)
+	if err != nil && !must {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := os.Lstat(path); lerr != nil {
+				return nil // truly absent (a dangling link is reported below)
+			}
+		}
+	}
+	f := &File{Path: path, Kind: kind, Scope: scope, Applied: true, Src: diag.NewSource(path, nil)}
+	f.Name = resourceName(path, kind)
+	c.Files = append(c.Files, f)
+	fail := func(msg string) *File {
+		f.Broken, f.Applied = true, false
+		f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "io", "", msg)
+		return f
+	}
+	switch {
+	case err != nil:
+		return fail(ioMessage(err))
+	case st.IsDir():
+		return fail("is a directory, not a file")
+	case st.Size() > MaxFileSize:
+		return fail(fmt.Sprintf("file is too large (%d bytes; pigo reads config files up to %d bytes)", st.Size(), MaxFileSize))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fail(ioMessage(err))
+	}
+	f.Src.Text = data
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		f.Broken, f.Applied = true, false
+		off := bytes.IndexByte(data, 0)
+		if off < 0 {
+			off = invalidUTF8(data)
+		}
+		f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "syntax", "", "not a text file: binary or invalid UTF-8 content")
+		return f
+	}
+	switch kind {
+	case Agent, Prompt, Skill:
+		c.parseMarkdown(f)
+	default:
+		if filepath.Ext(path) == ".cue" {
+			return f // CUE declarations are compiled when checked
+		}
+		c.parseJSON(f)
+	}
+	return f
+}
+
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return 0
+}
+
+func resourceName(path string, kind Kind) string {
+	switch kind {
+	case Skill:
+		return filepath.Base(filepath.Dir(path))
+	case Agent, Prompt, Extension:
+		base := filepath.Base(path)
+		return strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return ""
+}
+
+func (c *Config) parseJSON(f *File) {
+	if len(bytes.TrimSpace(bytes.TrimPrefix(f.Src.Text, []byte("\uFEFF")))) == 0 {
+		f.Root = &jsonc.Node{Kind: jsonc.Object}
+		f.Diags.Add(diag.FileSpan(f.Src), diag.Info, "empty-file", "", "the file is empty; it counts as {}")
+		return
+	}
+	n, err := jsonc.Parse(f.Src.Text)
+	if err != nil {
+		var se *jsonc.SyntaxError
+		off := 0
+		msg := err.Error()
+		if errors.As(err, &se) {
+			off, msg = se.Offset, se.Msg
+		}
+		f.Broken, f.Applied = true, false
+		f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "syntax", "", msg)
+		return
+	}
+	f.Root = n
+}
+
+func (c *Config) parseMarkdown(f *File) {
+	doc, err := frontmatter.Parse(f.Src.Text)
+	f.Doc = doc
+	if err != nil {
+		var fe *frontmatter.Error
+		off := 0
+		if errors.As(err, &fe) {
+			off = fe.Offset
+		}
+		f.Broken, f.Applied = true, false
+		f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "syntax", "", err.Error())
+		return
+	}
+	f.Root = doc.Data
+}
+
+// FilesOf returns the loaded files of one kind, global before project.
+func (c *Config) FilesOf(k Kind) []*File {
+	var out []*File
+	for _, f := range c.Files {
+		if f.Kind == k {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Layer returns the file of a JSON kind in one scope (the current name, not the legacy one),
+// or nil.
+func (c *Config) Layer(k Kind, s Scope) *File {
+	for _, f := range c.Files {
+		if f.Kind == k && f.Scope == s && !f.Legacy {
+			return f
+		}
+	}
+	return nil
+}
+
+// Path returns where a JSON kind lives in a scope, whether or not it exists.
+func (c *Config) Path(k Kind, s Scope) string {
+	if k == WebSearch {
+		return filepath.Join(c.Home, ".pi", "web-search.json")
+	}
+	if s == Project {
+		return filepath.Join(c.ProjectOverlay(), FileName(k))
+	}
+	return filepath.Join(c.AgentDir, FileName(k))
+}
+
+// sortFiles keeps files in discovery order but guarantees global before project before cli.
+func (c *Config) sortFiles() {
+	rank := map[Scope]int{Builtin: 0, Global: 1, Project: 2, CLI: 3}
+	slices.SortStableFunc(c.Files, func(a, b *File) int { return rank[a.Scope] - rank[b.Scope] })
+}

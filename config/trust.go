@@ -1,0 +1,92 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+)
+
+// decideTrust applies D5: --approve/--no-approve, else the nearest trust.json entry walking up
+// from the project dir, else the global defaultProjectTrust (always/never/ask; ask without a
+// person to answer means untrusted). Project files stay loaded either way; an untrusted overlay is
+// marked not applied and one untrusted-project notice says so.
+func (c *Config) decideTrust() {
+	if !c.HasProject {
+		c.Trusted, c.TrustReason = true, "no project overlay"
+		return
+	}
+	switch {
+	case c.Opts.Approve != nil && *c.Opts.Approve:
+		c.Trusted, c.TrustReason = true, "--approve"
+	case c.Opts.Approve != nil:
+		c.Trusted, c.TrustReason = false, "--no-approve"
+	default:
+		if t, where, ok := c.trustEntry(); ok {
+			c.Trusted, c.TrustReason = t, "trust.json entry for "+where
+		} else {
+			switch c.defaultProjectTrust() {
+			case "always":
+				c.Trusted, c.TrustReason = true, `defaultProjectTrust is "always"`
+			case "never":
+				c.Trusted, c.TrustReason = false, `defaultProjectTrust is "never"`
+			default:
+				c.Trusted, c.TrustReason = false, `defaultProjectTrust is "ask" and no one can answer here`
+			}
+		}
+	}
+	if c.Trusted {
+		return
+	}
+	for _, f := range c.Files {
+		if f.Scope == Project {
+			f.Applied = false
+		}
+	}
+	src := diag.NewSource(c.ProjectOverlay()+string(filepath.Separator), nil)
+	c.Diags.Add(diag.FileSpan(src), diag.Info, "untrusted-project", "",
+		fmt.Sprintf("the project overlay is not applied: the project is not trusted (%s); its files are still checked. Trust it with --approve or an entry in %s", c.TrustReason, filepath.Join(c.AgentDir, "trust.json")))
+}
+
+// trustEntry finds the nearest trust.json decision for the project dir or an ancestor.
+func (c *Config) trustEntry() (trusted bool, where string, ok bool) {
+	f := c.Layer(Trust, Global)
+	if f == nil || f.Root == nil || f.Root.Kind != jsonc.Object {
+		return false, "", false
+	}
+	dir, err := filepath.Abs(c.ProjectDir)
+	if err != nil {
+		return false, "", false
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for {
+		for _, key := range []string{dir, dir + string(filepath.Separator)} {
+			if n := f.Root.Get(key); n != nil && n.Kind == jsonc.Bool {
+				return n.Bool, dir, true
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false, "", false
+		}
+		dir = parent
+	}
+}
+
+// defaultProjectTrust reads the global settings only (D4: a project cannot trust itself).
+func (c *Config) defaultProjectTrust() string {
+	f := c.Layer(Settings, Global)
+	if f == nil || f.Root == nil {
+		return "ask"
+	}
+	if n := f.Root.Get("defaultProjectTrust"); n != nil && n.Kind == jsonc.String {
+		switch n.Str {
+		case "always", "never":
+			return n.Str
+		}
+	}
+	return "ask"
+}

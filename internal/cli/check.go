@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/diag"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		summary: "validate every config and declaration file (or only the given paths)",
+		usage:   "check [--strict] [PATH...]",
+		flags:   []flag{{names: []string{"--strict"}, help: "warnings fail the check too"}},
+		run:     runCheck,
+	})
+}
+
+type checkFileJSON struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"`
+	Scope   string `json:"scope"`
+	Applied bool   `json:"applied"`
+}
+
+type checkJSON struct {
+	Version     int                   `json:"version"`
+	Files       []checkFileJSON       `json:"files"`
+	Diagnostics []diag.JSONDiagnostic `json:"diagnostics"`
+	Errors      int                   `json:"errors"`
+	Warnings    int                   `json:"warnings"`
+	Infos       int                   `json:"infos"`
+}
+
+func runCheck(c *CLI, a *args) int {
+	format, ok := c.format(a, "text", "json", "github", "sarif")
+	if !ok {
+		return ExitUsage
+	}
+	cfg, code := c.load(a)
+	if cfg == nil {
+		return code
+	}
+	var list diag.List
+	if len(a.pos) > 0 {
+		var err error
+		cfg, err = config.LoadPaths(c.loadOptions(a), a.pos)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "pigo check: %v\n", err)
+			return ExitInternal
+		}
+	} else {
+		cfg.AddEmbedded()
+	}
+	list = cfg.Check()
+	errs, warns, infos := list.Count()
+	userFiles := 0
+	for _, f := range cfg.Files {
+		if f.Scope != config.Builtin {
+			userFiles++
+		}
+	}
+	switch format {
+	case "json":
+		out := checkJSON{Version: 1, Files: []checkFileJSON{}, Diagnostics: diag.ToJSON(list), Errors: errs, Warnings: warns, Infos: infos}
+		for _, f := range cfg.Files {
+			out.Files = append(out.Files, checkFileJSON{Path: f.Path, Kind: string(f.Kind), Scope: string(f.Scope), Applied: f.Applied})
+		}
+		if code := c.writeJSON(out); code != ExitOK {
+			return code
+		}
+	case "github":
+		diag.WriteGitHub(c.Stdout, list)
+	case "sarif":
+		if err := diag.WriteSARIF(c.Stdout, list, Version); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo check: %v\n", err)
+			return ExitInternal
+		}
+	default:
+		diag.WriteText(c.Stdout, list, diag.Style{Color: c.color(a)})
+		if len(a.pos) == 0 && userFiles == 0 {
+			fmt.Fprintf(c.Stdout, "no user config found (looked in %s and %s); checked the embedded declarations\n",
+				displayDir(cfg.AgentDir), displayDir(cfg.ProjectOverlay()))
+		}
+		fmt.Fprintf(c.Stdout, "%s, %s in %s\n", plural(errs, "error"), plural(warns, "warning"), plural(len(cfg.Files), "file"))
+	}
+	if errs > 0 || (a.has("--strict") && warns > 0) {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func displayDir(d string) string {
+	if !strings.HasSuffix(d, string(os.PathSeparator)) {
+		d += string(os.PathSeparator)
+	}
+	return filepath.ToSlash(d)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,229 @@
+package diag
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Style controls text rendering.
+type Style struct {
+	// Color adds ANSI colours to severities.
+	Color bool
+}
+
+func (s Style) sev(sev Severity) string {
+	if !s.Color {
+		return sev.String()
+	}
+	code := map[Severity]string{Error: "1;31", Warning: "1;33", Info: "1;36"}[sev]
+	return "\x1b[" + code + "m" + sev.String() + "\x1b[0m"
+}
+
+// WriteText prints errors and warnings one by one as `file:line:col: severity: message [code]`
+// with the source line and an underline, and infos compactly, one line per file.
+func WriteText(w io.Writer, list List, st Style) {
+	infos := map[string][]Diagnostic{}
+	var infoFiles []string
+	for _, d := range list {
+		if d.Severity == Info {
+			if _, ok := infos[d.File()]; !ok {
+				infoFiles = append(infoFiles, d.File())
+			}
+			infos[d.File()] = append(infos[d.File()], d)
+			continue
+		}
+		writeOne(w, d, st)
+	}
+	for _, f := range infoFiles {
+		ds := infos[f]
+		var parts []string
+		for _, d := range ds {
+			p := d.Message
+			if l, c := d.Pos(); l > 0 {
+				p += fmt.Sprintf(" (%d:%d)", l, c)
+			}
+			parts = append(parts, p)
+		}
+		codes := uniqueCodes(ds)
+		fmt.Fprintf(w, "%s: %s: %s [%s]\n", f, st.sev(Info), strings.Join(parts, "; "), strings.Join(codes, ", "))
+	}
+}
+
+func uniqueCodes(ds []Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		found := false
+		for _, c := range out {
+			found = found || c == d.Code
+		}
+		if !found {
+			out = append(out, d.Code)
+		}
+	}
+	return out
+}
+
+func writeOne(w io.Writer, d Diagnostic, st Style) {
+	loc := d.File()
+	if l, c := d.Pos(); l > 0 {
+		loc += fmt.Sprintf(":%d:%d", l, c)
+	}
+	fmt.Fprintf(w, "%s: %s: %s [%s]\n", loc, st.sev(d.Severity), d.Message, d.Code)
+	if l, c := d.Pos(); l > 0 && d.Src.Text != nil {
+		text := d.Src.Line(l)
+		num := strconv.Itoa(l)
+		pad := strings.Repeat(" ", len(num))
+		fmt.Fprintf(w, "    %s | %s\n", num, expandControl(text))
+		// The underline follows the line's own tabs so that it stays aligned.
+		var lead strings.Builder
+		for _, r := range string(text[:min(c-1, len(text))]) {
+			if r == '\t' {
+				lead.WriteByte('\t')
+			} else {
+				lead.WriteByte(' ')
+			}
+		}
+		width := 1
+		el, ec := d.EndPos()
+		if el == l && ec > c {
+			width = utf8.RuneCount(text[min(c-1, len(text)):min(ec-1, len(text))])
+		} else if el > l {
+			width = utf8.RuneCount(text[min(c-1, len(text)):])
+		}
+		width = max(width, 1)
+		fmt.Fprintf(w, "    %s | %s^%s\n", pad, lead.String(), strings.Repeat("~", width-1))
+	}
+	if d.Hint != "" {
+		fmt.Fprintf(w, "    = hint: %s\n", d.Hint)
+	}
+}
+
+// expandControl keeps a source line printable: control characters other than tab become '?'.
+func expandControl(b []byte) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' {
+			return '?'
+		}
+		return r
+	}, string(b))
+}
+
+// JSONDiagnostic is the JSON shape of one diagnostic (cli.md).
+type JSONDiagnostic struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	Severity  string `json:"severity"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Path      string `json:"path,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+}
+
+// ToJSON converts diagnostics into their JSON shape.
+func ToJSON(list List) []JSONDiagnostic {
+	out := make([]JSONDiagnostic, 0, len(list))
+	for _, d := range list {
+		l, c := d.Pos()
+		el, ec := d.EndPos()
+		out = append(out, JSONDiagnostic{File: d.File(), Line: l, Column: c, EndLine: el, EndColumn: ec,
+			Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Path: d.Path, Hint: d.Hint})
+	}
+	return out
+}
+
+// WriteGitHub prints GitHub Actions workflow commands.
+func WriteGitHub(w io.Writer, list List) {
+	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+	for _, d := range list {
+		kind := map[Severity]string{Error: "error", Warning: "warning", Info: "notice"}[d.Severity]
+		var props []string
+		props = append(props, "file="+prop.Replace(d.File()))
+		if l, c := d.Pos(); l > 0 {
+			el, ec := d.EndPos()
+			props = append(props, fmt.Sprintf("line=%d", l), fmt.Sprintf("col=%d", c), fmt.Sprintf("endLine=%d", el), fmt.Sprintf("endColumn=%d", ec))
+		}
+		props = append(props, "title="+prop.Replace(d.Code))
+		msg := d.Message
+		if d.Hint != "" {
+			msg += " (" + d.Hint + ")"
+		}
+		fmt.Fprintf(w, "::%s %s::%s\n", kind, strings.Join(props, ","), esc.Replace(msg))
+	}
+}
+
+// WriteSARIF prints a SARIF 2.1.0 log.
+func WriteSARIF(w io.Writer, list List, version string) error {
+	type region struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+		EndLine     int `json:"endLine"`
+		EndColumn   int `json:"endColumn"`
+	}
+	type physical struct {
+		ArtifactLocation struct {
+			URI string `json:"uri"`
+		} `json:"artifactLocation"`
+		Region *region `json:"region,omitempty"`
+	}
+	type location struct {
+		PhysicalLocation physical `json:"physicalLocation"`
+	}
+	type message struct {
+		Text string `json:"text"`
+	}
+	type result struct {
+		RuleID    string     `json:"ruleId"`
+		Level     string     `json:"level"`
+		Message   message    `json:"message"`
+		Locations []location `json:"locations"`
+	}
+	type rule struct {
+		ID string `json:"id"`
+	}
+	var results []result
+	var rules []rule
+	seen := map[string]bool{}
+	for _, d := range list {
+		if !seen[d.Code] {
+			seen[d.Code] = true
+			rules = append(rules, rule{ID: d.Code})
+		}
+		var loc location
+		loc.PhysicalLocation.ArtifactLocation.URI = d.File()
+		if l, c := d.Pos(); l > 0 {
+			el, ec := d.EndPos()
+			loc.PhysicalLocation.Region = &region{l, c, el, ec}
+		}
+		msg := d.Message
+		if d.Hint != "" {
+			msg += " (" + d.Hint + ")"
+		}
+		level := map[Severity]string{Error: "error", Warning: "warning", Info: "note"}[d.Severity]
+		results = append(results, result{RuleID: d.Code, Level: level, Message: message{msg}, Locations: []location{loc}})
+	}
+	if results == nil {
+		results = []result{}
+	}
+	if rules == nil {
+		rules = []rule{}
+	}
+	log := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool":    map[string]any{"driver": map[string]any{"name": "pigo", "version": version, "informationUri": "https://github.com/pigo-agent/pigo", "rules": rules}},
+			"results": results,
+		}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
