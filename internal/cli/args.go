@@ -17,7 +17,7 @@ type args struct {
 	vals map[string][]string // by primary name (first of names), repeated values kept
 	pos  []string
 	// rest holds the words after a bare "--".
-	rest    []string
+	rest     []string
 	dashdash bool
 }
 
