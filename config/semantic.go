@@ -3,9 +3,26 @@ package config
 import "github.com/pigo-agent/pigo/internal/diag"
 
 // semantic runs the per-kind checks that the schema cannot express (globs, expressions,
-// durations, allowlists, approval rules, LSP server references).
-func (c *Config) semantic(f *File) {}
+// durations, allowlists, approval rules, LSP server references). Each kind's rules live in
+// their own rule_<kind>.go file.
+func (c *Config) semantic(f *File) {
+	switch f.Kind {
+	case Settings:
+		c.checkSettingsRules(f)
+	case Sandbox:
+		c.checkSandboxRules(f)
+	case LSP:
+		c.checkLSPRules(f)
+	case Extension, Toolset, Command:
+		c.checkDeclarationRules(f)
+	}
+}
 
-// crossChecks runs the checks that look at several files at once (name clashes, sandbox
-// widening by a project, the resolution warnings of the engine).
-func (c *Config) crossChecks() diag.List { return nil }
+// crossChecks runs the checks that look at several files at once.
+func (c *Config) crossChecks() diag.List {
+	var out diag.List
+	out = append(out, c.checkDuplicateNames()...)
+	out = append(out, c.checkSandboxWidening()...)
+	out = append(out, c.checkResolution()...)
+	return out
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pigo-agent/pigo/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pigo": func() {
+			c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+			os.Exit(c.Main(os.Args[1:]))
+		},
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: one behaviour per script.
+// UPDATE_GOLDEN=1 rewrites the expected output (cmp) files inside the scripts.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") == "1",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// A clean HOME per script: no user config unless the script writes one.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("PI_CODING_AGENT_DIR", "")
+			env.Setenv("NO_COLOR", "1")
+			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
+		},
+	})
+}
