@@ -63,7 +63,7 @@ func (w *walker) span(n *jsonc.Node) diag.Span { return diag.At(w.src, n.Start, 
 
 func (w *walker) check(n *jsonc.Node, sch cue.Value, path []string, top bool) {
 	p := joinPath(path)
-	if !acceptsKind(sch.IncompleteKind(), kindOf(n)) {
+	if !acceptsKind(schemaKind(sch), kindOf(n)) {
 		w.add(w.span(n), diag.Error, "schema", p, prefix(p)+"expected "+describe(sch)+", got "+describeNode(n), "")
 		return
 	}
@@ -71,7 +71,10 @@ func (w *walker) check(n *jsonc.Node, sch cue.Value, path []string, top bool) {
 	case jsonc.Object:
 		w.object(n, w.s.structOf(sch, n), path, top)
 	case jsonc.Array:
-		w.array(n, sch.Unify(w.s.emptyList), path)
+		if sch.Err() == nil {
+			sch = sch.Unify(w.s.emptyList)
+		}
+		w.array(n, sch, path)
 	default:
 		w.scalar(n, sch, p)
 	}
@@ -94,6 +97,53 @@ func kindOf(n *jsonc.Node) cue.Kind {
 		return cue.ListKind
 	}
 	return cue.StructKind
+}
+
+// schemaKind is the kinds a constraint accepts. A constraint such as `[...string] &
+// list.MinItems(1)` evaluates to bottom on its own (CUE takes the open list as the concrete empty
+// list, which fails the validator); its kinds are then those its conjuncts agree on.
+func schemaKind(sch cue.Value) cue.Kind {
+	ik := sch.IncompleteKind()
+	if ik != cue.BottomKind {
+		return ik
+	}
+	op, args := sch.Expr()
+	if len(args) == 0 {
+		return ik
+	}
+	switch op {
+	case cue.AndOp:
+		k := cue.TopKind
+		for _, a := range args {
+			k &= schemaKind(a)
+		}
+		return k
+	case cue.OrOp:
+		k := cue.BottomKind
+		for _, a := range args {
+			k |= schemaKind(a)
+		}
+		return k
+	}
+	return ik
+}
+
+// listElem finds the element constraint of a list schema, looking through the conjuncts of
+// a constraint that is bottom on its own (see schemaKind).
+func listElem(sch cue.Value) cue.Value {
+	if el := sch.LookupPath(cue.MakePath(cue.AnyIndex)); el.Exists() {
+		return el
+	}
+	if op, args := sch.Expr(); op == cue.AndOp {
+		for _, a := range args {
+			if a.IncompleteKind() == cue.ListKind {
+				if el := a.LookupPath(cue.MakePath(cue.AnyIndex)); el.Exists() {
+					return el
+				}
+			}
+		}
+	}
+	return cue.Value{}
 }
 
 func isInt(num string) bool { return !strings.ContainsAny(num, ".eE") }
@@ -223,7 +273,7 @@ func (w *walker) array(n *jsonc.Node, sch cue.Value, path []string) {
 	if sch.IncompleteKind() == cue.TopKind {
 		return
 	}
-	elem := sch.LookupPath(cue.MakePath(cue.AnyIndex))
+	elem := listElem(sch)
 	for i, e := range n.Elems {
 		cp := indexPath(path, i)
 		el := elem
@@ -338,7 +388,7 @@ func describe(sch cue.Value) string {
 		return orList(lits)
 	}
 	var names []string
-	ik := sch.IncompleteKind()
+	ik := schemaKind(sch)
 	for _, k := range []cue.Kind{cue.StringKind, cue.IntKind, cue.FloatKind, cue.BoolKind, cue.ListKind, cue.StructKind, cue.NullKind} {
 		if ik&k == 0 || (k == cue.FloatKind && ik&cue.IntKind != 0) {
 			continue

@@ -72,3 +72,23 @@ func TestCheckCases(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckMinItemsList(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{`{"tools": [{"name": "t", "description": "d", "parameters": {"type": "object"}, "exec": ["git", "log"]}]}`, nil},
+		{`{"tools": [{"name": "t", "description": "d", "parameters": {"type": "object"}, "exec": ["git", 4]}]}`,
+			[]string{`1:96 error schema: tools[0].exec[1]: expected a string, got 4`}},
+		{`{"tools": [{"name": "t", "description": "d", "parameters": {"type": "object"}, "exec": []}]}`,
+			[]string{`1:88 error schema: tools[0].exec: must not be empty`}},
+		{`{"tools": [{"name": "t", "description": "d", "parameters": {"type": "object"}, "exec": "git"}]}`,
+			[]string{`1:88 error schema: tools[0].exec: expected an array, got "git"`}},
+	} {
+		got := run(t, "#Extension", c.text, Declaration)
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", c.text, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
