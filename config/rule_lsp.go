@@ -78,7 +78,7 @@ func (c *Config) lspDuration(f *File, obj *jsonc.Node, key, path, def string) {
 
 // lspServer checks one entry of servers.
 func (c *Config) lspServer(f *File, id string, s *jsonc.Node) {
-	prefix := "servers." + pathKey(id)
+	prefix := "servers." + lspPathKey(id)
 	c.lspGlobs(f, s.Get("include"), prefix+".include")
 	wd, rm := s.Member("workingDir"), s.Member("rootMarkers")
 	if wd != nil && rm != nil {
@@ -99,7 +99,7 @@ func (c *Config) lspServer(f *File, id string, s *jsonc.Node) {
 // seed's older form, ignored by the current loader) into a legacy-shape warning that says what
 // to write instead.
 func (c *Config) lspLegacyEnabled(f *File, id, prefix string, m *jsonc.Member) {
-	msg := fmt.Sprintf("servers.%s.enabled is the seed's older per-server switch: it is ignored", pathKey(id))
+	msg := fmt.Sprintf("servers.%s.enabled is the seed's older per-server switch: it is ignored", lspPathKey(id))
 	hint := fmt.Sprintf(`list the id in the top-level "enabled" or "disabled" instead, e.g. "disabled": [%q]`, id)
 	if m.Value.Kind == jsonc.Bool && m.Value.Bool {
 		hint = fmt.Sprintf(`remove it (servers are enabled unless listed in "disabled"), or list %q in the top-level "enabled"`, id)
@@ -176,7 +176,7 @@ func (c *Config) lspServerIDs(f *File) []string {
 }
 
 // pathKey quotes a key that cannot appear bare in a dotted path.
-func pathKey(k string) string {
+func lspPathKey(k string) string {
 	if k == "" || strings.ContainsAny(k, ".[]\" ") {
 		return fmt.Sprintf("%q", k)
 	}

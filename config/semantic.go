@@ -22,6 +22,7 @@ func (c *Config) semantic(f *File) {
 func (c *Config) crossChecks() diag.List {
 	var out diag.List
 	out = append(out, c.checkDuplicateNames()...)
+	out = append(out, c.checkAgentNames()...)
 	out = append(out, c.checkSandboxWidening()...)
 	out = append(out, c.checkResolution()...)
 	return out
