@@ -103,10 +103,6 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 		f.Diags = append(f.Diags, s.Check(f.Src, f.Root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig})...)
 		c.semantic(f)
 	}
-	if f.Diags.HasErrors() && f.Kind != Extension {
-		// An invalid layer is still reported in full, but never applied half-valid.
-		f.Applied = false
-	}
 }
 
 func (c *Config) checkMarkdownAbsent(f *File) {
@@ -235,7 +231,7 @@ func (c *Config) checkCUE(s *validate.Schema, f *File) {
 		return
 	}
 	f.cue = u
-	f.Root = validate.NodeOf(u)
+	f.Root = validate.NodeOf(u, f.Src.Text)
 	c.semantic(f)
 }
 

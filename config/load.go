@@ -39,6 +39,8 @@ type Options struct {
 	Interactive bool
 	// Extensions are -e files, loaded first.
 	Extensions []string
+	// Model is --model, the session model that check resolves for.
+	Model string
 	// Getenv reads the environment (nil means os.Getenv); Home overrides the home directory.
 	Getenv func(string) string
 	Home   string

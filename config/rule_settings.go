@@ -1,17 +1,152 @@
 package config
 
-import "github.com/pigo-agent/pigo/internal/diag"
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
 
-// checkSettingsRules checks personalExtensions patterns (bad-glob) and conditions (bad-expr).
-func (c *Config) checkSettingsRules(f *File) {}
+	"github.com/pigo-agent/pigo/internal/cond"
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/pattern"
+)
 
-// checkDeclarationRules checks the `when` conditions of declared tools and commands (bad-expr).
-func (c *Config) checkDeclarationRules(f *File) {}
+// checkSettingsRules checks personalExtensions patterns (bad-glob) and conditions (bad-expr) in
+// one settings layer.
+func (c *Config) checkSettingsRules(f *File) {
+	pe := f.Root.Get("personalExtensions")
+	if pe == nil || pe.Kind != jsonc.Object {
+		return
+	}
+	if v := pe.Get("fileIoByModel"); v != nil && v.Kind == jsonc.Array {
+		for i, e := range v.Elems {
+			p := fmt.Sprintf("personalExtensions.fileIoByModel[%d]", i)
+			c.globs(f, e.Get("models"), p+".models")
+			c.expr(f, e.Get("when"), p+".when")
+		}
+	}
+	for _, field := range []string{"disabledTools", "enabledTools", "codemodeOnlyTools"} {
+		v := pe.Get(field)
+		if v == nil || v.Kind != jsonc.Array {
+			continue
+		}
+		for i, e := range v.Elems {
+			p := fmt.Sprintf("personalExtensions.%s[%d]", field, i)
+			switch e.Kind {
+			case jsonc.String:
+				c.glob(f, e, p)
+			case jsonc.Object:
+				c.globs(f, e.Get("tools"), p+".tools")
+				c.globs(f, e.Get("models"), p+".models")
+				c.expr(f, e.Get("when"), p+".when")
+			}
+		}
+	}
+}
 
-// checkDuplicateNames reports agents, prompts and skills that share a name (duplicate-name).
-func (c *Config) checkDuplicateNames() diag.List { return nil }
+func (c *Config) globs(f *File, list *jsonc.Node, path string) {
+	if list == nil || list.Kind != jsonc.Array {
+		return
+	}
+	for i, e := range list.Elems {
+		c.glob(f, e, fmt.Sprintf("%s[%d]", path, i))
+	}
+}
+
+// glob reports a pattern that does not compile (D8), at the offending byte inside the string.
+func (c *Config) glob(f *File, n *jsonc.Node, path string) {
+	if n == nil || n.Kind != jsonc.String {
+		return
+	}
+	_, err := pattern.Compile(n.Str)
+	var pe *pattern.Error
+	if !errors.As(err, &pe) {
+		return
+	}
+	off := jsonc.StringOffset(f.Src.Text, n, utf8.RuneCountInString(n.Str[:min(pe.Offset, len(n.Str))]))
+	f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-glob", path, fmt.Sprintf("%s: bad pattern %q: %s", path, n.Str, pe.Reason))
+}
+
+// expr reports a `when` condition that does not compile (D7), at the offending character.
+func (c *Config) expr(f *File, n *jsonc.Node, path string) {
+	if n == nil || n.Kind != jsonc.String {
+		return
+	}
+	_, err := cond.Compile(n.Str)
+	var ce *cond.Error
+	if !errors.As(err, &ce) {
+		return
+	}
+	off := jsonc.StringOffset(f.Src.Text, n, ce.Offset)
+	f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-expr", path, fmt.Sprintf("%s: bad condition: %s", path, ce.Message))
+}
+
+// checkDeclarationRules checks the `when` conditions of declared tools and commands (bad-expr)
+// and the rule that a command has at most one of `prompt` and `run`.
+func (c *Config) checkDeclarationRules(f *File) {
+	for _, list := range []string{"tools", "commands"} {
+		v := f.Root.Get(list)
+		if v == nil || v.Kind != jsonc.Array {
+			continue
+		}
+		for i, e := range v.Elems {
+			p := fmt.Sprintf("%s[%d]", list, i)
+			c.expr(f, e.Get("when"), p+".when")
+			if list == "commands" && e.Get("prompt") != nil && e.Get("run") != nil {
+				m := e.Member("run")
+				f.Diags.Add(diag.At(f.Src, m.KeyStart, m.KeyEnd), diag.Error, "schema", p+".run",
+					p+": a command has either a prompt or a run argv, not both")
+			}
+		}
+	}
+}
+
+// checkDuplicateNames reports prompts and skills that share a name: the project's wins over the
+// agent dir's, and within one place the first found wins (duplicate-name).
+func (c *Config) checkDuplicateNames() diag.List {
+	var out diag.List
+	for _, k := range []Kind{Prompt, Skill} {
+		winners := map[string]*File{}
+		var order []*File
+		for _, scope := range []Scope{Project, Global} {
+			for _, f := range c.Files {
+				if f.Kind == k && f.Scope == scope && !f.Broken {
+					order = append(order, f)
+				}
+			}
+		}
+		for _, f := range order {
+			name := f.Name
+			if k == Prompt {
+				name = resourceName(f.Path, Prompt)
+			}
+			if w, ok := winners[name]; ok {
+				out.Add(diag.FileSpan(f.Src), diag.Warning, "duplicate-name", "",
+					fmt.Sprintf("%s %q is also defined in %s, which wins; this one is ignored", k, name, w.Path))
+				continue
+			}
+			winners[name] = f
+		}
+	}
+	return out
+}
 
 // checkResolution resolves the registry for the session model and reports the engine's
 // warnings (unmatched-pattern, no-structured-output, tool-conflict, builtin-override,
-// command-conflict).
-func (c *Config) checkResolution() diag.List { return nil }
+// command-conflict). Patterns and conditions were already checked file by file.
+func (c *Config) checkResolution() diag.List {
+	var out diag.List
+	res, err := c.Resolve(ResolveOptions{Model: c.Opts.Model, Headless: true})
+	if err != nil {
+		return out
+	}
+	skip := []string{"bad-glob", "bad-expr"}
+	for _, d := range append(append(diag.List{}, res.Tools.Diagnostics...), res.Commands.Diagnostics...) {
+		if slices.Contains(skip, d.Code) || d.Code == "duplicate-name" {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -10,13 +10,17 @@ import (
 
 // NodeOf converts a concrete CUE value into a jsonc.Node tree whose offsets are those of the
 // CUE source, so that declarations written in CUE flow through the same code as JSON ones.
-// Hidden fields and definitions are left out, as in JSON export.
-func NodeOf(v cue.Value) *jsonc.Node {
+// Hidden fields and definitions are left out, as in JSON export. src is the CUE source the
+// positions point into; it gives scalar values their end offset.
+func NodeOf(v cue.Value, src []byte) *jsonc.Node {
 	off := -1
 	if p := v.Pos(); p.IsValid() {
 		off = p.Offset()
 	}
 	n := &jsonc.Node{Start: off, End: off + 1}
+	if off >= 0 && off < len(src) && v.IncompleteKind()&(cue.StructKind|cue.ListKind) == 0 {
+		n.End = off + tokenLen(src, off)
+	}
 	switch v.IncompleteKind() {
 	case cue.StructKind:
 		n.Kind = jsonc.Object
@@ -25,7 +29,7 @@ func NodeOf(v cue.Value) *jsonc.Node {
 			return n
 		}
 		for it.Next() {
-			child := NodeOf(it.Value())
+			child := NodeOf(it.Value(), src)
 			n.Members = append(n.Members, jsonc.Member{Key: it.Selector().Unquoted(), KeyStart: child.Start, KeyEnd: child.Start, Value: child})
 		}
 	case cue.ListKind:
@@ -35,7 +39,7 @@ func NodeOf(v cue.Value) *jsonc.Node {
 			return n
 		}
 		for it.Next() {
-			n.Elems = append(n.Elems, NodeOf(it.Value()))
+			n.Elems = append(n.Elems, NodeOf(it.Value(), src))
 		}
 	case cue.StringKind:
 		n.Kind = jsonc.String

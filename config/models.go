@@ -1,0 +1,205 @@
+package config
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+)
+
+// The facts pi assumes for a model nobody describes (host-behaviour §5.2).
+const (
+	defaultContextWindow = 128000
+	defaultMaxTokens     = 16384
+)
+
+//go:embed models_catalogue.json
+var modelsCatalogue []byte
+
+type catalogueModel struct {
+	Provider      string   `json:"provider"`
+	ID            string   `json:"id"`
+	Reasoning     bool     `json:"reasoning"`
+	Input         []string `json:"input"`
+	ContextWindow int      `json:"contextWindow"`
+	MaxTokens     int      `json:"maxTokens"`
+}
+
+var (
+	catalogueOnce sync.Once
+	catalogue     []catalogueModel
+)
+
+func builtinModels() []catalogueModel {
+	catalogueOnce.Do(func() {
+		if err := json.Unmarshal(modelsCatalogue, &catalogue); err != nil {
+			panic(fmt.Sprintf("models_catalogue.json: %v", err)) // embedded data, tested
+		}
+	})
+	return catalogue
+}
+
+// ModelInfo is the session model with its facts and where they came from.
+type ModelInfo struct {
+	engine.Model
+	// Source is "models.json", "catalogue" or "defaults".
+	Source string
+}
+
+// SessionModel resolves the session model: the --model value (PROVIDER/ID, or a bare id), else
+// settings defaultProvider + defaultModel, else none (nil). Facts come from models.json when the
+// model is there, else from the built-in catalogue, else pi's defaults.
+func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
+	settings, err := c.Effective(Settings)
+	if err != nil {
+		return nil, err
+	}
+	models, err := c.Effective(Models)
+	if err != nil {
+		return nil, err
+	}
+	provider, id := "", ""
+	switch {
+	case flag != "":
+		provider, id, _ = strings.Cut(flag, "/")
+		if id == "" {
+			provider, id = "", flag
+		}
+	default:
+		if settings.Root != nil {
+			provider = scalarString(settings.Root.Get("defaultProvider"))
+			id = scalarString(settings.Root.Get("defaultModel"))
+			if p, rest, ok := strings.Cut(id, "/"); ok && provider == "" {
+				provider, id = p, rest
+			}
+		}
+		if id == "" {
+			return nil, nil
+		}
+	}
+	if id == "" {
+		return nil, fmt.Errorf("--model %q: expected PROVIDER/ID", flag)
+	}
+	if m := lookupModelsJSON(models.Root, provider, id); m != nil {
+		return m, nil
+	}
+	var found []catalogueModel
+	for _, m := range builtinModels() {
+		if strings.EqualFold(m.ID, id) && (provider == "" || strings.EqualFold(m.Provider, provider)) {
+			found = append(found, m)
+		}
+	}
+	if len(found) > 0 {
+		m := found[0]
+		if provider == "" && len(found) == 1 {
+			provider = m.Provider
+		}
+		if provider == "" {
+			provider = m.Provider
+		}
+		return &ModelInfo{Model: engine.Model{Provider: provider, ID: id, Reasoning: m.Reasoning, Input: m.Input,
+			ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}, Source: "catalogue"}, nil
+	}
+	return &ModelInfo{Model: engine.Model{Provider: provider, ID: id, Input: []string{"text"},
+		ContextWindow: defaultContextWindow, MaxTokens: defaultMaxTokens}, Source: "defaults"}, nil
+}
+
+func scalarString(v *Value) string {
+	if v == nil || v.Node == nil || v.Node.Kind != jsonc.String {
+		return ""
+	}
+	return v.Node.Str
+}
+
+// lookupModelsJSON finds provider/id in the effective models.json: custom models first, then
+// modelOverrides of built-in models. A bare id (no provider) must be unique.
+func lookupModelsJSON(root *Value, provider, id string) *ModelInfo {
+	if root == nil {
+		return nil
+	}
+	providers := root.Get("providers")
+	if providers == nil {
+		return nil
+	}
+	var hits []*ModelInfo
+	for _, pm := range providers.Members {
+		if provider != "" && !strings.EqualFold(pm.Key, provider) {
+			continue
+		}
+		ms := pm.Value.Get("models")
+		if ms != nil {
+			for _, mv := range ms.Elems {
+				if strings.EqualFold(scalarString(mv.Get("id")), id) {
+					hits = append(hits, modelFacts(pm.Key, id, mv))
+				}
+			}
+		}
+		if ov := pm.Value.Get("modelOverrides"); ov != nil {
+			for _, o := range ov.Members {
+				if strings.EqualFold(o.Key, id) {
+					base := &ModelInfo{Model: engine.Model{Provider: pm.Key, ID: id}}
+					for _, m := range builtinModels() {
+						if strings.EqualFold(m.ID, id) {
+							base.Model = engine.Model{Provider: pm.Key, ID: id, Reasoning: m.Reasoning, Input: m.Input, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}
+						}
+					}
+					hits = append(hits, overlayFacts(base, o.Value))
+				}
+			}
+		}
+	}
+	if len(hits) == 0 || (provider == "" && len(hits) > 1) {
+		return nil
+	}
+	return hits[0]
+}
+
+func modelFacts(provider, id string, v *Value) *ModelInfo {
+	m := &ModelInfo{Model: engine.Model{Provider: provider, ID: id, Input: []string{"text"},
+		ContextWindow: defaultContextWindow, MaxTokens: defaultMaxTokens}}
+	return overlayFacts(m, v)
+}
+
+func overlayFacts(m *ModelInfo, v *Value) *ModelInfo {
+	m.Source = "models.json"
+	if r := v.Get("reasoning"); r != nil && r.Node.Kind == jsonc.Bool {
+		m.Reasoning = r.Node.Bool
+	}
+	if in := v.Get("input"); in != nil && in.Kind == jsonc.Array {
+		m.Input = nil
+		for _, e := range in.Elems {
+			if s := scalarString(e); s != "" {
+				m.Input = append(m.Input, s)
+			}
+		}
+	}
+	if n := intOf(v.Get("contextWindow")); n > 0 {
+		m.ContextWindow = n
+	}
+	if n := intOf(v.Get("maxTokens")); n > 0 {
+		m.MaxTokens = n
+	}
+	if m.Input == nil {
+		m.Input = []string{"text"}
+	}
+	if m.ContextWindow == 0 {
+		m.ContextWindow = defaultContextWindow
+	}
+	if m.MaxTokens == 0 {
+		m.MaxTokens = defaultMaxTokens
+	}
+	return m
+}
+
+func intOf(v *Value) int {
+	if v == nil || v.Node == nil || v.Node.Kind != jsonc.Number {
+		return 0
+	}
+	var n int
+	_, _ = fmt.Sscan(v.Node.Num, &n)
+	return n
+}

@@ -1,0 +1,183 @@
+// Package catalog turns declaration documents (#Extension: the shipped toolsets/*.cue and
+// commands/*.cue, and users' extension files) into the compact records the resolver needs, and
+// serves the shipped ones without evaluating CUE at run time: catalog.json is generated from the
+// CUE sources (go generate, or UPDATE_GOLDEN=1 go test ./internal/catalog) and a test fails when
+// it drifts from them. `pigo check` still validates the CUE sources fully.
+package catalog
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/pigo-agent/pigo/commands"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/toolsets"
+)
+
+//go:generate env UPDATE_GOLDEN=1 go test -run TestCatalogFresh .
+
+//go:embed catalog.json
+var generated []byte
+
+// Ext is one declaration file: an extension with its tools and commands.
+type Ext struct {
+	// File is the path shown to users (toolsets/NAME.cue for shipped ones).
+	File string `json:"file"`
+	// Kind is "toolset" or "command" for shipped files, "extension" for users' files.
+	Kind              string    `json:"kind"`
+	Name              string    `json:"name"`
+	Builtin           bool      `json:"builtin,omitempty"`
+	FileIO            string    `json:"fileIo,omitempty"`
+	OverridesBuiltins bool      `json:"overridesBuiltins,omitempty"`
+	Tools             []Tool    `json:"tools,omitempty"`
+	Commands          []Command `json:"commands,omitempty"`
+	// Src is the source text the offsets point into (not serialized).
+	Src []byte `json:"-"`
+}
+
+// Tool is one declared tool. Offsets are byte offsets of the values in the source (-1: none).
+type Tool struct {
+	Name             string   `json:"name"`
+	Label            string   `json:"label,omitempty"`
+	Description      string   `json:"description,omitempty"`
+	PromptSnippet    string   `json:"promptSnippet,omitempty"`
+	PromptGuidelines []string `json:"promptGuidelines,omitempty"`
+	Structured       bool     `json:"structured,omitempty"`
+	CodemodeOnly     bool     `json:"codemodeOnly,omitempty"`
+	Unit             string   `json:"unit,omitempty"`
+	When             string   `json:"when,omitempty"`
+	Exec             []string `json:"exec,omitempty"`
+	NameOff          int      `json:"nameOff"`
+	NameEnd          int      `json:"nameEnd"`
+	WhenOff          int      `json:"whenOff"`
+	WhenEnd          int      `json:"whenEnd"`
+}
+
+// Command is one declared slash command.
+type Command struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description,omitempty"`
+	ArgumentHint string   `json:"argumentHint,omitempty"`
+	When         string   `json:"when,omitempty"`
+	Match        string   `json:"match,omitempty"`
+	Hidden       bool     `json:"hidden,omitempty"`
+	Prompt       string   `json:"prompt,omitempty"`
+	Run          []string `json:"run,omitempty"`
+	NameOff      int      `json:"nameOff"`
+	NameEnd      int      `json:"nameEnd"`
+	WhenOff      int      `json:"whenOff"`
+	WhenEnd      int      `json:"whenEnd"`
+}
+
+// Decode reads an #Extension document. It is lenient: a document that failed validation still
+// yields what it can (the caller decides whether to use it).
+func Decode(root *jsonc.Node, file, kind string) Ext {
+	e := Ext{File: file, Kind: kind}
+	if root == nil || root.Kind != jsonc.Object {
+		return e
+	}
+	e.Name = str(root.Get("name"))
+	if e.Name == "" {
+		base := file[strings.LastIndex(file, "/")+1:]
+		if i := strings.Index(base, "."); i > 0 {
+			base = base[:i]
+		}
+		e.Name = base
+	}
+	e.Builtin = boolean(root.Get("builtin"))
+	e.FileIO = str(root.Get("fileIo"))
+	e.OverridesBuiltins = boolean(root.Get("overridesBuiltins"))
+	if ts := root.Get("tools"); ts != nil {
+		for _, t := range ts.Elems {
+			if t.Kind != jsonc.Object {
+				continue
+			}
+			tool := Tool{Name: str(t.Get("name")), Label: str(t.Get("label")), Description: str(t.Get("description")),
+				PromptSnippet: str(t.Get("promptSnippet")), PromptGuidelines: strs(t.Get("promptGuidelines")),
+				Structured: t.Get("output") != nil, CodemodeOnly: boolean(t.Get("codemodeOnly")), Unit: str(t.Get("unit")),
+				When: str(t.Get("when")), Exec: strs(t.Get("exec"))}
+			tool.NameOff, tool.NameEnd = span(t.Get("name"), t)
+			tool.WhenOff, tool.WhenEnd = span(t.Get("when"), nil)
+			e.Tools = append(e.Tools, tool)
+		}
+	}
+	if cs := root.Get("commands"); cs != nil {
+		for _, c := range cs.Elems {
+			if c.Kind != jsonc.Object {
+				continue
+			}
+			cmd := Command{Name: str(c.Get("name")), Description: str(c.Get("description")), ArgumentHint: str(c.Get("argumentHint")),
+				When: str(c.Get("when")), Match: str(c.Get("match")), Hidden: boolean(c.Get("hidden")),
+				Prompt: str(c.Get("prompt")), Run: strs(c.Get("run"))}
+			cmd.NameOff, cmd.NameEnd = span(c.Get("name"), c)
+			cmd.WhenOff, cmd.WhenEnd = span(c.Get("when"), nil)
+			e.Commands = append(e.Commands, cmd)
+		}
+	}
+	return e
+}
+
+func span(n, fallback *jsonc.Node) (int, int) {
+	if n == nil {
+		n = fallback
+	}
+	if n == nil {
+		return -1, -1
+	}
+	return n.Start, n.End
+}
+
+func str(n *jsonc.Node) string {
+	if n == nil || n.Kind != jsonc.String {
+		return ""
+	}
+	return n.Str
+}
+
+func boolean(n *jsonc.Node) bool { return n != nil && n.Kind == jsonc.Bool && n.Bool }
+
+func strs(n *jsonc.Node) []string {
+	if n == nil || n.Kind != jsonc.Array {
+		return nil
+	}
+	var out []string
+	for _, e := range n.Elems {
+		if e.Kind == jsonc.String {
+			out = append(out, e.Str)
+		}
+	}
+	return out
+}
+
+var (
+	once    sync.Once
+	entries []Ext
+	loadErr error
+)
+
+// Shipped returns the shipped declarations in load order: toolsets (toolsets.Order), then
+// commands (commands.Order). The slice is shared: do not modify it.
+func Shipped() ([]Ext, error) {
+	once.Do(func() {
+		if err := json.Unmarshal(generated, &entries); err != nil {
+			loadErr = fmt.Errorf("catalog: %v", err)
+			return
+		}
+		for i := range entries {
+			e := &entries[i]
+			var err error
+			if name, ok := strings.CutPrefix(e.File, "toolsets/"); ok {
+				e.Src, err = toolsets.FS.ReadFile(name)
+			} else {
+				e.Src, err = commands.FS.ReadFile(strings.TrimPrefix(e.File, "commands/"))
+			}
+			if err != nil {
+				loadErr = fmt.Errorf("catalog: %v", err)
+			}
+		}
+	})
+	return entries, loadErr
+}

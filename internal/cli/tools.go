@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engine"
+)
+
+var selectionFlags = []flag{
+	{names: []string{"--agent"}, value: true, help: "resolve for this sub-agent (its tools, model and sandbox)"},
+	{names: []string{"--tools", "-t"}, value: true, help: "strict allowlist of tools (comma list)"},
+	{names: []string{"--exclude-tools", "-xt"}, value: true, help: "tools to leave out (comma list)"},
+	{names: []string{"--no-builtin-tools", "-nbt"}, help: "built-in tools start inactive"},
+	{names: []string{"--no-tools", "-nt"}, help: "no tools at all"},
+}
+
+func init() {
+	register(&command{
+		name:    "tools",
+		summary: "the tool registry a session starts with, and why",
+		usage:   "tools [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools]",
+		flags:   selectionFlags,
+		run:     runTools,
+	})
+	register(&command{
+		name:    "explain",
+		summary: "every resolution step for one tool, with the rule that decided it",
+		usage:   "explain TOOL [--model M] [...same flags as tools]",
+		flags:   selectionFlags,
+		run:     runExplain,
+	})
+}
+
+// resolve loads the configuration and resolves it with the selection flags.
+func (c *CLI) resolve(a *args) (*config.Config, *config.Resolution, int) {
+	cfg, code := c.load(a)
+	if cfg == nil {
+		return nil, nil, code
+	}
+	o := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: !c.Terminal}
+	if name := a.str("--agent"); name != "" {
+		if code := c.applyAgent(cfg, name, &o); code != ExitOK {
+			return nil, nil, code
+		}
+	}
+	res, err := cfg.Resolve(o)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return nil, nil, ExitFailed
+	}
+	c.notices(cfg, res.Diags)
+	return cfg, res, ExitOK
+}
+
+// notices prints the load notices (untrusted project, skipped files) once, on stderr.
+func (c *CLI) notices(cfg *config.Config, extra diag.List) {
+	list := append(append(diag.List{}, cfg.Diags...), extra...)
+	for _, d := range list.Sort() {
+		loc := d.File()
+		if l, col := d.Pos(); l > 0 {
+			loc += fmt.Sprintf(":%d:%d", l, col)
+		}
+		fmt.Fprintf(c.Stderr, "pigo: %s: %s: %s [%s]\n", loc, d.Severity, d.Message, d.Code)
+	}
+}
+
+type toolsJSON struct {
+	Version int `json:"version"`
+	*engine.Result
+	ModelSource string `json:"model_source,omitempty"`
+}
+
+func runTools(c *CLI, a *args) int {
+	format, ok := c.format(a, "text", "json")
+	if !ok {
+		return ExitUsage
+	}
+	if len(a.pos) > 0 {
+		fmt.Fprintf(c.Stderr, "pigo tools: unexpected argument %q\n", a.pos[0])
+		return ExitUsage
+	}
+	_, res, code := c.resolve(a)
+	if res == nil {
+		return code
+	}
+	r := res.Tools
+	if format == "json" {
+		out := toolsJSON{Version: 1, Result: r}
+		if res.Model != nil {
+			out.ModelSource = res.Model.Source
+		}
+		return c.writeJSON(out)
+	}
+	w := c.Stdout
+	fmt.Fprintf(w, "model: %s   file toolset: %s\n", modelLine(res.Model), r.FileIO)
+	t := tablewriter.NewTable(w)
+	t.Header("TOOL", "STATE", "SOURCE", "WHY")
+	for _, tool := range r.Tools {
+		why := tool.Reason
+		if tool.Rule != nil {
+			why += fmt.Sprintf(" (%s:%d:%d)", tool.Rule.File, tool.Rule.Line, tool.Rule.Column)
+		}
+		_ = t.Append(tool.Name, string(tool.State), tool.Source, why)
+	}
+	if err := t.Render(); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitInternal
+	}
+	fmt.Fprintf(w, "active (%d): %s\n", len(r.Active), listOrNone(r.Active))
+	fmt.Fprintf(w, "codemode-only (%d): %s\n", len(r.CodemodeOnly), listOrNone(r.CodemodeOnly))
+	writeWarnings(w, r.Diagnostics)
+	return ExitOK
+}
+
+func modelLine(m *config.ModelInfo) string {
+	if m == nil {
+		return "(none)"
+	}
+	s := m.ID
+	if m.Provider != "" {
+		s = m.Provider + "/" + m.ID
+	}
+	return fmt.Sprintf("%s (facts from %s: input %s, reasoning %v)", s, m.Source, strings.Join(m.Input, "+"), m.Reasoning)
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	return strings.Join(l, ", ")
+}
+
+func writeWarnings(w io.Writer, list diag.List) {
+	for _, d := range list {
+		loc := d.File()
+		if l, col := d.Pos(); l > 0 {
+			loc += fmt.Sprintf(":%d:%d", l, col)
+		}
+		if loc != "" {
+			loc += ": "
+		}
+		fmt.Fprintf(w, "%s%s: %s [%s]\n", loc, d.Severity, d.Message, d.Code)
+	}
+}
+
+type explainJSON struct {
+	Version int `json:"version"`
+	engine.ExplainResult
+}
+
+func runExplain(c *CLI, a *args) int {
+	format, ok := c.format(a, "text", "json")
+	if !ok {
+		return ExitUsage
+	}
+	if len(a.pos) != 1 {
+		fmt.Fprintln(c.Stderr, "usage: pigo explain TOOL [--model M] [...]")
+		return ExitUsage
+	}
+	name := a.pos[0]
+	_, res, code := c.resolve(a)
+	if res == nil {
+		return code
+	}
+	ex, ok := res.Tools.Explain(name)
+	if !ok {
+		var names []string
+		for _, t := range res.Tools.Tools {
+			names = append(names, t.Name)
+		}
+		msg := fmt.Sprintf("pigo explain: no tool %q is declared", name)
+		if s := suggestName(name, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		fmt.Fprintln(c.Stderr, msg)
+		return ExitFailed
+	}
+	if format == "json" {
+		return c.writeJSON(explainJSON{Version: 1, ExplainResult: ex})
+	}
+	w := c.Stdout
+	fmt.Fprintf(w, "%s  (%s)   model: %s\n", ex.Tool, ex.Source, modelLine(res.Model))
+	for _, st := range ex.Steps {
+		fmt.Fprintf(w, "  %-14s %s\n", st.Step, st.Outcome)
+		if st.Rule != nil {
+			fmt.Fprintf(w, "  %-14s   rule %q at %s:%d:%d\n", "", st.Rule.Text, st.Rule.File, st.Rule.Line, st.Rule.Column)
+		}
+	}
+	fmt.Fprintf(w, "  => %s\n", ex.State)
+	return ExitOK
+}
