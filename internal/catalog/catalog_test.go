@@ -2,10 +2,10 @@ package catalog
 
 import (
 	"bytes"
-	"strings"
 	"encoding/json"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 
 	"cuelang.org/go/cue"
