@@ -158,6 +158,10 @@ func acceptsKind(ik, k cue.Kind) bool {
 // alternatives flattens a disjunction into its branches.
 func alternatives(v cue.Value) []cue.Value {
 	op, args := v.Expr()
+	if op == cue.SelectorOp {
+		// A reference to a definition (fileIo: #FileIo) shows as a selector: look through it.
+		op, args = v.Eval().Expr()
+	}
 	if op != cue.OrOp {
 		return []cue.Value{v}
 	}

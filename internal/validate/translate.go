@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -78,6 +79,17 @@ func contains(list []string, s string) bool {
 func cleanMsg(m, got string) string {
 	m = strings.TrimSpace(rePathPrefix.ReplaceAllString(m, ""))
 	if s := reOutOfBound.FindStringSubmatch(m); s != nil {
+		// CUE calls every failed bound "out of bound", patterns and != included.
+		switch b := s[2]; {
+		case b == `!=""`:
+			return "must not be empty"
+		case strings.HasPrefix(b, "=~"):
+			return fmt.Sprintf("%s does not match the pattern %s", s[1], b[2:])
+		case strings.HasPrefix(b, "!~"):
+			return fmt.Sprintf("%s must not match %s", s[1], b[2:])
+		case strings.HasPrefix(b, "!="):
+			return fmt.Sprintf("must not be %s", b[2:])
+		}
 		return fmt.Sprintf("%s is out of range (must be %s)", s[1], s[2])
 	}
 	if s := reNoMatch.FindStringSubmatch(m); s != nil {
@@ -137,7 +149,7 @@ func Errors(err error, src *diag.Source) diag.List {
 	for _, e := range cueerrors.Errors(err) {
 		f, a := e.Msg()
 		msg := fmt.Sprintf(f, a...)
-		path := strings.Join(stripDef(e.Path()), ".")
+		path := joinCUEPath(stripDef(e.Path()))
 		if reDisj.MatchString(msg) {
 			disj[path] = true
 			continue
@@ -152,7 +164,11 @@ func Errors(err error, src *diag.Source) diag.List {
 				}
 			}
 		}
-		m := cleanMsg(msg, "")
+		got := ""
+		if sp.HasPos() {
+			got = string(src.Text[sp.Start:sp.End])
+		}
+		m := cleanMsg(msg, got)
 		code := "schema"
 		if m == "unknown field" {
 			code = "unknown-field"
@@ -184,6 +200,22 @@ func Errors(err error, src *diag.Source) diag.List {
 		folded = append(folded, d)
 	}
 	return folded.Sort()
+}
+
+// joinCUEPath writes a CUE error path the way pigo writes paths: list indexes as [N].
+func joinCUEPath(path []string) string {
+	var b strings.Builder
+	for _, p := range path {
+		if _, err := strconv.Atoi(p); err == nil && b.Len() > 0 {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 func stripDef(path []string) []string {
