@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
@@ -84,6 +85,13 @@ func syntaxError(src []byte, err error) *SyntaxError {
 		col, _ := strconv.Atoi(m[2])
 		msg = msg[len(m[0]):]
 		off = lineColOffset(src, line, col)
+	}
+	// A string that runs past the end of its line is reported by hujson as an "invalid
+	// literal" that quotes the rest of the file: name the real problem, on one line.
+	if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
+		if i := strings.IndexAny(lit, "\r\n"); i >= 0 {
+			msg = "unterminated string: " + lit[:i]
+		}
 	}
 	if msg == "unexpected EOF" {
 		msg = "unexpected end of file"
