@@ -48,7 +48,7 @@ func TestExamplesClean(t *testing.T) {
 		"agent/agents/scout.md": config.Agent, "agent/agents/reviewer.md": config.Agent,
 		"agent/prompts/review.md": config.Prompt, "agent/skills/commit/SKILL.md": config.Skill,
 		"agent/extensions/git-tools.jsonc": config.Extension,
-		"project/.pi/settings.json": config.Settings, "project/.pi/sandbox.json": config.Sandbox,
+		"project/.pi/settings.json":        config.Settings, "project/.pi/sandbox.json": config.Sandbox,
 		"project/.pi/lsp.json": config.LSP, "project/.pi/agents/tester.md": config.Agent,
 		"project/.pi/prompts/explain.md": config.Prompt,
 	}
