@@ -153,7 +153,7 @@ func (c *Config) Effective(k Kind) (*Effective, error) {
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "written in another extension's format (" + f.Dialect + ")"})
 			case scope == Project && !c.Trusted:
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "the project is not trusted"})
-			case !f.Applied || f.Root == nil:
+			case !f.Applied || f.Root == nil || f.Diags.HasErrors():
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "the file has errors (see pigo check)"})
 			default:
 				e.Layers = append(e.Layers, f)
