@@ -233,10 +233,17 @@ func agentSkipReason(c *Config, f *File) string {
 // agentDefaults reads spawn-agent.json and the settings defaults behind it.
 func (c *Config) agentDefaults() agentDefaults {
 	d := agentDefaults{spawn: map[string]string{}, settings: map[string]string{}}
-	if e, err := c.Effective(SpawnAgent); err == nil && e.Root != nil && e.Root.Kind == jsonc.Object {
-		for _, k := range []string{"provider", "model", "thinkingLevel"} {
-			if v := agentEffString(e.Root.Get(k)); v != "" {
-				d.spawn[k] = v
+	// spawn-agent.json layers (global, then a trusted project's) with any error give nothing:
+	// reference §5.6, a broken or wrongly shaped file means no defaults.
+	if e, err := c.Effective(SpawnAgent); err == nil {
+		for _, f := range e.Layers {
+			if f.Diags.HasErrors() || f.Root == nil || f.Root.Kind != jsonc.Object {
+				continue
+			}
+			for _, k := range []string{"provider", "model", "thinkingLevel"} {
+				if v := fmString(f.Root.Get(k)); v != "" {
+					d.spawn[k] = v
+				}
 			}
 		}
 		d.use = len(d.spawn) > 0
