@@ -126,7 +126,7 @@ func ExampleConfig_Effective() {
 	// "allow" "git status *" (agent)
 	// "allow" "go test *" (agent)
 	// "deny" "git push *" (agent)
-	// "allow" "make *" (.pi)
+	// "deny" "make deploy*" (.pi)
 	// server gopls
 	// server golangci
 }
