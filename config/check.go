@@ -231,7 +231,7 @@ func (c *Config) checkCUE(s *validate.Schema, f *File) {
 		return
 	}
 	f.cue = u
-	f.Root = validate.NodeOf(u, f.Src.Text)
+	f.Root = validate.NodeOf(v, f.Src.Text)
 	c.semantic(f)
 }
 
