@@ -93,6 +93,9 @@ func editErr(file, format string, a ...any) *EditError {
 
 // ParsePath parses a config key path (`fs.mode`, `servers.gopls.args[0]`, `a["x.y"]`).
 func ParsePath(s string) ([]PathStep, error) {
+	if s == "" {
+		return nil, nil // the whole document
+	}
 	p, err := jsonedit.ParsePath(s)
 	if err != nil {
 		return nil, err
@@ -484,9 +487,12 @@ func levenshtein(a, b string) int {
 // Get returns the value at path in one layer file (as compact JSON); found is false when the
 // file or the key does not exist.
 func (c *Config) Get(k Kind, s Scope, path string) (value []byte, found bool, err error) {
-	p, err := jsonedit.ParsePath(path)
-	if err != nil {
-		return nil, false, err
+	var p jsonedit.Path
+	if path != "" {
+		var err error
+		if p, err = jsonedit.ParsePath(path); err != nil {
+			return nil, false, err
+		}
 	}
 	f := c.Layer(k, s)
 	if f == nil || f.Src.Text == nil {
