@@ -81,10 +81,10 @@ type configPathEntryJSON struct {
 }
 
 type configPathJSON struct {
-	Version      int             `json:"version"`
-	DefaultScope string          `json:"default_scope"`
-	Trusted      bool            `json:"trusted"`
-	TrustReason  string          `json:"trust_reason"`
+	Version      int                   `json:"version"`
+	DefaultScope string                `json:"default_scope"`
+	Trusted      bool                  `json:"trusted"`
+	TrustReason  string                `json:"trust_reason"`
 	Files        []configPathEntryJSON `json:"files"`
 }
 
