@@ -167,7 +167,7 @@ func (c *Config) checkSandboxWidening() diag.List {
 		}
 	}
 	if n := objGet(root, "bwrapPath"); n != nil && n.Kind == jsonc.String && n.Str != global.BwrapPath {
-		was := "found on PATH"
+		was := "the bwrap found on PATH"
 		if global.BwrapPath != "" {
 			was = strconv.Quote(global.BwrapPath)
 		}

@@ -38,13 +38,21 @@ func (c *Config) SandboxPolicy() (sandbox.Policy, *Effective, error) {
 	if err != nil {
 		return sandbox.Policy{}, nil, err
 	}
+	var bad []*File
 	for _, ig := range eff.Ignored {
 		f := ig.File
-		if f.Legacy || f.Dialect != "" || (f.Scope == Project && !c.Trusted) {
-			continue
+		if !f.Legacy && f.Dialect == "" && (f.Scope != Project || c.Trusted) {
+			bad = append(bad, f) // unreadable or unparsable
 		}
+	}
+	for _, f := range eff.Layers {
+		if f.Diags.HasErrors() {
+			bad = append(bad, f)
+		}
+	}
+	for _, f := range bad {
 		pe := &PolicyError{File: f}
-		for _, d := range f.Diags {
+		for _, d := range append(diag.List(nil), f.Diags...).Sort() {
 			if d.Severity == diag.Error {
 				pe.First = d
 				break

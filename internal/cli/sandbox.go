@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -353,65 +354,71 @@ func writeShowText(w io.Writer, s showJSON) {
 			state += " (bwrap " + s.Bwrap + ")"
 		}
 	}
-	fmt.Fprintf(w, "sandbox:   %s\n", state)
-	fmt.Fprintf(w, "workspace: %s\n", s.Workspace)
-	fmt.Fprintf(w, "fs:        %-16s %s\n", s.FS.Mode, s.FS.Origin)
-	fmt.Fprintf(w, "network:   %-16s %s\n", s.Network.Mode, s.Network.Origin)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "sandbox:\t%s\n", state)
+	fmt.Fprintf(tw, "workspace:\t%s\n", s.Workspace)
+	fmt.Fprintf(tw, "fs:\t%s\t%s\n", s.FS.Mode, s.FS.Origin)
+	fmt.Fprintf(tw, "network:\t%s\t%s\n", s.Network.Mode, s.Network.Origin)
 	if s.BwrapPath != nil {
-		fmt.Fprintf(w, "bwrapPath: %-16s %s\n", s.BwrapPath.Value, s.BwrapPath.Origin)
+		fmt.Fprintf(tw, "bwrapPath:\t%s\t%s\n", s.BwrapPath.Value, s.BwrapPath.Origin)
 	}
-	fmt.Fprintln(w, "writable:")
-	if len(s.Writable) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	for _, p := range s.Writable {
-		note := ""
-		if p.Extra {
-			note = " (extra)"
+	tw.Flush()
+	section := func(title string, n int, rows func(tw *tabwriter.Writer)) {
+		fmt.Fprintln(w, title)
+		if n == 0 {
+			fmt.Fprintln(w, "  (none)")
+			return
 		}
-		fmt.Fprintf(w, "  %s  %q%s  %s\n", p.Path, p.Written, note, p.Origin)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		rows(tw)
+		tw.Flush()
 	}
-	fmt.Fprintln(w, "protected (read-only):")
-	if len(s.Protected) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	for _, p := range s.Protected {
-		fmt.Fprintf(w, "  %s\n", p)
-	}
-	fmt.Fprintln(w, "deny:")
-	if len(s.Deny) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	for _, d := range s.Deny {
-		how := "file: /dev/null over it"
-		if d.Dir {
-			how = "dir: empty tmpfs over it"
+	section("writable:", len(s.Writable), func(tw *tabwriter.Writer) {
+		for _, p := range s.Writable {
+			what := "writablePaths"
+			if p.Extra {
+				what = "extraWritablePaths"
+			}
+			if p.Written == "/" && p.Path == "/" && !p.Extra && s.FS.Mode == sandbox.FSAllowAll {
+				what = "fs.mode allow-all"
+			}
+			fmt.Fprintf(tw, "  %s\t%q\t%s\t%s\n", p.Path, p.Written, what, p.Origin)
 		}
-		if d.Skipped != "" {
-			how = "skipped: " + d.Skipped
+	})
+	section("protected (read-only):", len(s.Protected), func(tw *tabwriter.Writer) {
+		for _, p := range s.Protected {
+			fmt.Fprintf(tw, "  %s\n", p)
 		}
-		fmt.Fprintf(w, "  %s  %q (%s)  %s\n", d.Path, d.Written, how, d.Origin)
-	}
-	fmt.Fprintln(w, "allowlist:")
-	if len(s.Network.Allowlist) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	for _, e := range s.Network.Allowlist {
-		fmt.Fprintf(w, "  %s  %s\n", e.Value, e.Origin)
-	}
+	})
+	section("deny:", len(s.Deny), func(tw *tabwriter.Writer) {
+		for _, d := range s.Deny {
+			how := "file (/dev/null over it)"
+			if d.Dir {
+				how = "directory (empty tmpfs over it)"
+			}
+			if d.Skipped != "" {
+				how = "skipped: " + d.Skipped
+			}
+			fmt.Fprintf(tw, "  %s\t%q\t%s\t%s\n", d.Path, d.Written, how, d.Origin)
+		}
+	})
+	section("allowlist:", len(s.Network.Allowlist), func(tw *tabwriter.Writer) {
+		for _, e := range s.Network.Allowlist {
+			fmt.Fprintf(tw, "  %s\t%s\n", e.Value, e.Origin)
+		}
+	})
 	if len(s.ExtraArgs) > 0 {
-		fmt.Fprintln(w, "extra bwrap args:")
-		for _, e := range s.ExtraArgs {
-			fmt.Fprintf(w, "  %s  %s\n", e.Value, e.Origin)
+		section("extra bwrap args:", len(s.ExtraArgs), func(tw *tabwriter.Writer) {
+			for _, e := range s.ExtraArgs {
+				fmt.Fprintf(tw, "  %s\t%s\n", e.Value, e.Origin)
+			}
+		})
+	}
+	section("approval rules (the last matching rule decides):", len(s.Rules), func(tw *tabwriter.Writer) {
+		for _, r := range s.Rules {
+			fmt.Fprintf(tw, "  %s\t%q\t%s:%d:%d\n", r.Action, r.Pattern, r.File, r.Line, r.Column)
 		}
-	}
-	fmt.Fprintln(w, "approval rules (the last matching rule decides):")
-	if len(s.Rules) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	for _, r := range s.Rules {
-		fmt.Fprintf(w, "  %-5s %q  %s:%d:%d\n", r.Action, r.Pattern, r.File, r.Line, r.Column)
-	}
+	})
 	for _, ig := range s.Ignored {
 		fmt.Fprintf(w, "not applied: %s: %s\n", ig.File, ig.Reason)
 	}
