@@ -49,18 +49,6 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 		return nil, "", ExitUsage
 	}
 	file := a.pos[0]
-	cfg, code := c.load(a)
-	if cfg == nil {
-		return nil, "", code
-	}
-	lc, eff, err := cfg.LSPConfig()
-	if eff != nil {
-		c.lspLayerProblems(eff)
-	}
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitFailed
-	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
@@ -71,6 +59,19 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 		return nil, "", ExitFailed
 	} else if st.IsDir() {
 		fmt.Fprintf(c.Stderr, "pigo %s: %s is a directory, not a file\n", name, file)
+		return nil, "", ExitFailed
+	}
+	cfg, code := c.load(a)
+	if cfg == nil {
+		return nil, "", code
+	}
+	lc, eff, err := cfg.LSPConfig()
+	if eff != nil && c.lspLayerProblems(eff) {
+		fmt.Fprintf(c.Stderr, "pigo %s: lsp.json has errors (see above); no server is started\n", name)
+		return nil, "", ExitFailed
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
 		return nil, "", ExitFailed
 	}
 	cwd, err := filepath.Abs(cfg.ProjectDir)
@@ -97,19 +98,28 @@ func statMessage(err error) string {
 }
 
 // lspLayerProblems prints, on stderr, the warnings of the lsp.json layers that apply (bad
-// durations fall back to defaults, unknown fields are ignored) and the layers left out.
-func (c *CLI) lspLayerProblems(e *config.Effective) {
-	for _, f := range e.Layers {
+// durations fall back to defaults, unknown fields are ignored), the layers left out and, for a
+// layer left out because it has errors, those errors. It reports whether such a layer exists:
+// like the reference, pigo does not start servers from a half-valid configuration.
+func (c *CLI) lspLayerProblems(e *config.Effective) (broken bool) {
+	print := func(f *config.File) {
 		for _, d := range f.Diags.Sort() {
-			if d.Severity == diag.Info {
-				continue
+			if d.Severity != diag.Info {
+				fmt.Fprintln(c.Stderr, oneLine(d))
 			}
-			fmt.Fprintf(c.Stderr, "%s\n", oneLine(d))
 		}
 	}
+	for _, f := range e.Layers {
+		print(f)
+	}
 	for _, ig := range e.Ignored {
+		if ig.File.Dialect == "" && !ig.File.Legacy && ig.File.Diags.HasErrors() && !strings.Contains(ig.Reason, "trusted") {
+			print(ig.File)
+			broken = true
+		}
 		fmt.Fprintf(c.Stderr, "%s: warning: not applied: %s\n", ig.File.Path, ig.Reason)
 	}
+	return broken
 }
 
 // oneLine renders a diagnostic as `file:line:col: severity: message [code]`.
