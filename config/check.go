@@ -61,6 +61,13 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 		return
 	}
 	if f.Kind == Toolset || f.Kind == Command || (f.Kind == Extension && filepath.Ext(f.Path) == ".cue") {
+		if s == nil {
+			var err error
+			if s, err = validate.Load(); err != nil {
+				f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "internal", "", err.Error())
+				return
+			}
+		}
 		c.checkCUE(s, f)
 		return
 	}
@@ -75,7 +82,7 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 	case Agent, Prompt, Skill:
 		c.checkMarkdown(s, f)
 	case Extension:
-		f.Diags = append(f.Diags, s.Check(f.Src, f.Root, Definition(f.Kind), validate.Options{Mode: validate.Declaration})...)
+		f.Diags = append(f.Diags, c.schemaCheck(f, f.Root, Definition(f.Kind), validate.Options{Mode: validate.Declaration})...)
 		c.semantic(f)
 	default:
 		if f.Root.Kind != jsonc.Object {
@@ -100,7 +107,7 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 			}
 			return
 		}
-		f.Diags = append(f.Diags, s.Check(f.Src, f.Root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig})...)
+		f.Diags = append(f.Diags, c.schemaCheck(f, f.Root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig})...)
 		c.semantic(f)
 	}
 }
@@ -163,7 +170,7 @@ func (c *Config) checkMarkdown(s *validate.Schema, f *File) {
 			f.Name = resourceName(f.Path, Prompt)
 		}
 	}
-	ds := s.Check(f.Src, root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig, Skip: skip})
+	ds := c.schemaCheck(f, root, Definition(f.Kind), validate.Options{Mode: validate.UserConfig, Skip: skip})
 	for i := range ds {
 		d := &ds[i]
 		// pi warns and skips a skill without a description; it is not a broken file.

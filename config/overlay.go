@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"cuelang.org/go/cue"
-
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
-	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // The merge rules of D4, declared on schema fields as @merge(rule).
@@ -135,17 +132,13 @@ func (e *Effective) JSON() []byte {
 // declared in the schema. Layers are validated first: a layer with errors, in a foreign
 // dialect or under a legacy name is left out (and listed in Ignored).
 func (c *Config) Effective(k Kind) (*Effective, error) {
-	s, err := validate.Load()
-	if err != nil {
-		return nil, err
-	}
 	e := &Effective{Kind: k}
 	for _, scope := range []Scope{Global, Project} {
 		for _, f := range c.Files {
 			if f.Kind != k || f.Scope != scope {
 				continue
 			}
-			c.checkFile(s, f)
+			c.checkFile(nil, f)
 			switch {
 			case f.Legacy:
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "legacy file name (pigo reads " + FileName(k) + ")"})
@@ -160,23 +153,43 @@ func (c *Config) Effective(k Kind) (*Effective, error) {
 			}
 		}
 	}
-	m := merger{s: s}
-	def := s.Def(Definition(k))
+	m := merger{kind: k}
 	for _, f := range e.Layers {
 		v := m.wrap(f.Root, f)
 		if e.Root == nil {
 			e.Root = v
 			if f.Scope == Project {
-				m.dropGlobalOnly(e.Root, def)
+				m.dropGlobalOnly(e.Root)
 			}
 			continue
 		}
-		e.Root = m.merge(e.Root, v, def, RuleDeep)
+		e.Root = m.merge(e.Root, v, "", RuleDeep)
 	}
 	return e, nil
 }
 
-type merger struct{ s *validate.Schema }
+// merger merges layers of one kind with the rules of merge_rules.json (generated from the
+// schema's @merge attributes).
+type merger struct{ kind Kind }
+
+// rule returns the declared rule of a field, trying the exact path and then the map form.
+func (m *merger) rule(parent, key string) (path, rule string) {
+	path = key
+	if parent != "" {
+		path = parent + "." + key
+	}
+	if r := mergeRule(m.kind, path); r != "" {
+		return path, r
+	}
+	star := "*"
+	if parent != "" {
+		star = parent + ".*"
+	}
+	if r := mergeRule(m.kind, star); r != "" {
+		return star, r
+	}
+	return path, ""
+}
 
 // wrap turns one layer's node into a Value (rule "only").
 func (m *merger) wrap(n *jsonc.Node, f *File) *Value {
@@ -202,13 +215,13 @@ func (m *merger) wrap(n *jsonc.Node, f *File) *Value {
 }
 
 // dropGlobalOnly removes the @merge(global) keys from a project-only document.
-func (m *merger) dropGlobalOnly(v *Value, sch cue.Value) {
+func (m *merger) dropGlobalOnly(v *Value) {
 	if v.Kind != jsonc.Object {
 		return
 	}
 	kept := v.Members[:0]
 	for _, mem := range v.Members {
-		if validate.MergeRule(m.s.Field(sch, v.Node, mem.Key)) == RuleGlobal {
+		if _, r := m.rule("", mem.Key); r == RuleGlobal {
 			continue
 		}
 		kept = append(kept, mem)
@@ -216,9 +229,9 @@ func (m *merger) dropGlobalOnly(v *Value, sch cue.Value) {
 	v.Members = kept
 }
 
-// merge layers over onto base at a place whose schema is sch and whose declared (or default)
-// rule is rule.
-func (m *merger) merge(base, over *Value, sch cue.Value, rule string) *Value {
+// merge layers over onto base at the field path (dotted) whose declared (or default) rule is
+// rule.
+func (m *merger) merge(base, over *Value, path string, rule string) *Value {
 	switch {
 	case rule == RuleGlobal:
 		out := *base
@@ -234,8 +247,7 @@ func (m *merger) merge(base, over *Value, sch cue.Value, rule string) *Value {
 			out.Members = append(out.Members, &Member{Key: bm.Key, Value: bm.Value})
 		}
 		for _, om := range over.Members {
-			fsch := m.s.Field(sch, over.Node, om.Key)
-			frule := validate.MergeRule(fsch)
+			fpath, frule := m.rule(path, om.Key)
 			if rule == RuleEntries {
 				frule = RuleReplace
 			}
@@ -245,7 +257,7 @@ func (m *merger) merge(base, over *Value, sch cue.Value, rule string) *Value {
 			found := false
 			for _, mm := range out.Members {
 				if mm.Key == om.Key {
-					mm.Value = m.merge(mm.Value, om.Value, fsch, frule)
+					mm.Value = m.merge(mm.Value, om.Value, fpath, frule)
 					found = true
 				}
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
-	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // ResolveOptions are pi's selection flags and the session model for one resolution.
@@ -176,10 +175,6 @@ func (c *Config) declarations() ([]engine.Extension, []engine.BuiltinCommand, []
 		}
 		shippedExts = append(shippedExts, toEngine(e, src, engine.Source{Kind: engine.KindToolset, Name: e.Name, File: e.File, Scope: engine.ScopeTemporary}))
 	}
-	s, err := validate.Load()
-	if err != nil {
-		return nil, nil, nil, nil, nil, err
-	}
 	userExt := func(scope Scope) {
 		for _, f := range c.Files {
 			if f.Kind != Extension || f.Scope != scope {
@@ -188,7 +183,7 @@ func (c *Config) declarations() ([]engine.Extension, []engine.BuiltinCommand, []
 			if scope == Project && !c.Trusted {
 				continue
 			}
-			c.checkFile(s, f)
+			c.checkFile(nil, f)
 			if f.Broken || f.Root == nil || f.Diags.HasErrors() {
 				ds.Add(diag.FileSpan(f.Src), diag.Warning, "extension-skipped", "",
 					"the extension file has errors and is skipped (see pigo check)")
@@ -217,7 +212,7 @@ func (c *Config) declarations() ([]engine.Extension, []engine.BuiltinCommand, []
 			if f.Scope != scope || (f.Kind != Prompt && f.Kind != Skill) {
 				continue
 			}
-			c.checkFile(s, f)
+			c.checkFile(nil, f)
 			if f.Broken || !f.Applied {
 				continue
 			}

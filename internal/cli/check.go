@@ -41,14 +41,16 @@ func runCheck(c *CLI, a *args) int {
 	if !ok {
 		return ExitUsage
 	}
-	cfg, code := c.load(a)
-	if cfg == nil {
-		return code
+	opts := c.loadOptions(a)
+	opts.Cache = false // check always validates fully
+	cfg, err := config.Load(opts)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo check: %v\n", err)
+		return ExitInternal
 	}
 	var list diag.List
 	if len(a.pos) > 0 {
-		var err error
-		cfg, err = config.LoadPaths(c.loadOptions(a), a.pos)
+		cfg, err = config.LoadPaths(opts, a.pos)
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "pigo check: %v\n", err)
 			return ExitInternal
