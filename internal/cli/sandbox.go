@@ -373,35 +373,42 @@ func writeShowText(w io.Writer, s showJSON) {
 		rows(tw)
 		tw.Flush()
 	}
-	section("writable:", len(s.Writable), func(tw *tabwriter.Writer) {
-		for _, p := range s.Writable {
-			what := "writablePaths"
-			if p.Extra {
-				what = "extraWritablePaths"
-			}
-			if p.Written == "/" && p.Path == "/" && !p.Extra && s.FS.Mode == sandbox.FSAllowAll {
-				what = "fs.mode allow-all"
-			}
-			fmt.Fprintf(tw, "  %s\t%q\t%s\t%s\n", p.Path, p.Written, what, p.Origin)
+	// Resolved paths vary in length (they hold the workspace), so these rows are not aligned.
+	fmt.Fprintln(w, "writable:")
+	if len(s.Writable) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, p := range s.Writable {
+		what := "fs.writablePaths"
+		switch {
+		case p.Extra:
+			what = "fs.extraWritablePaths"
+		case s.FS.Mode == sandbox.FSAllowAll:
+			what = "fs.mode allow-all"
 		}
-	})
-	section("protected (read-only):", len(s.Protected), func(tw *tabwriter.Writer) {
-		for _, p := range s.Protected {
-			fmt.Fprintf(tw, "  %s\n", p)
+		fmt.Fprintf(w, "  %s  (%q from %s, %s)\n", p.Path, p.Written, what, p.Origin)
+	}
+	fmt.Fprintln(w, "protected (read-only):")
+	if len(s.Protected) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, p := range s.Protected {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	fmt.Fprintln(w, "deny:")
+	if len(s.Deny) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, d := range s.Deny {
+		how := "a file: /dev/null over it"
+		if d.Dir {
+			how = "a directory: an empty tmpfs over it"
 		}
-	})
-	section("deny:", len(s.Deny), func(tw *tabwriter.Writer) {
-		for _, d := range s.Deny {
-			how := "file (/dev/null over it)"
-			if d.Dir {
-				how = "directory (empty tmpfs over it)"
-			}
-			if d.Skipped != "" {
-				how = "skipped: " + d.Skipped
-			}
-			fmt.Fprintf(tw, "  %s\t%q\t%s\t%s\n", d.Path, d.Written, how, d.Origin)
+		if d.Skipped != "" {
+			how = "skipped: " + d.Skipped
 		}
-	})
+		fmt.Fprintf(w, "  %s  (%q, %s; %s)\n", d.Path, d.Written, how, d.Origin)
+	}
 	section("allowlist:", len(s.Network.Allowlist), func(tw *tabwriter.Writer) {
 		for _, e := range s.Network.Allowlist {
 			fmt.Fprintf(tw, "  %s\t%s\n", e.Value, e.Origin)
