@@ -93,7 +93,7 @@ func syntaxError(src []byte, err error) *SyntaxError {
 			msg = "unterminated string: " + lit[:i]
 		}
 	}
-	if msg == "unexpected EOF" {
+	if strings.HasSuffix(msg, "unexpected EOF") { // also "parsing array after value: unexpected EOF"
 		msg = "unexpected end of file"
 		off = len(bytes.TrimRight(src, " \t\r\n"))
 	}
