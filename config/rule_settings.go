@@ -15,6 +15,15 @@ import (
 // checkSettingsRules checks personalExtensions patterns (bad-glob) and conditions (bad-expr) in
 // one settings layer.
 func (c *Config) checkSettingsRules(f *File) {
+	if f.Scope == Project {
+		// D4: some keys are read from the global file only; a project value is ignored.
+		for _, m := range f.Root.Members {
+			if mergeRule(Settings, m.Key) == RuleGlobal {
+				f.Diags.Add(diag.At(f.Src, m.KeyStart, m.KeyEnd), diag.Warning, "global-only", m.Key,
+					fmt.Sprintf("%s is read from the global settings.json only; this project value is ignored", m.Key))
+			}
+		}
+	}
 	pe := f.Root.Get("personalExtensions")
 	if pe == nil || pe.Kind != jsonc.Object {
 		return
