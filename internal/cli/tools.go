@@ -39,24 +39,31 @@ func init() {
 
 // resolve loads the configuration and resolves it with the selection flags.
 func (c *CLI) resolve(a *args) (*config.Config, *config.Resolution, int) {
+	cfg, res, _, code := c.resolveAgent(a)
+	return cfg, res, code
+}
+
+// resolveAgent is resolve that also returns the sub-agent of --agent, if any.
+func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentInfo, int) {
 	cfg, code := c.load(a)
 	if cfg == nil {
-		return nil, nil, code
+		return nil, nil, nil, code
 	}
 	o := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
 		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: !c.Terminal}
+	var agent *agentInfo
 	if name := a.str("--agent"); name != "" {
-		if code := c.applyAgent(cfg, name, &o); code != ExitOK {
-			return nil, nil, code
+		if agent, code = c.applyAgent(cfg, name, &o); code != ExitOK {
+			return nil, nil, nil, code
 		}
 	}
 	res, err := cfg.Resolve(o)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
-		return nil, nil, ExitFailed
+		return nil, nil, nil, ExitFailed
 	}
 	c.notices(cfg, res.Diags)
-	return cfg, res, ExitOK
+	return cfg, res, agent, ExitOK
 }
 
 // notices prints the load notices (untrusted project, skipped files) once, on stderr.
@@ -74,7 +81,8 @@ func (c *CLI) notices(cfg *config.Config, extra diag.List) {
 type toolsJSON struct {
 	Version int `json:"version"`
 	*engine.Result
-	ModelSource string `json:"model_source,omitempty"`
+	ModelSource string     `json:"model_source,omitempty"`
+	Agent       *agentInfo `json:"agent,omitempty"`
 }
 
 func runTools(c *CLI, a *args) int {
@@ -86,19 +94,23 @@ func runTools(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo tools: unexpected argument %q\n", a.pos[0])
 		return ExitUsage
 	}
-	_, res, code := c.resolve(a)
+	_, res, agent, code := c.resolveAgent(a)
 	if res == nil {
 		return code
 	}
 	r := res.Tools
 	if format == "json" {
-		out := toolsJSON{Version: 1, Result: r}
+		out := toolsJSON{Version: 1, Result: r, Agent: agent}
 		if res.Model != nil {
 			out.ModelSource = res.Model.Source
 		}
 		return c.writeJSON(out)
 	}
 	w := c.Stdout
+	if agent != nil {
+		fmt.Fprintf(w, "agent: %s (%s)   tools: %s   sandbox: fs=%s network=%s\n", agent.Name, agent.File,
+			listOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
+	}
 	fmt.Fprintf(w, "model: %s   file toolset: %s\n", modelLine(res.Model), r.FileIO)
 	t := tablewriter.NewTable(w)
 	t.Header("TOOL", "STATE", "SOURCE", "WHY")
