@@ -101,10 +101,22 @@ func (c *Config) checkSandboxWidening() diag.List {
 	}
 	var m merger
 	global := sandbox.DefaultPolicy()
-	globalFrom := "the default"
+	var groot *jsonc.Node
+	gname := ""
 	if g := c.Layer(Sandbox, Global); g != nil && g.Root != nil && g.Root.Kind == jsonc.Object && g.Dialect == "" {
 		global = policyOf(m.wrap(g.Root, g))
-		globalFrom = "the global " + filepath.Base(g.Path)
+		groot, gname = g.Root, "the global "+filepath.Base(g.Path)
+	}
+	// from names where the compared global value comes from: the global file or the default.
+	from := func(keys ...string) string {
+		n := groot
+		for _, k := range keys {
+			n = objGet(n, k)
+		}
+		if n == nil {
+			return "the default"
+		}
+		return gname
 	}
 	var out diag.List
 	warn := func(n *jsonc.Node, path, msg string) {
@@ -115,12 +127,12 @@ func (c *Config) checkSandboxWidening() diag.List {
 	fs, net := objGet(root, "fs"), objGet(root, "network")
 	if n := objGet(fs, "mode"); n != nil && n.Kind == jsonc.String {
 		if r, ok := fsRank[n.Str]; ok && r > fsRank[global.FSMode] {
-			warn(n, "fs.mode", fmt.Sprintf("fs.mode %q is looser than %q (%s)", n.Str, global.FSMode, globalFrom))
+			warn(n, "fs.mode", fmt.Sprintf("fs.mode %q is looser than %q (%s)", n.Str, global.FSMode, from("fs", "mode")))
 		}
 	}
 	if n := objGet(net, "mode"); n != nil && n.Kind == jsonc.String {
 		if r, ok := netRank[n.Str]; ok && r > netRank[global.NetMode] {
-			warn(n, "network.mode", fmt.Sprintf("network.mode %q is looser than %q (%s)", n.Str, global.NetMode, globalFrom))
+			warn(n, "network.mode", fmt.Sprintf("network.mode %q is looser than %q (%s)", n.Str, global.NetMode, from("network", "mode")))
 		}
 	}
 	cleanIn := func(list []string, p string) bool {
@@ -133,7 +145,7 @@ func (c *Config) checkSandboxWidening() diag.List {
 	for _, e := range strElems(objGet(fs, "writablePaths")) {
 		// writablePaths only count in workspace-write mode (allow-all is reported above).
 		if effFS == sandbox.FSWorkspaceWrite && !cleanIn(global.WritablePaths, e.Str) {
-			warn(e.Node, indexPath("fs.writablePaths", e.i), fmt.Sprintf("fs.writablePaths adds %q (not writable in %s)", e.Str, globalFrom))
+			warn(e.Node, indexPath("fs.writablePaths", e.i), fmt.Sprintf("fs.writablePaths adds %q (not writable in %s)", e.Str, from("fs", "writablePaths")))
 		}
 	}
 	for _, e := range strElems(objGet(fs, "extraWritablePaths")) {
@@ -148,7 +160,7 @@ func (c *Config) checkSandboxWidening() diag.List {
 		}
 		for _, d := range global.DenyPaths {
 			if !slices.Contains(proj, d) {
-				warn(n, "fs.denyPaths", fmt.Sprintf("fs.denyPaths drops %q (hidden in %s)", d, globalFrom))
+				warn(n, "fs.denyPaths", fmt.Sprintf("fs.denyPaths drops %q (hidden in %s)", d, from("fs", "denyPaths")))
 			}
 		}
 	}
@@ -171,7 +183,7 @@ func (c *Config) checkSandboxWidening() diag.List {
 		if global.BwrapPath != "" {
 			was = strconv.Quote(global.BwrapPath)
 		}
-		warn(n, "bwrapPath", fmt.Sprintf("bwrapPath %q replaces %s (%s)", n.Str, was, globalFrom))
+		warn(n, "bwrapPath", fmt.Sprintf("bwrapPath %q replaces %s", n.Str, was))
 	}
 	if n := objGet(root, "extraArgs"); n != nil && n.Kind == jsonc.Array {
 		args := []string{}
@@ -179,7 +191,7 @@ func (c *Config) checkSandboxWidening() diag.List {
 			args = append(args, e.Str)
 		}
 		if !slices.Equal(args, global.ExtraArgs) {
-			warn(n, "extraArgs", fmt.Sprintf("extraArgs [%s] replaces [%s] (%s)", quoteList(args), quoteList(global.ExtraArgs), globalFrom))
+			warn(n, "extraArgs", fmt.Sprintf("extraArgs [%s] replaces [%s] (%s)", quoteList(args), quoteList(global.ExtraArgs), from("extraArgs")))
 		}
 	}
 	return out
