@@ -62,11 +62,8 @@ func (ch *Change) Write() error {
 	if st, err := os.Stat(ch.File); err == nil && st.Mode().Perm()&0o222 == 0 {
 		return &EditError{File: ch.File, Msg: fmt.Sprintf("the file is read-only (mode %04o); pigo does not change read-only files", st.Mode().Perm())}
 	}
-	return writeAtomic(ch.File, ch.New, ch.Old)
+	return jsonedit.WriteFileAtomic(ch.File, ch.New, ch.Old)
 }
-
-// writeAtomic is jsonedit.WriteFileAtomic; a variable so tests can observe the write.
-var writeAtomic = jsonedit.WriteFileAtomic
 
 // EditError is an edit pigo refuses: a bad path, a value of the wrong shape, a file that is
 // invalid now, or an edit that would make the configuration invalid (Diags then holds the
@@ -431,6 +428,9 @@ func fieldNamesOf(sch cue.Value) []string {
 	}
 	try(sch)
 	if len(names) == 0 {
+		try(sch.Unify(sch.Context().CompileString("{}")))
+	}
+	if len(names) == 0 {
 		if op, args := sch.Expr(); op == cue.OrOp {
 			for _, a := range args {
 				try(a)
@@ -463,25 +463,31 @@ func suggestKey(s string, candidates []string) string {
 	return ""
 }
 
+// levenshtein is the optimal-string-alignment distance: insertions, deletions, substitutions
+// and transpositions of neighbours ("mdoe" → "mode") each cost 1.
 func levenshtein(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev = cur
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }
 
 // Get returns the value at path in one layer file (as compact JSON); found is false when the

@@ -49,7 +49,7 @@ func (m *Migration) Write(removeOld bool) error {
 	if st, err := os.Stat(m.To); err == nil && st.Mode().Perm()&0o222 == 0 {
 		return &EditError{File: m.To, Msg: fmt.Sprintf("the file is read-only (mode %04o); pigo does not change read-only files", st.Mode().Perm())}
 	}
-	if err := writeAtomic(m.To, m.New, expect); err != nil {
+	if err := jsonedit.WriteFileAtomic(m.To, m.New, expect); err != nil {
 		return err
 	}
 	return m.removeOld(removeOld)
