@@ -67,7 +67,7 @@ func (m *Model) diagView() []string {
 	}
 	rows := m.diagRows()
 	e, w, i := m.snap.diags.Count()
-	file := m.fileFilter
+	file := m.short(m.fileFilter)
 	if file == "" {
 		file = "all"
 	}
@@ -76,7 +76,7 @@ func (m *Model) diagView() []string {
 	h := m.listHeight()
 	for r := m.diagTop; r < len(rows) && r < m.diagTop+h; r++ {
 		d := rows[r]
-		loc := d.File()
+		loc := m.short(d.File())
 		if l, c := d.Pos(); l > 0 {
 			loc += fmt.Sprintf(":%d:%d", l, c)
 		}
@@ -111,7 +111,7 @@ func (m *Model) diagView() []string {
 			if d.Severity != rows[m.diagSel].Severity {
 				l = strings.Replace(l, "warning:", "info:", 1)
 			}
-			sn = append(sn, trunc(strings.ReplaceAll(l, "\t", "    "), m.width))
+			sn = append(sn, trunc(m.short(strings.ReplaceAll(l, "\t", "    ")), m.width))
 		}
 		out = append(out, padLines(sn, m.snippetHeight())...)
 	}

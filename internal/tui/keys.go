@@ -80,6 +80,9 @@ func (in *input) set(s string)   { in.text = []rune(s) }
 func (in *input) handle(k tea.KeyMsg) bool {
 	switch k.Type {
 	case tea.KeyRunes:
+		if k.Alt {
+			return false // an escape that arrived glued to the next key
+		}
 		in.text = append(in.text, k.Runes...)
 	case tea.KeySpace:
 		in.text = append(in.text, ' ')

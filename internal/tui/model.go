@@ -125,6 +125,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tickMsg:
+		if m.poll() == 0 {
+			return m, nil
+		}
 		if m.snap == nil || m.loading {
 			return m, tickCmd(m.poll())
 		}
@@ -134,7 +137,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, statCmd(paths)
 	case stampsMsg:
-		next := tickCmd(m.poll())
+		var next tea.Cmd
+		if d := m.poll(); d > 0 {
+			next = tickCmd(d)
+		}
 		if m.snap != nil && !m.loading && !sameStamps(m.snap.stamps, msg.stamps) {
 			return m, tea.Batch(m.reload("a file changed on disk: re-checked"), next)
 		}
@@ -146,7 +152,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.undo = msg.undo
 		m.written = append(m.written, msg.line)
-		return m, m.reload(msg.line + " (u: undo)")
+		return m, m.reload(m.short(msg.line) + " (u: undo)")
 	case undoMsg:
 		if msg.err != nil {
 			m.setStatus("undo refused: "+msg.err.Error(), true)
@@ -154,7 +160,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.undo = nil
 		m.written = append(m.written, msg.line)
-		return m, m.reload(msg.line)
+		return m, m.reload(m.short(msg.line))
 	case tea.KeyMsg:
 		return m.key(msg)
 	}

@@ -153,13 +153,21 @@ func (m *Model) pickRows() []modelChoice {
 	}
 	q := strings.TrimSpace(m.pick.String())
 	rows := engine.FuzzyFilter(m.snap.models, q, func(c modelChoice) string { return c.Ref })
+	// The typed provider/id is offered too: first when no listed model starts with it, else
+	// after the list (so that "local/qwen" picks local/qwen-coder with enter).
 	if p, id, ok := strings.Cut(q, "/"); ok && p != "" && id != "" && !strings.ContainsAny(q, " ") {
+		prefix := false
 		for _, r := range rows {
 			if r.Ref == q {
 				return rows
 			}
+			prefix = prefix || strings.HasPrefix(strings.ToLower(r.Ref), strings.ToLower(q))
 		}
-		rows = append([]modelChoice{{Ref: q, Source: "typed"}}, rows...)
+		typed := modelChoice{Ref: q, Source: "typed"}
+		if prefix {
+			return append(rows, typed)
+		}
+		rows = append([]modelChoice{typed}, rows...)
 	}
 	return rows
 }
@@ -203,11 +211,11 @@ func (m *Model) explainHeight() int {
 	if m.wide() {
 		return 0
 	}
-	return max(m.bodyHeight()*2/5, 4)
+	return max(m.bodyHeight()*2/5, 4) - 1
 }
 
 // tableHeight is the number of table rows on screen.
-func (m *Model) tableHeight() int { return max(m.bodyHeight()-2-m.explainHeight(), 1) }
+func (m *Model) tableHeight() int { return max(m.bodyHeight()-3-m.explainHeight(), 1) }
 
 func (m *Model) registryView() []string {
 	bh := m.bodyHeight()
@@ -234,6 +242,9 @@ func (m *Model) registryView() []string {
 		ex = m.explainLines(t, i, m.width-tw-3)
 	}
 	if m.wide() {
+		if ok {
+			ex = append([]string{m.st.title.Render(trunc(explainTitle(t), m.width-tw-3))}, ex...)
+		}
 		out := make([]string, bh)
 		for r := range out {
 			l, e := "", ""
@@ -247,12 +258,17 @@ func (m *Model) registryView() []string {
 		}
 		return out
 	}
-	out := padLines(left, bh-m.explainHeight())
-	out = append(out, m.st.faint.Render(strings.Repeat("─", m.width)))
+	out := padLines(left, bh-m.explainHeight()-1)
+	sep := strings.Repeat("─", m.width)
 	if ok {
 		ex = m.explainLines(t, i, m.width)
+		title := "── " + trunc(explainTitle(t), m.width-4) + " "
+		sep = m.st.title.Render(title) + m.st.faint.Render(strings.Repeat("─", max(m.width-lipglossWidth(title), 0)))
+	} else {
+		sep = m.st.faint.Render(sep)
 	}
-	return append(out, padLines(ex, m.explainHeight()-1)...)
+	out = append(out, sep)
+	return append(out, padLines(ex, m.explainHeight())...)
 }
 
 func (m *Model) tableView(w int) []string {
@@ -280,7 +296,7 @@ func (m *Model) tableView(w int) []string {
 	}
 	nameW := max(min(w/4, 28), 12)
 	stateW := 13
-	srcW := max(min(w/5, 22), 10)
+	srcW := max(min(w/4, 22), 10)
 	whyW := max(w-2-nameW-stateW-srcW-3, 4)
 	out := []string{trunc(top, w),
 		m.st.title.Render(fit("  "+fit("TOOL", nameW)+" "+fit("STATE", stateW)+" "+fit("SOURCE", srcW)+" WHY", w))}
@@ -289,7 +305,7 @@ func (m *Model) tableView(w int) []string {
 		t := res.Tools[rows[r]]
 		why := t.Reason
 		if t.Rule != nil {
-			why += fmt.Sprintf(" (%s:%d)", t.Rule.File, t.Rule.Line)
+			why += fmt.Sprintf(" (%s:%d)", m.short(t.Rule.File), t.Rule.Line)
 		}
 		if r == m.toolSel {
 			line := "> " + fit(t.Name, nameW) + " " + fit(string(t.State), stateW) + " " + fit(t.Source, srcW) + " " + fit(why, whyW)
@@ -305,19 +321,31 @@ func (m *Model) tableView(w int) []string {
 	return out
 }
 
+// explainTitle names the tool whose trace the explain pane shows.
+func explainTitle(t engine.ToolResult) string {
+	return fmt.Sprintf("explain %s (%s) => %s", t.Name, t.Source, t.State)
+}
+
+// explainLines is the explain trace: each step, its outcome and the rule with file:line:col.
 func (m *Model) explainLines(t engine.ToolResult, i int, w int) []string {
-	if w < 10 {
+	if w < 26 {
 		return nil
 	}
-	out := []string{m.st.title.Render(trunc(fmt.Sprintf("explain %s (%s) => %s", t.Name, t.Source, t.State), w))}
+	var out []string
 	if i >= len(m.snap.explains) {
 		return out
 	}
+	indent := strings.Repeat(" ", 16)
 	for _, s := range m.snap.explains[i].Steps {
-		text := fmt.Sprintf("  %-13s %s", s.Step, s.Outcome)
-		out = append(out, wrap(text, w, strings.Repeat(" ", 16))...)
+		for j, l := range wrap(s.Outcome, w-16, "") {
+			if j == 0 {
+				out = append(out, fmt.Sprintf("  %-13s %s", s.Step, l))
+			} else {
+				out = append(out, indent+l)
+			}
+		}
 		if s.Rule != nil {
-			out = append(out, trunc(fmt.Sprintf("%16srule %q at %s:%d:%d", "", s.Rule.Text, s.Rule.File, s.Rule.Line, s.Rule.Column), w))
+			out = append(out, indent+trunc(fmt.Sprintf("rule %q at %s:%d:%d", s.Rule.Text, m.short(s.Rule.File), s.Rule.Line, s.Rule.Column), w-16))
 		}
 	}
 	return out

@@ -17,6 +17,9 @@ func originText(v *config.Value) string {
 	return fmt.Sprintf("%s:%d:%d", o.File, o.Line, o.Column)
 }
 
+// shortOrigin is originText with the home directory written as ~.
+func (m *Model) shortOrigin(v *config.Value) string { return m.short(originText(v)) }
+
 // effValue walks the effective sandbox.json by keys (nil when absent).
 func (m *Model) effValue(keys ...string) *config.Value {
 	if m.snap.sandEff == nil || m.snap.sandEff.Root == nil {
@@ -47,7 +50,7 @@ func (m *Model) listLines(title string, values []string, keys ...string) []strin
 	for i, s := range values {
 		origin := "default"
 		if i < len(elems) {
-			origin = originText(elems[i])
+			origin = m.shortOrigin(elems[i])
 		}
 		out = append(out, fmt.Sprintf("  %-28s %s", s, origin))
 	}
@@ -64,8 +67,8 @@ func (m *Model) policyLines() []string {
 	}
 	p := m.snap.policy
 	out := []string{
-		fmt.Sprintf("fs.mode       %-16s %s", p.FSMode, originText(m.effValue("fs", "mode"))),
-		fmt.Sprintf("network.mode  %-16s %s", p.NetMode, originText(m.effValue("network", "mode"))),
+		fmt.Sprintf("fs.mode       %-16s %s", p.FSMode, m.shortOrigin(m.effValue("fs", "mode"))),
+		fmt.Sprintf("network.mode  %-16s %s", p.NetMode, m.shortOrigin(m.effValue("network", "mode"))),
 	}
 	if !p.Sandboxed() {
 		out = append(out, "both axes allow-all: commands run unsandboxed")
@@ -74,7 +77,7 @@ func (m *Model) policyLines() []string {
 	for _, r := range p.ApprovalRules {
 		origin := "default"
 		if r.Origin.File != "" {
-			origin = fmt.Sprintf("%s:%d:%d", r.Origin.File, r.Origin.Line, r.Origin.Column)
+			origin = fmt.Sprintf("%s:%d:%d", m.short(r.Origin.File), r.Origin.Line, r.Origin.Column)
 		}
 		out = append(out, fmt.Sprintf("  %-5s %-22s %s", r.Action, r.Pattern, origin))
 	}
@@ -87,7 +90,7 @@ func (m *Model) policyLines() []string {
 	}
 	if m.snap.sandEff != nil {
 		for _, ig := range m.snap.sandEff.Ignored {
-			out = append(out, fmt.Sprintf("not applied: %s: %s", ig.File.Path, ig.Reason))
+			out = append(out, fmt.Sprintf("not applied: %s: %s", m.short(ig.File.Path), ig.Reason))
 		}
 	}
 	return out
@@ -114,7 +117,7 @@ func (m *Model) sandboxView() []string {
 		for _, cd := range ap.Commands {
 			why := "no rule matched"
 			if cd.Rule != nil {
-				why = fmt.Sprintf("%s %q at %s:%d:%d", cd.Rule.Action, cd.Rule.Pattern, cd.Rule.File, cd.Rule.Line, cd.Rule.Column)
+				why = fmt.Sprintf("%s %q at %s:%d:%d", cd.Rule.Action, cd.Rule.Pattern, m.short(cd.Rule.File), cd.Rule.Line, cd.Rule.Column)
 				if cd.Rule.File == "" {
 					why = fmt.Sprintf("%s %q (default rule)", cd.Rule.Action, cd.Rule.Pattern)
 				}

@@ -123,3 +123,5 @@ func wrap(s string, w int, indent string) []string {
 	}
 	return lines
 }
+
+func lipglossWidth(s string) int { return lipgloss.Width(s) }

@@ -65,13 +65,13 @@ func (m *Model) contextLine() string {
 	if r := m.modelRef(); r != "" {
 		model = r + " (" + m.snap.res.Model.Source + ")"
 	}
-	trust := "project trusted"
+	project := "trusted"
 	if !m.snap.cfg.Trusted {
-		trust = "project not trusted"
+		project = "untrusted"
 	} else if !m.snap.cfg.HasProject {
-		trust = "no project overlay"
+		project = "none"
 	}
-	return trunc(fmt.Sprintf("model: %s · edits: %s · %s", model, m.scope(), trust), m.width)
+	return trunc(fmt.Sprintf("model: %s · writes: %s · project: %s", model, m.scope(), project), m.width)
 }
 
 func (m *Model) helpLine() string {
@@ -137,4 +137,13 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// short writes a path under the home directory as ~/..., to leave room for line numbers.
+func (m *Model) short(p string) string {
+	if m.snap == nil || m.snap.cfg == nil || m.snap.cfg.Home == "" {
+		return p
+	}
+	home := strings.TrimSuffix(m.snap.cfg.Home, "/") + "/"
+	return strings.ReplaceAll(p, home, "~/")
 }
