@@ -64,7 +64,7 @@ func (c *CLI) sandboxLoad(a *args, name string) (*config.Config, sandbox.Policy,
 // ignoredNotices says once, on stderr, which sandbox files were not applied.
 func (c *CLI) ignoredNotices(eff *config.Effective) {
 	for _, ig := range eff.Ignored {
-		fmt.Fprintf(c.Stderr, "pigo: %s is not applied: %s; the sandbox uses the defaults in its place\n", ig.File.Path, ig.Reason)
+		fmt.Fprintf(c.Stderr, "pigo: %s is not applied (%s): the sandbox runs without it\n", ig.File.Path, ig.Reason)
 	}
 }
 
