@@ -146,7 +146,10 @@ func (c *Config) Effective(k Kind) (*Effective, error) {
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "written in another extension's format (" + f.Dialect + ")"})
 			case scope == Project && !c.Trusted:
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "the project is not trusted"})
-			case !f.Applied || f.Root == nil || f.Diags.HasErrors():
+			case !f.Applied || f.Root == nil || (f.Diags.HasErrors() && k != Settings):
+				// A sandbox, lsp or other file with errors is left out whole (fail closed, as
+				// the seed refuses an invalid sandbox.json or lsp.json). settings.json is read as
+				// pi and the seed read it: a wrong entry is skipped, the rest applies.
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "the file has errors (see pigo check)"})
 			default:
 				e.Layers = append(e.Layers, f)
