@@ -220,7 +220,7 @@ func editCmd(o config.Options, scope config.Scope, field, tool, model string) te
 			return editMsg{err: err}
 		}
 		return editMsg{undo: &undoRecord{Path: ch.File, Old: ch.Old, New: ch.New},
-			line: fmt.Sprintf("%s: added %s to personalExtensions.%s", ch.File, val, field)}
+			line: fmt.Sprintf("personalExtensions.%s += %s in %s", field, val, ch.File)}
 	}
 }
 
