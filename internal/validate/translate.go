@@ -99,7 +99,12 @@ func cleanMsg(m, got string) string {
 		return fmt.Sprintf("%s does not match the pattern %s", s[1], s[3])
 	}
 	if s := reConflict.FindStringSubmatch(m); s != nil {
-		return fmt.Sprintf("expected %s, got %s", article(s[4]), got)
+		// CUE names the two sides in either order: the expected kind is the other side's.
+		want := s[4]
+		if s[2] == got && s[1] != got {
+			want = s[3]
+		}
+		return fmt.Sprintf("expected %s, got %s", article(want), got)
 	}
 	if s := reConflict2.FindStringSubmatch(m); s != nil {
 		return fmt.Sprintf("expected %s, got %s", s[1], s[2])
