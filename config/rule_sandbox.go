@@ -60,7 +60,11 @@ func (c *Config) checkSandboxRules(f *File) {
 				continue
 			}
 			d := f.Diags.Add(inString(f, pattern, re.Offset), diag.Error, "bad-approval-rule", path+".pattern", re.Message)
-			d.Hint = "each command of a line is matched on its own, against its raw text"
+			if strings.TrimSpace(pattern.Str) != pattern.Str {
+				d.Hint = fmt.Sprintf("write it as %q", strings.TrimSpace(pattern.Str))
+			} else {
+				d.Hint = "write one rule per command: each command of a line is matched on its own, against its raw text"
+			}
 		}
 	}
 }
@@ -174,6 +178,9 @@ func (c *Config) checkSandboxWidening() diag.List {
 			a, p := objGet(r, "action"), objGet(r, "pattern")
 			if a == nil || p == nil || a.Kind != jsonc.String || p.Kind != jsonc.String || a.Str != sandbox.Allow {
 				continue
+			}
+			if slices.ContainsFunc(global.ApprovalRules, func(g sandbox.Rule) bool { return g.Action == sandbox.Allow && g.Pattern == p.Str }) {
+				continue // the global file allows it already
 			}
 			warn(p, indexPath("approvalRules", i)+".pattern", fmt.Sprintf("approval rule allows %q to run unsandboxed", p.Str))
 		}

@@ -283,11 +283,11 @@ func TestSandboxWidening(t *testing.T) {
 		},
 		{
 			name:   "paths, allowlist and allow rules added; denyPaths dropped",
-			global: `{"fs": {"writablePaths": [".", "/tmp"], "extraWritablePaths": ["~/a"], "denyPaths": [".env", "secrets/"]}, "network": {"allowlist": ["a.com"]}}`,
+			global: `{"fs": {"writablePaths": [".", "/tmp"], "extraWritablePaths": ["~/a"], "denyPaths": [".env", "secrets/"]}, "network": {"allowlist": ["a.com"]}, "approvalRules": [{"action": "allow", "pattern": "ls *"}]}`,
 			project: `{
   "fs": {"writablePaths": ["./", "/srv"], "extraWritablePaths": ["~/a", "~/b"], "denyPaths": [".env"]},
   "network": {"allowlist": ["a.com", "b.com"]},
-  "approvalRules": [{"action": "deny", "pattern": "rm *"}, {"action": "allow", "pattern": "make *"}]
+  "approvalRules": [{"action": "deny", "pattern": "rm *"}, {"action": "allow", "pattern": "make *"}, {"action": "allow", "pattern": "ls *"}]
 }`,
 			approve: true,
 			want: []string{
