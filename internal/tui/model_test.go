@@ -62,7 +62,7 @@ type fixture struct {
 	root, home, agent, proj string
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	root := t.TempDir()
 	f := fixture{root: root, home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj")}
@@ -80,7 +80,7 @@ func newFixture(t *testing.T) fixture {
 	return f
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
