@@ -34,7 +34,7 @@ func runTUI(c *CLI, a *args) int {
 		if cfg == nil {
 			return code
 		}
-		if code := c.applyAgent(cfg, name, &o.Resolve); code != ExitOK {
+		if _, code := c.applyAgent(cfg, name, &o.Resolve); code != ExitOK {
 			return code
 		}
 	}
