@@ -60,11 +60,7 @@ func (c *Config) checkSandboxRules(f *File) {
 				continue
 			}
 			d := f.Diags.Add(inString(f, pattern, re.Offset), diag.Error, "bad-approval-rule", path+".pattern", re.Message)
-			if strings.TrimSpace(pattern.Str) != pattern.Str {
-				d.Hint = fmt.Sprintf("write it as %q", strings.TrimSpace(pattern.Str))
-			} else {
-				d.Hint = "write one rule per command: each command of a line is matched on its own, against its raw text"
-			}
+			d.Hint = "each command of a line is matched on its own, against its raw text"
 		}
 	}
 }
