@@ -359,7 +359,7 @@ func checkSchemaPath(s *validate.Schema, k Kind, root *jsonc.Node, p jsonedit.Pa
 		f := s.Field(sch, n, st.Key)
 		if !f.Exists() {
 			e := &EditError{Msg: fmt.Sprintf("unknown key %q: the schema of %s does not allow it", here, Definition(k))}
-			if sug := suggestKey(st.Key, fieldNamesOf(sch)); sug != "" {
+			if sug := validate.Suggest(st.Key, fieldNamesOf(sch)); sug != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", jsonedit.Path(append(slices.Clone(p[:i]), jsonedit.Key(sug))).String())
 			}
 			return e
@@ -439,55 +439,6 @@ func fieldNamesOf(sch cue.Value) []string {
 	}
 	sort.Strings(names)
 	return slices.Compact(names)
-}
-
-// suggestKey returns the closest candidate within a small edit distance, or "".
-func suggestKey(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := levenshtein(strings.ToLower(s), strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 1
-	switch {
-	case len(s) >= 10:
-		limit = 3
-	case len(s) >= 5:
-		limit = 2
-	}
-	if bestD <= limit {
-		return best
-	}
-	return ""
-}
-
-// levenshtein is the optimal-string-alignment distance: insertions, deletions, substitutions
-// and transpositions of neighbours ("mdoe" → "mode") each cost 1.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // Get returns the value at path in one layer file (as compact JSON); found is false when the

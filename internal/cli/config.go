@@ -166,21 +166,8 @@ func runConfigGet(c *CLI, a *args) int {
 	if !ok {
 		return ExitUsage
 	}
-	if len(a.pos) < 1 || len(a.pos) > 2 {
-		fmt.Fprintf(c.Stderr, "pigo config get: want FILE [KEY]\nusage: pigo config get FILE [KEY] [--scope global|project]\n")
-		return ExitUsage
-	}
-	k, ok := c.configKind("config get", a.pos[0])
+	k, key, path, ok := c.fileAndKey(a, "get", "get FILE [KEY] [--scope global|project]")
 	if !ok {
-		return ExitUsage
-	}
-	key := ""
-	if len(a.pos) == 2 {
-		key = a.pos[1]
-	}
-	path, err := config.ParsePath(key)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo config get: bad key: %v\n", err)
 		return ExitUsage
 	}
 	cfg, code := c.load(a)
@@ -381,21 +368,8 @@ func runConfigBlame(c *CLI, a *args) int {
 	if !ok {
 		return ExitUsage
 	}
-	if len(a.pos) < 1 || len(a.pos) > 2 {
-		fmt.Fprintf(c.Stderr, "pigo config blame: want FILE [KEY]\nusage: pigo config blame FILE [KEY]\n")
-		return ExitUsage
-	}
-	k, ok := c.configKind("config blame", a.pos[0])
+	k, key, path, ok := c.fileAndKey(a, "blame", "blame FILE [KEY]")
 	if !ok {
-		return ExitUsage
-	}
-	key := ""
-	if len(a.pos) == 2 {
-		key = a.pos[1]
-	}
-	path, err := config.ParsePath(key)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo config blame: bad key: %v\n", err)
 		return ExitUsage
 	}
 	cfg, code := c.load(a)
@@ -496,4 +470,26 @@ func runConfigMigrate(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stdout, "migrated %s to %s; %s is left as it was (pass --remove-old to remove it)\n", m.From, m.To, m.From)
 	}
 	return ExitOK
+}
+
+// fileAndKey reads the FILE [KEY] arguments of config get and blame.
+func (c *CLI) fileAndKey(a *args, name, usage string) (config.Kind, string, []config.PathStep, bool) {
+	if len(a.pos) < 1 || len(a.pos) > 2 {
+		fmt.Fprintf(c.Stderr, "pigo config %s: want FILE [KEY]\nusage: pigo config %s\n", name, usage)
+		return "", "", nil, false
+	}
+	k, ok := c.configKind("config "+name, a.pos[0])
+	if !ok {
+		return "", "", nil, false
+	}
+	key := ""
+	if len(a.pos) == 2 {
+		key = a.pos[1]
+	}
+	path, err := config.ParsePath(key)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo config %s: bad key: %v\n", name, err)
+		return "", "", nil, false
+	}
+	return k, key, path, true
 }
