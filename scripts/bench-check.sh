@@ -46,7 +46,7 @@ hyperfine --warmup 3 --min-runs 20 --export-json "$work/h.json" \
   -n "cue vet (${#defs[@]} files)" "bash $vet"
 
 # The ratio from hyperfine's JSON: pigo's mean time over cue's.
-go run - "$work/h.json" <<'GO'
+cat > "$work/ratio.go" <<'GO'
 package main
 
 import (
@@ -69,3 +69,4 @@ func main() {
 		p.Command, p.Mean*1000, p.Stddev*1000, c.Command, c.Mean*1000, c.Stddev*1000, p.Mean/c.Mean)
 }
 GO
+go run "$work/ratio.go" "$work/h.json"
