@@ -11,8 +11,8 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
-	"github.com/expr-lang/expr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/pigo-agent/pigo/internal/cond"
 )
 
 // extension mirrors the fields of #Extension that these tests inspect.
@@ -206,39 +206,13 @@ func TestCommandNamesUnique(t *testing.T) {
 	}
 }
 
-// whenModel, whenLSP and whenEnv are the environment every `when` condition
-// is compiled against; the engine uses the same shape.
-type whenModel struct {
-	Provider      string   `expr:"provider"`
-	ID            string   `expr:"id"`
-	Reasoning     bool     `expr:"reasoning"`
-	Input         []string `expr:"input"`
-	ContextWindow int      `expr:"contextWindow"`
-	MaxTokens     int      `expr:"maxTokens"`
-}
-
-type whenLSP struct {
-	Servers []string `expr:"servers"`
-}
-
-type whenEnv struct {
-	Model    whenModel         `expr:"model"`
-	OS       string            `expr:"os"`
-	Arch     string            `expr:"arch"`
-	Headless bool              `expr:"headless"`
-	Settings map[string]any    `expr:"settings"`
-	Env      map[string]string `expr:"env"`
-	Which    func(string) bool `expr:"which"`
-	LSP      whenLSP           `expr:"lsp"`
-}
-
 func TestWhenConditionsCompile(t *testing.T) {
 	for _, l := range loadAll(t) {
 		for _, c := range l.ext.Cmds {
 			if c.When == "" {
 				continue
 			}
-			if _, err := expr.Compile(c.When, expr.Env(whenEnv{}), expr.AsBool()); err != nil {
+			if _, err := cond.Compile(c.When); err != nil {
 				t.Errorf("%s /%s: when %q: %v", l.file, c.Name, c.When, err)
 			}
 		}

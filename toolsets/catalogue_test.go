@@ -16,8 +16,8 @@ import (
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/encoding/jsonschema"
-	"github.com/expr-lang/expr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/pigo-agent/pigo/internal/cond"
 )
 
 // extension mirrors the fields of #Extension that these tests inspect.
@@ -467,49 +467,21 @@ func TestToolSchemas(t *testing.T) {
 	}
 }
 
-// whenModel is the `model` of the condition environment.
-type whenModel struct {
-	Provider      string   `expr:"provider"`
-	ID            string   `expr:"id"`
-	Reasoning     bool     `expr:"reasoning"`
-	Input         []string `expr:"input"`
-	ContextWindow int      `expr:"contextWindow"`
-	MaxTokens     int      `expr:"maxTokens"`
-}
-
-// whenLSP is the `lsp` of the condition environment.
-type whenLSP struct {
-	Servers []string `expr:"servers"`
-}
-
-// whenEnv is the environment every `when` condition is compiled against; the
-// engine uses the same shape.
-type whenEnv struct {
-	Model    whenModel         `expr:"model"`
-	OS       string            `expr:"os"`
-	Arch     string            `expr:"arch"`
-	Headless bool              `expr:"headless"`
-	Settings map[string]any    `expr:"settings"`
-	Env      map[string]string `expr:"env"`
-	Which    func(string) bool `expr:"which"`
-	LSP      whenLSP           `expr:"lsp"`
-}
-
 func TestWhenConditions(t *testing.T) {
 	onPath := func(names ...string) func(string) bool {
 		return func(n string) bool { return slices.Contains(names, n) }
 	}
-	linux := whenEnv{
-		Model:    whenModel{Provider: "zhipu", ID: "glm-4.6", Input: []string{"text"}},
+	linux := cond.Env{
+		Model:    cond.Model{Provider: "zhipu", ID: "glm-4.6", Input: []string{"text"}},
 		OS:       "linux",
 		Arch:     "amd64",
 		Settings: map[string]any{"visionConfig": map[string]any{"model": "mimo-v2.5"}},
 		Env:      map[string]string{},
 		Which:    onPath("gh", "aft"),
-		LSP:      whenLSP{Servers: []string{"gopls"}},
+		LSP:      cond.LSP{Servers: []string{"gopls"}},
 	}
-	bare := whenEnv{
-		Model:    whenModel{Provider: "openai", ID: "gpt-5", Input: []string{"text", "image"}},
+	bare := cond.Env{
+		Model:    cond.Model{Provider: "openai", ID: "gpt-5", Input: []string{"text", "image"}},
 		OS:       "windows",
 		Arch:     "arm64",
 		Settings: map[string]any{},
@@ -531,7 +503,8 @@ func TestWhenConditions(t *testing.T) {
 			if tl.When == "" {
 				continue
 			}
-			prog, err := expr.Compile(tl.When, expr.Env(whenEnv{}), expr.AsBool())
+			// The engine's own condition compiler: the environment is the one sessions use.
+			prog, err := cond.Compile(tl.When)
 			if err != nil {
 				t.Errorf("%s %s: when %q: %v", l.file, tl.Name, tl.When, err)
 				continue
@@ -540,12 +513,12 @@ func TestWhenConditions(t *testing.T) {
 				continue
 			}
 			var res [2]bool
-			for i, env := range []whenEnv{linux, bare} {
-				out, err := expr.Run(prog, env)
+			for i, env := range []cond.Env{linux, bare} {
+				out, err := cond.Eval(prog, env)
 				if err != nil {
 					t.Fatalf("%s: run %q: %v", tl.Name, tl.When, err)
 				}
-				res[i] = out.(bool)
+				res[i] = out
 			}
 			got[tl.Name] = res
 		}
