@@ -81,9 +81,9 @@ func TestParseTabsInValues(t *testing.T) {
 
 func TestParseDelimiters(t *testing.T) {
 	cases := []struct {
-		name                                 string
-		src                                  string
-		present                              bool
+		name                                string
+		src                                 string
+		present                             bool
 		open, yamlStart, yamlEnd, bodyStart int
 	}{
 		{"none", "# Title\n", false, 0, 0, 0, 0},
