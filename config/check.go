@@ -57,6 +57,13 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 		return
 	}
 	f.checked = true
+	defer func() {
+		// A file with errors is not applied, except settings.json, which is read leniently
+		// (the entries in error are skipped, as pi and the seed do).
+		if f.Kind != Settings && f.Diags.HasErrors() {
+			f.Applied = false
+		}
+	}()
 	if f.Broken && f.Root == nil && f.Src.Text == nil {
 		return
 	}
