@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/internal/cond"
 	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/pattern"
 )
 
@@ -173,11 +176,14 @@ func ruleRef(sp diag.Span, text string) *RuleRef {
 
 // inString returns the span of byte off inside a JSON string whose span starts at its
 // opening quote (escapes before off are not accounted for).
-func inString(sp diag.Span, off int) diag.Span {
-	if !sp.HasPos() {
+func inString(sp diag.Span, text string, off int) diag.Span {
+	if !sp.HasPos() || sp.Src.Text == nil {
 		return sp
 	}
-	return diag.At(sp.Src, sp.Start+1+off, sp.Start+2+off)
+	// Map the byte offset inside the decoded string through the literal's escapes.
+	runes := utf8.RuneCountInString(text[:min(off, len(text))])
+	at := jsonc.StringOffset(sp.Src.Text, &jsonc.Node{Kind: jsonc.String, Start: sp.Start, End: sp.End}, runes)
+	return diag.At(sp.Src, at, at+1)
 }
 
 // compilePatterns compiles patterns; a bad one is reported (bad-glob) and left nil.
@@ -190,7 +196,7 @@ func (r *resolver) compilePatterns(ps []Pattern, path string) []*pattern.Pattern
 			sp := p.Span
 			msg := err.Error()
 			if errors.As(err, &pe) {
-				sp = inString(p.Span, pe.Offset)
+				sp = inString(p.Span, p.Text, pe.Offset)
 				msg = fmt.Sprintf("bad pattern %q: %s", p.Text, pe.Reason)
 			}
 			r.diags.Add(sp, diag.Error, "bad-glob", path, msg)
@@ -244,21 +250,21 @@ func (r *resolver) evalWhen(src string, sp diag.Span, path string) (ok bool, why
 		at := sp
 		msg := err.Error()
 		if errors.As(err, &ce) {
-			at = inString(sp, len(string([]rune(src)[:min(ce.Offset, len([]rune(src)))])))
-			msg = fmt.Sprintf("condition %q does not compile: %s", src, ce.Message)
+			at = inString(sp, src, len(string([]rune(src)[:min(ce.Offset, len([]rune(src)))])))
+			msg = fmt.Sprintf("condition %s does not compile: %s", quoteExpr(src), ce.Message)
 		}
 		r.warn(at, "bad-expr", path, msg)
-		return false, fmt.Sprintf("condition %q does not compile", src)
+		return false, fmt.Sprintf("condition %s does not compile", quoteExpr(src))
 	}
 	v, err := cond.Eval(p, r.env)
 	if err != nil {
-		r.warn(sp, "bad-expr", path, fmt.Sprintf("condition %q failed: %v", src, err))
-		return false, fmt.Sprintf("condition %q failed: %v", src, err)
+		r.warn(sp, "bad-expr", path, fmt.Sprintf("condition %s failed: %v", quoteExpr(src), err))
+		return false, fmt.Sprintf("condition %s failed: %v", quoteExpr(src), err)
 	}
 	if !v {
-		return false, fmt.Sprintf("condition %q is false", src)
+		return false, fmt.Sprintf("condition %s is false", quoteExpr(src))
 	}
-	return true, fmt.Sprintf("condition %q is true", src)
+	return true, fmt.Sprintf("condition %s is true", quoteExpr(src))
 }
 
 // selectFileIO is step 3's choice: the first fileIoByModel entry whose models match, else
@@ -757,4 +763,13 @@ func orderSteps(d *decl) []Step {
 		out = append(out, d.steps[i])
 	}
 	return out
+}
+
+// quoteExpr shows a condition in a reason: in backquotes, which read better than %q for
+// expressions full of double quotes, unless it holds a backquote itself.
+func quoteExpr(src string) string {
+	if strings.Contains(src, "`") {
+		return strconv.Quote(src)
+	}
+	return "`" + src + "`"
 }

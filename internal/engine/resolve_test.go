@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/pigo-agent/pigo/internal/diag"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -334,11 +335,11 @@ func TestConditions(t *testing.T) {
 		got[tr.Name] = string(tr.State) + ": " + tr.Reason
 	}
 	want := map[string]string{
-		"a": `unavailable: condition "which(\"gh\")" is false`,
-		"b": `unavailable: condition "model.provder == \"x\"" does not compile`,
+		"a": "unavailable: condition `which(\"gh\")` is false",
+		"b": "unavailable: condition `model.provder == \"x\"` does not compile",
 		"d": `active: extension tools start active`,
 	}
-	if !strings.HasPrefix(got["c"], `unavailable: condition "settings.x.y == 1" failed`) {
+	if !strings.HasPrefix(got["c"], "unavailable: condition `settings.x.y == 1` failed") {
 		t.Errorf("c: %s", got["c"])
 	}
 	delete(got, "c")
@@ -351,14 +352,22 @@ func TestConditions(t *testing.T) {
 }
 
 func TestBadGlob(t *testing.T) {
-	p := Personal{DisabledTools: rules("disabledTools", "web_{a", "talk-*")}
+	// A real JSON source, with an escape before the problem: the position must be mapped
+	// through it (the error is at the end of the pattern: the closing quote).
+	text := `["we\u0062_{a", "talk-*"]`
+	src := diag.NewSource("settings.json", []byte(text))
+	bad := Pattern{Text: "web_{a", Span: diag.At(src, 1, 15)}
+	good := Pattern{Text: "talk-*", Span: diag.At(src, 17, 25)}
+	p := Personal{DisabledTools: []Rule{
+		{Field: "disabledTools", Index: 0, Tools: []Pattern{bad}, Span: bad.Span},
+		{Field: "disabledTools", Index: 1, Tools: []Pattern{good}, Span: good.Span},
+	}}
 	res := Resolve(&Input{Extensions: catalogue(), Personal: p, Env: linuxEnv()})
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "bad-glob" {
 		t.Fatalf("diagnostics %v", messages(res))
 	}
-	pat := p.DisabledTools[0].Tools[0]
-	if got, want := res.Diagnostics[0].Start, pat.Span.Start+1+6; got != want {
-		t.Errorf("bad-glob at byte %d, want %d (inside the string)", got, want)
+	if got, want := res.Diagnostics[0].Start, strings.Index(text, `a"`)+1; got != want {
+		t.Errorf("bad-glob at byte %d, want %d (the closing quote, past the escape)", got, want)
 	}
 	if state(t, res, "talk-send") != Disabled || state(t, res, "web_search") != Active {
 		t.Error("the bad pattern must be skipped and the rest applied")
