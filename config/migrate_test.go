@@ -147,7 +147,7 @@ func TestMigrateSandboxFiles(t *testing.T) {
 	if m.From != filepath.Join(agent, "bwrap.json") || m.To != filepath.Join(agent, "sandbox.json") {
 		t.Fatalf("from %s to %s", m.From, m.To)
 	}
-	if !strings.Contains(m.Diff(), "+++ b/"+m.To) {
+	if !strings.Contains(m.Diff(), "+++ b/"+strings.TrimPrefix(m.To, "/")) {
 		t.Errorf("diff: %s", m.Diff())
 	}
 	if err := m.Write(false); err != nil {

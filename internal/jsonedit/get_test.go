@@ -124,3 +124,10 @@ func TestDiff(t *testing.T) {
 		t.Errorf("missing final newline not marked:\n%s", got)
 	}
 }
+
+func TestDiffAbsoluteName(t *testing.T) {
+	got := Diff("/home/u/.pi/agent/settings.json", []byte("{}\n"), []byte("{\"a\": 1}\n"))
+	if !strings.HasPrefix(got, "--- a/home/u/.pi/agent/settings.json\n+++ b/home/u/.pi/agent/settings.json\n") {
+		t.Errorf("diff header:\n%s", got)
+	}
+}
