@@ -77,6 +77,14 @@ type resolver struct {
 	model *pattern.Model
 	diags diag.List
 	decls []*decl
+	// whens caches the value of each condition that evaluated cleanly: one session has one
+	// environment, and many tools share a condition (the 18 GitHub tools).
+	whens map[string]whenResult
+}
+
+type whenResult struct {
+	ok  bool
+	why string
 }
 
 // Resolve runs D9 for one session start. It never fails: problems become warnings (and the
@@ -115,8 +123,8 @@ func Resolve(in *Input) *Result {
 			Unit: d.t.Unit, Structured: d.t.Structured, PromptSnippet: collapse(d.t.PromptSnippet) != "",
 			Reason: d.reason, Rule: d.rule,
 		})
-		res.explain = append(res.explain, ExplainResult{Tool: d.t.Name, Source: d.ext.Source.String(), State: d.state, Steps: orderSteps(d)})
 	}
+	res.decls = r.decls // explain traces are assembled on demand
 	res.Active = make([]string, 0, len(active))
 	for _, d := range active {
 		res.Active = append(res.Active, d.t.Name)
@@ -153,17 +161,28 @@ func (res *Result) Explain(name string) (ExplainResult, bool) {
 			first = i
 		}
 		if t.State != Overridden && t.State != Unavailable {
-			return res.explain[i], true
+			return res.explainAt(i), true
 		}
 	}
 	if first < 0 {
 		return ExplainResult{}, false
 	}
-	return res.explain[first], true
+	return res.explainAt(first), true
 }
 
 // ExplainAll returns the steps of every declaration, in registry order.
-func (res *Result) ExplainAll() []ExplainResult { return slices.Clone(res.explain) }
+func (res *Result) ExplainAll() []ExplainResult {
+	out := make([]ExplainResult, len(res.decls))
+	for i := range res.decls {
+		out[i] = res.explainAt(i)
+	}
+	return out
+}
+
+func (res *Result) explainAt(i int) ExplainResult {
+	d := res.decls[i]
+	return ExplainResult{Tool: d.t.Name, Source: d.ext.Source.String(), State: d.state, Steps: orderSteps(d)}
+}
 
 func (r *resolver) warn(sp diag.Span, code, path, msg string) {
 	r.diags.Add(sp, diag.Warning, code, path, msg)
@@ -244,6 +263,9 @@ func (r *resolver) modelsMatch(ps []*pattern.Pattern, n int) bool {
 // evalWhen evaluates a condition; ok is false when it is false or broken (then a warning is
 // recorded). why is the reason text.
 func (r *resolver) evalWhen(src string, sp diag.Span, path string) (ok bool, why string) {
+	if w, hit := r.whens[src]; hit {
+		return w.ok, w.why
+	}
 	p, err := cond.Compile(src)
 	if err != nil {
 		var ce *cond.Error
@@ -261,10 +283,12 @@ func (r *resolver) evalWhen(src string, sp diag.Span, path string) (ok bool, why
 		r.warn(sp, "bad-expr", path, fmt.Sprintf("condition %s failed: %v", quoteExpr(src), err))
 		return false, fmt.Sprintf("condition %s failed: %v", quoteExpr(src), err)
 	}
-	if !v {
-		return false, fmt.Sprintf("condition %s is false", quoteExpr(src))
+	w := whenResult{ok: v, why: fmt.Sprintf("condition %s is %v", quoteExpr(src), v)}
+	if r.whens == nil {
+		r.whens = map[string]whenResult{}
 	}
-	return true, fmt.Sprintf("condition %s is true", quoteExpr(src))
+	r.whens[src] = w
+	return w.ok, w.why
 }
 
 // selectFileIO is step 3's choice: the first fileIoByModel entry whose models match, else

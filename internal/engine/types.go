@@ -246,7 +246,7 @@ type Result struct {
 	// Diagnostics are the same warnings with their spans, in the order they arose.
 	Diagnostics diag.List `json:"-"`
 
-	explain []ExplainResult
+	decls []*decl
 }
 
 // Step is one decision of D9 about one tool.
