@@ -1,9 +1,11 @@
 package config
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // dialect is a known shape of a file that shares its name with pigo's files but was written
@@ -54,12 +56,25 @@ var dialects = []dialect{
 		own:  []string{"servers"}},
 }
 
+// topKeys are the top-level keys of the files whose foreign dialects are recognised; a test
+// keeps them equal to the schema's.
+var topKeys = map[Kind][]string{
+	Sandbox: {"$schema", "fs", "network", "bwrapPath", "extraArgs", "approvalRules"},
+	LSP: {"$schema", "version", "servers", "enabled", "disabled", "watch", "maxOpenDocuments", "diagnosticsDebounceMs",
+		"diagnosticsDocumentWaitTimeoutMs", "diagnosticsSilentWaitTimeoutMs", "diagnosticsFullWaitTimeoutMs",
+		"diagnosticsRequestTimeoutMs", "initializeTimeoutMs"},
+}
+
+// otherExtension is the fallback for a file none of whose top-level keys pigo knows (nor
+// nearly knows): it was written for an extension not in the table.
+var otherExtension = map[Kind]*dialect{
+	Sandbox: {kind: Sandbox, name: "other-extension", says: "written for another extension: none of its top-level keys is one pigo reads (fs, network, approvalRules, bwrapPath, extraArgs); pigo does not apply it"},
+	LSP:     {kind: LSP, name: "other-extension", says: "written for another extension: none of its top-level keys is one pigo reads (servers, enabled, disabled, watch, timeouts); pigo does not apply it"},
+}
+
 // detectDialect returns the dialect a whole file is written in, or nil for pigo's own shape.
 func detectDialect(k Kind, root *jsonc.Node) *dialect {
 	if root == nil || root.Kind != jsonc.Object {
-		if k == LSP && root != nil {
-			return nil
-		}
 		return nil
 	}
 	for i := range dialects {
@@ -71,6 +86,14 @@ func detectDialect(k Kind, root *jsonc.Node) *dialect {
 			continue
 		}
 		return d
+	}
+	if known, ok := topKeys[k]; ok && len(root.Members) > 0 {
+		for _, m := range root.Members {
+			if slices.Contains(known, m.Key) || validate.Suggest(m.Key, known) != "" {
+				return nil // pigo's own file (perhaps with a typo)
+			}
+		}
+		return otherExtension[k]
 	}
 	return nil
 }
