@@ -9,7 +9,6 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/sandbox"
-	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // DefaultAgentTools are the tools of a sub-agent whose frontmatter has no `tools` (read-only).
@@ -163,13 +162,6 @@ func (c *Config) checkAgentNames() diag.List {
 // agents reads and resolves every agent file once per call.
 func (c *Config) agents() agentTable {
 	var t agentTable
-	s, err := validate.Load()
-	if err != nil {
-		for _, f := range c.FilesOf(Agent) {
-			t.skipped = append(t.skipped, SkippedAgent{File: f.Path, Scope: agentScope(f.Scope), Reason: "schema: " + err.Error(), Source: f})
-		}
-		return t
-	}
 	defs := c.agentDefaults()
 	byName := map[string]*ResolvedAgent{}
 	for _, scope := range []Scope{Global, Project, CLI} {
@@ -177,7 +169,7 @@ func (c *Config) agents() agentTable {
 			if f.Kind != Agent || f.Scope != scope {
 				continue
 			}
-			c.checkFile(s, f)
+			c.checkFile(nil, f) // schema checks come from the cache when allowed
 			if reason := agentSkipReason(c, f); reason != "" {
 				t.skipped = append(t.skipped, SkippedAgent{File: f.Path, Scope: agentScope(f.Scope), Reason: reason, Source: f})
 				continue
