@@ -91,6 +91,8 @@ type Config struct {
 	Files      []*File
 	// Diags are problems that belong to no single file (trust notices).
 	Diags diag.List
+
+	effective map[Kind]*Effective
 }
 
 func (o *Options) getenv(k string) string {

@@ -132,7 +132,16 @@ func (e *Effective) JSON() []byte {
 // declared in the schema. Layers are validated first: a layer with errors, in a foreign
 // dialect or under a legacy name is left out (and listed in Ignored).
 func (c *Config) Effective(k Kind) (*Effective, error) {
+	if e, ok := c.effective[k]; ok {
+		return e, nil // the files do not change once loaded: merge each kind once
+	}
 	e := &Effective{Kind: k}
+	defer func() {
+		if c.effective == nil {
+			c.effective = map[Kind]*Effective{}
+		}
+		c.effective[k] = e
+	}()
 	for _, scope := range []Scope{Global, Project} {
 		for _, f := range c.Files {
 			if f.Kind != k || f.Scope != scope {
