@@ -255,7 +255,7 @@ func commentsOf(src []byte) []comment {
 }
 
 // removedRegion returns the byte range an edit may take comments from: the replaced value (set),
-// or the member with the comment lines above it and the rest of its last line (unset).
+// or the removed member itself, key to value (unset).
 func removedRegion(src []byte, p jsonedit.Path, op string) (int, int) {
 	if op == OpAdd {
 		return 0, 0
@@ -290,23 +290,8 @@ func removedRegion(src []byte, p jsonedit.Path, op string) (int, int) {
 			}
 		}
 	}
-	// Comment lines directly above, and the rest of the line.
-	ls := lineStart(src, start)
-	for ls > 0 {
-		prev := lineStart(src, ls-1)
-		t := strings.TrimSpace(string(src[prev : ls-1]))
-		if !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "/*") && !strings.HasSuffix(t, "*/") {
-			break
-		}
-		ls = prev
-	}
-	end := n.End
-	if e := bytes.IndexByte(src[end:], '\n'); e >= 0 {
-		end += e
-	} else {
-		end = len(src)
-	}
-	return ls, end
+	// Only the member itself (key to value): every comment around it must survive.
+	return start, n.End
 }
 
 // TestEditProperty applies random sequences of set/unset/add through Config.Edit to the corpus

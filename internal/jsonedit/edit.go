@@ -255,9 +255,9 @@ func Add(src []byte, p Path, value []byte) ([]byte, error) {
 	return finish(prefix, d.insert(arr, "", &val)), nil
 }
 
-// Unset removes the member or element at p, with its comma and the comments
-// that belong to it: a comment after it on its line and comment lines
-// directly above it. A missing path is an error wrapping ErrNotFound.
+// Unset removes the member or element at p with its comma. Comments are never removed: a
+// comment after it on its line stays in its place, comment lines above it stay. A missing path
+// is an error wrapping ErrNotFound.
 func Unset(src []byte, p Path) ([]byte, error) {
 	if len(p) == 0 {
 		return nil, &Error{Offset: -1, Msg: "empty path: cannot remove the whole document"}
@@ -387,126 +387,90 @@ func (d *doc) insert(c *hujson.Value, key string, val *hujson.Value) []byte {
 	return apply(d.src, edits)
 }
 
-// remove deletes item i of container c.
+// remove deletes item i of container c: the item itself and its comma, never a comment (the
+// comments around an item are the user's words: D13 says they survive every edit). An item
+// alone on its line takes the line with it; a comment after it on that line stays where the
+// item was.
 func (d *doc) remove(c *hujson.Value, i int) []byte {
 	its := items(c)
 	open, close := c.StartOffset, c.EndOffset-1
 	m := its[i]
-	prevEnd := open + 1
-	if i > 0 {
-		prevEnd = its[i-1].end
-	}
 	comma := d.commaAfter(m.end)
 	after := m.end
 	if comma >= 0 {
 		after = comma + 1
 	}
 	last := i == len(its)-1
-	_, eol := d.sameLineEnd(after)
+	prevEnd := open + 1
+	if i > 0 {
+		prevEnd = its[i-1].end
+	}
 	limit := close
 	if !last {
 		limit = its[i+1].start
 	}
+	var edits []edit
+	// Without a trailing comma of its own, the last item borrows the previous item's comma:
+	// that comma goes, so that the container stays valid in the file's style.
+	if last && comma < 0 && i > 0 {
+		if pc := d.commaAfter(its[i-1].end); pc >= 0 {
+			edits = append(edits, edit{pc, pc + 1, ""})
+		}
+	}
 	start := d.lineStart(m.start)
-	if eol >= 0 && eol < limit && start > prevEnd && d.headIsExtra(start, m.start) {
-		// Line mode: drop whole lines, with the comment lines directly above.
-		start = d.leadingComments(start, prevEnd)
+	content, eol := d.sameLineEnd(after)
+	ownLine := eol >= 0 && eol < limit && start > prevEnd && len(bytes.TrimSpace(d.src[start:m.start])) == 0
+	switch {
+	case ownLine && content == after:
+		// The item has its line to itself: remove the whole line.
 		end := eol + 1
 		if d.src[eol] == '\r' {
 			end++
-		}
-		var edits []edit
-		if last && comma < 0 && i > 0 {
-			if pc := d.commaAfter(its[i-1].end); pc >= 0 {
-				edits = append(edits, edit{pc, pc + 1, ""})
-			}
 		}
 		if len(its) == 1 && len(bytes.TrimSpace(d.src[open+1:start])) == 0 && len(bytes.TrimSpace(d.src[end:close])) == 0 {
 			return apply(d.src, []edit{{open + 1, close, ""}})
 		}
 		edits = append(edits, edit{start, end, ""})
-		return apply(d.src, edits)
-	}
-	switch {
+	case ownLine:
+		// A comment follows on the line: it keeps the line, in the item's place.
+		edits = append(edits, edit{m.start, d.skipBlanks(after), ""})
+	case len(its) == 1 && len(bytes.TrimSpace(d.src[open+1:m.start])) == 0 && len(bytes.TrimSpace(d.src[after:close])) == 0:
+		return apply(d.src, []edit{{open + 1, close, ""}})
 	case !last:
-		return apply(d.src, []edit{{m.start, its[i+1].start, ""}})
-	case i > 0:
-		return apply(d.src, []edit{{its[i-1].end, m.end, ""}})
+		// Items share a line: remove the item, its comma and the blanks after it; when that
+		// ends the line, the blanks before it too (no trailing spaces are left behind).
+		from, to := m.start, d.skipBlanks(after)
+		if to < len(d.src) && (d.src[to] == '\n' || d.src[to] == '\r') {
+			for from > prevEnd && (d.src[from-1] == ' ' || d.src[from-1] == '\t') {
+				from--
+			}
+		}
+		edits = append(edits, edit{from, to, ""})
 	default:
-		if comma >= 0 {
-			return apply(d.src, []edit{{open + 1, close, ""}})
+		// The last item on a shared line: remove it with the blanks before it (the previous
+		// comma was handled above, or the item keeps its own trailing comma).
+		from := m.start
+		for from > prevEnd && (d.src[from-1] == ' ' || d.src[from-1] == '\t') {
+			from--
 		}
-		// Keep comments after the only item, drop the item itself.
-		rest := d.src[m.end:close]
-		if len(bytes.TrimSpace(rest)) == 0 && len(bytes.TrimSpace(d.src[open+1:m.start])) == 0 {
-			return apply(d.src, []edit{{open + 1, close, ""}})
+		if comma >= 0 && i > 0 {
+			from = m.start
 		}
-		return apply(d.src, []edit{{m.start, m.end, ""}})
+		edits = append(edits, edit{from, after, ""})
 	}
+	return apply(d.src, edits)
 }
 
-// headIsExtra reports whether src[from:to] holds only spaces, tabs and
-// comments.
-func (d *doc) headIsExtra(from, to int) bool {
-	end, ok := skipExtra(d.src[:to], from)
-	return ok && end == to && !bytes.ContainsAny(d.src[from:to], "\n")
+// skipBlanks returns the offset of the first byte at or after pos that is not a space or tab.
+func (d *doc) skipBlanks(pos int) int {
+	for pos < len(d.src) && (d.src[pos] == ' ' || d.src[pos] == '\t') {
+		pos++
+	}
+	return pos
 }
 
-// leadingComments moves start (a line start) up over the lines directly
-// above it that hold only comments, never above floor.
-func (d *doc) leadingComments(start, floor int) int {
-	for start > floor && start > 0 {
-		prevStart := d.lineStart(start - 1)
-		line := d.src[prevStart:start]
-		trimmed := bytes.TrimSpace(line)
-		switch {
-		case len(trimmed) == 0:
-			return start
-		case bytes.HasPrefix(trimmed, []byte("//")):
-			if prevStart < floor || !d.isCommentStart(prevStart+bytes.Index(line, []byte("//")), floor) {
-				return start
-			}
-			start = prevStart
-		case bytes.HasSuffix(trimmed, []byte("*/")):
-			// A block comment ends this line: find where it opens, and
-			// require comments only from there to start.
-			open := bytes.LastIndex(d.src[floor:start], []byte("/*"))
-			if open < 0 {
-				return start
-			}
-			open += floor
-			if !d.headIsBlank(open) || !d.isCommentStart(open, floor) {
-				return start
-			}
-			if e, ok := skipExtra(d.src[:start], open); !ok || e != start {
-				return start
-			}
-			start = d.lineStart(open)
-		default:
-			return start
-		}
-	}
-	return start
-}
 
-// isCommentStart reports whether a comment really begins at pos: scanning
-// the extra region from floor reaches pos on a comment boundary.
-func (d *doc) isCommentStart(pos, floor int) bool {
-	i := floor
-	for i < pos {
-		j, _ := skipExtra(d.src[:pos], i)
-		if j == i {
-			// Not extra; could be the comma after the previous item.
-			if d.src[i] == ',' {
-				i++
-				continue
-			}
-			return false
-		}
-		i = j
-	}
-	return i == pos
-}
+
 
 // render writes val multi-line where the rules say so; indent is the
 // indentation of the line the value starts on.

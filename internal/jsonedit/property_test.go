@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -92,40 +91,16 @@ var propValues = []string{
 
 var propKeys = []string{"k", "new", "a.b", `q"uote`, "$schema", "x y", "args", "list"}
 
-var blankLine = regexp.MustCompile(`\n[ \t\r]*\n`)
 
-// removable returns, for unsetting p, the span whose comments may vanish:
-// from the end of the previous item's line (or the opening bracket) to the
-// end of the removed item's own line.
+// removable returns, for unsetting p, the span whose comments may vanish: the removed item
+// itself (its key and value). Every comment around it must survive (D13).
 func removable(d *doc, p Path) (lo, hi int) {
 	vals, idx, err := d.walk(p)
 	if err != nil || len(vals) != len(p)+1 {
 		panic(fmt.Sprintf("removable(%s): %v", p, err))
 	}
-	c := vals[len(p)-1]
-	its := items(c)
-	i := idx[len(p)-1]
-	open, close := c.StartOffset, c.EndOffset-1
-	lo = open + 1
-	if i > 0 {
-		lo = its[i-1].end
-		if nl := bytes.IndexByte(d.src[lo:its[i].start], '\n'); nl >= 0 {
-			lo += nl
-		}
-	}
-	// A blank line cuts a comment off from the item below it.
-	if locs := blankLine.FindAllIndex(d.src[lo:its[i].start], -1); len(locs) > 0 {
-		lo += locs[len(locs)-1][1] - 1
-	}
-	limit := close
-	if i < len(its)-1 {
-		limit = its[i+1].start
-	}
-	hi = limit
-	if nl := bytes.IndexByte(d.src[its[i].end:limit], '\n'); nl >= 0 {
-		hi = its[i].end + nl
-	}
-	return lo, hi
+	it := items(vals[len(p)-1])[idx[len(p)-1]]
+	return it.start, it.end
 }
 
 func countTexts(cs []comment, skip func(int) bool) map[string]int {
