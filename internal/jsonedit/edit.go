@@ -469,9 +469,6 @@ func (d *doc) skipBlanks(pos int) int {
 	return pos
 }
 
-
-
-
 // render writes val multi-line where the rules say so; indent is the
 // indentation of the line the value starts on.
 func (d *doc) render(val *hujson.Value, indent string) string {

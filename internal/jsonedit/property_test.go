@@ -91,7 +91,6 @@ var propValues = []string{
 
 var propKeys = []string{"k", "new", "a.b", `q"uote`, "$schema", "x y", "args", "list"}
 
-
 // removable returns, for unsetting p, the span whose comments may vanish: the removed item
 // itself (its key and value). Every comment around it must survive (D13).
 func removable(d *doc, p Path) (lo, hi int) {
