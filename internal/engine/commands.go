@@ -259,7 +259,7 @@ func ResolveCommands(in *CommandInput) *CommandResult {
 	res.Diagnostics = r.diags
 	res.Warnings = make([]Warning, 0, len(r.diags))
 	for _, dg := range r.diags {
-		w := Warning{Code: dg.Code, Message: dg.Message, File: dg.File()}
+		w := Warning{Code: dg.Code, Message: dg.Message, File: dg.File(), Hint: dg.Hint}
 		w.Line, w.Column = dg.Pos()
 		res.Warnings = append(res.Warnings, w)
 	}

@@ -142,7 +142,7 @@ func Resolve(in *Input) *Result {
 	res.Diagnostics = r.diags
 	res.Warnings = make([]Warning, 0, len(r.diags))
 	for _, dg := range r.diags {
-		w := Warning{Code: dg.Code, Message: dg.Message, File: dg.File()}
+		w := Warning{Code: dg.Code, Message: dg.Message, File: dg.File(), Hint: dg.Hint}
 		w.Line, w.Column = dg.Pos()
 		res.Warnings = append(res.Warnings, w)
 	}
@@ -557,9 +557,33 @@ func (r *resolver) personal(winners []*decl) {
 				}
 				r.warn(pt.Span, "unmatched-pattern", "personalExtensions."+c.r.Field,
 					fmt.Sprintf("personalExtensions.%s: pattern %q matches no tool", c.r.Field, pt.Text))
+				r.diags[len(r.diags)-1].Hint = r.unavailableHint(cp.Match)
 			}
 		}
 	}
+}
+
+// unavailableHint explains an unmatched pattern that does match declared tools which are not
+// available in this session (their condition is false, or they belong to the other file
+// toolset): the seed does not count them, but the user should know they exist.
+func (r *resolver) unavailableHint(match func(string) bool) string {
+	var names []string
+	why := ""
+	for _, d := range r.decls {
+		if d.state == Unavailable && match(d.t.Name) && !slices.Contains(names, d.t.Name) {
+			names = append(names, d.t.Name)
+			if why == "" {
+				why = d.reason
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > 3 {
+		names = append(names[:3], "…")
+	}
+	return fmt.Sprintf("it matches tools that are unavailable in this session (%s: %s)", strings.Join(names, ", "), why)
 }
 
 // selection is step 5, pi's initial selection (host-behaviour §2.3), and returns the active

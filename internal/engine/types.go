@@ -231,6 +231,7 @@ type Warning struct {
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 // Result is the resolved registry (cli.md `pigo tools`; the caller adds "version").
