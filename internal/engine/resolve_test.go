@@ -584,3 +584,21 @@ func TestJSONShape(t *testing.T) {
 		}
 	}
 }
+
+func TestUnmatchedPatternHintsAtUnavailableTools(t *testing.T) {
+	ext := Extension{Source: Source{Kind: KindToolset, Name: "aft"}, Tools: []Tool{
+		{Name: "aft_outline", When: `which("aft")`}, {Name: "aft_zoom", When: `which("aft")`},
+	}}
+	p := Personal{DisabledTools: rules("disabledTools", "aft_*", "nope_*")}
+	res := Resolve(&Input{Extensions: []Extension{ext}, Personal: p, Env: cond.Env{}})
+	var hints []string
+	for _, w := range res.Warnings {
+		if w.Code == "unmatched-pattern" {
+			hints = append(hints, w.Hint)
+		}
+	}
+	want := []string{"it matches tools that are unavailable in this session (aft_outline, aft_zoom: condition `which(\"aft\")` is false)", ""}
+	if diff := cmp.Diff(want, hints); diff != "" {
+		t.Errorf("hints (-want +got):\n%s", diff)
+	}
+}
