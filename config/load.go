@@ -34,9 +34,10 @@ type Options struct {
 	// Approve is --approve (true) / --no-approve (false); nil means decide from trust.json and
 	// defaultProjectTrust.
 	Approve *bool
-	// Interactive is true when a person could answer a trust question (stdin and stdout are
-	// terminals). pigo never blocks on a question otherwise.
-	Interactive bool
+	// AskTrust, when set, is asked about a project whose trust is "ask" (D5): a person at a
+	// terminal answers. remember saves the answer in trust.json. Without it (no terminal),
+	// "ask" means untrusted; pigo never blocks on a question.
+	AskTrust func(dir string) (trusted, remember bool)
 	// Extensions are -e files, loaded first.
 	Extensions []string
 	// Model is --model, the session model that check resolves for.

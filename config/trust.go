@@ -6,6 +6,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/jsonedit"
 )
 
 // decideTrust applies D5: --approve/--no-approve, else the nearest trust.json entry walking up
@@ -33,6 +34,9 @@ func (c *Config) decideTrust() {
 				c.Trusted, c.TrustReason = false, `defaultProjectTrust is "never"`
 			default:
 				c.Trusted, c.TrustReason = false, `defaultProjectTrust is "ask" and no one can answer here`
+				if c.Opts.AskTrust != nil {
+					c.askTrust()
+				}
 			}
 		}
 	}
@@ -89,4 +93,41 @@ func (c *Config) defaultProjectTrust() string {
 		}
 	}
 	return "ask"
+}
+
+// askTrust puts the trust question to the person at the terminal and, when asked to, saves the
+// answer in trust.json (comments and other entries kept).
+func (c *Config) askTrust() {
+	dir, err := filepath.Abs(c.ProjectDir)
+	if err != nil {
+		return
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // trust.json is looked up by real path
+	}
+	trusted, remember := c.Opts.AskTrust(dir)
+	c.Trusted = trusted
+	c.TrustReason = "answered at the terminal"
+	if !remember {
+		return
+	}
+	path := filepath.Join(c.AgentDir, "trust.json")
+	var old []byte
+	if f := c.Layer(Trust, Global); f != nil {
+		old = f.Src.Text
+	}
+	val := []byte("false")
+	if trusted {
+		val = []byte("true")
+	}
+	next, err := jsonedit.Set(old, jsonedit.Path{jsonedit.Key(dir)}, val)
+	if err == nil {
+		err = jsonedit.WriteFileAtomic(path, next, old)
+	}
+	if err != nil {
+		c.Diags.Add(diag.FileSpan(diag.NewSource(path, nil)), diag.Warning, "trust-not-saved", "",
+			fmt.Sprintf("the trust decision was not saved: %v", err))
+		return
+	}
+	c.TrustReason = "answered at the terminal, saved in " + path
 }

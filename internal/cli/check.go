@@ -42,7 +42,8 @@ func runCheck(c *CLI, a *args) int {
 		return ExitUsage
 	}
 	opts := c.loadOptions(a)
-	opts.Cache = false // check always validates fully
+	opts.Cache = false  // check always validates fully
+	opts.AskTrust = nil // and never stops to ask: an untrusted project is still checked
 	cfg, err := config.Load(opts)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo check: %v\n", err)

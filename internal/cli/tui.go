@@ -26,7 +26,21 @@ func runTUI(c *CLI, a *args) int {
 		fmt.Fprintln(c.Stderr, "pigo tui: needs a terminal (stdin and stdout); for scripts use pigo tools, explain, check, commands or sandbox show")
 		return ExitUsage
 	}
-	o := tui.Options{Load: c.loadOptions(a), Color: c.color(a),
+	load := c.loadOptions(a)
+	if load.Approve == nil && load.AskTrust != nil {
+		// Settle the trust question before the full-screen program owns the terminal.
+		cfg, err := config.Load(load)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tui: %v\n", err)
+			return ExitInternal
+		}
+		if cfg.HasProject {
+			trusted := cfg.Trusted
+			load.Approve = &trusted
+		}
+	}
+	load.AskTrust = nil
+	o := tui.Options{Load: load, Color: c.color(a),
 		Resolve: config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
 			NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools")}}
 	if name := a.str("--agent"); name != "" {
