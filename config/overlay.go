@@ -340,13 +340,21 @@ func (e *Effective) Leaves() []Leaf {
 		}
 		switch {
 		case v.Kind == jsonc.Object && len(v.Members) > 0:
+			// Values inside an element of a combined array came in by that array's rule.
+			inh := ""
+			if v.Rule == RuleOnly {
+				inh = inherited
+			}
 			for _, m := range v.Members {
-				walk(joinKey(path, m.Key), m.Value, "")
+				walk(joinKey(path, m.Key), m.Value, inh)
 			}
 		case v.Kind == jsonc.Array && len(v.Elems) > 0:
 			inh := ""
-			if v.Rule == RulePrepend || v.Rule == RuleAppend || v.Rule == RuleUnion {
+			switch {
+			case v.Rule == RulePrepend || v.Rule == RuleAppend || v.Rule == RuleUnion:
 				inh = v.Rule
+			case v.Rule == RuleOnly:
+				inh = inherited
 			}
 			for i, el := range v.Elems {
 				walk(path+"["+strconv.Itoa(i)+"]", el, inh)
