@@ -102,10 +102,21 @@ func Resolve(in *Input) *Result {
 		res.Model = &ModelRef{Provider: in.Model.Provider, ID: in.Model.ID}
 	}
 
+	// One allocation for all declarations and one for all their explain steps.
+	n := 0
+	for i := range in.Extensions {
+		n += len(in.Extensions[i].Tools)
+	}
+	decls := make([]decl, 0, n)
+	steps := make([]Step, n*len(stepOrder))
+	r.decls = make([]*decl, 0, n)
 	for i := range in.Extensions {
 		e := &in.Extensions[i]
 		for j := range e.Tools {
-			r.decls = append(r.decls, &decl{t: &e.Tools[j], ext: e, extIdx: i, builtin: e.Source.Kind == KindBuiltin})
+			k := len(decls)
+			decls = append(decls, decl{t: &e.Tools[j], ext: e, extIdx: i, builtin: e.Source.Kind == KindBuiltin,
+				steps: steps[k*len(stepOrder) : k*len(stepOrder) : (k+1)*len(stepOrder)]})
+			r.decls = append(r.decls, &decls[k])
 		}
 	}
 
@@ -117,6 +128,7 @@ func Resolve(in *Input) *Result {
 	active := r.selection(winners)
 
 	// Output.
+	res.Tools = make([]ToolResult, 0, len(r.decls))
 	for _, d := range r.decls {
 		res.Tools = append(res.Tools, ToolResult{
 			Name: d.t.Name, State: d.state, Source: d.ext.Source.String(), File: d.ext.Source.File,
