@@ -91,13 +91,16 @@ func catalogue(extra ...Extension) []Extension {
 }
 
 // settingsSrc is a fake settings.json whose text lets spans carry real line:col positions.
-var settingsSrc = diag.NewSource("settings.json", []byte(strings.Repeat("                                        \n", 200)))
+const settingsLines = 200
+
+var settingsSrc = diag.NewSource("settings.json", []byte(strings.Repeat("                                        \n", settingsLines)))
 
 var spanLine = 0
 
 // at returns a fresh span on its own line of settingsSrc.
 func at() diag.Span {
-	spanLine++
+	// Cycle through the source's lines so that repeated runs (-count=N) stay inside it.
+	spanLine = spanLine%(settingsLines-1) + 1
 	off := settingsSrc.Offset(spanLine, 5)
 	return diag.At(settingsSrc, off, off+4)
 }
