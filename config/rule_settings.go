@@ -131,7 +131,11 @@ func (c *Config) checkDuplicateNames() diag.List {
 				name = resourceName(f.Path, Prompt)
 			}
 			if w, ok := winners[name]; ok {
-				out.Add(diag.FileSpan(f.Src), diag.Warning, "duplicate-name", "",
+				sp := diag.FileSpan(f.Src)
+				if n := f.Root.Get("name"); n != nil && n.Kind == jsonc.String {
+					sp = diag.At(f.Src, n.Start, n.End) // the name that clashes
+				}
+				out.Add(sp, diag.Warning, "duplicate-name", "",
 					fmt.Sprintf("%s %q is also defined in %s, which wins; this one is ignored", k, name, w.Path))
 				continue
 			}
