@@ -39,8 +39,13 @@ func runCommands(c *CLI, a *args) int {
 	fmt.Fprintln(w, "slash menu (autocomplete order):")
 	t := tablewriter.NewTable(w)
 	t.Header("COMMAND", "TAG", "ARGUMENTS", "DESCRIPTION")
+	names, tags, hints := []string{"COMMAND"}, []string{"TAG"}, []string{"ARGUMENTS"}
 	for _, it := range r.Autocomplete {
-		_ = t.Append("/"+it.Name, it.Tag, it.ArgumentHint, it.Description)
+		names, tags, hints = append(names, "/"+it.Name), append(tags, it.Tag), append(hints, it.ArgumentHint)
+	}
+	fit := c.fitWidth(names, tags, hints)
+	for _, it := range r.Autocomplete {
+		_ = t.Append("/"+it.Name, it.Tag, it.ArgumentHint, truncate(it.Description, fit))
 	}
 	if err := t.Render(); err != nil {
 		return ExitInternal

@@ -114,12 +114,18 @@ func runTools(c *CLI, a *args) int {
 	fmt.Fprintf(w, "model: %s   file toolset: %s\n", modelLine(res.Model), r.FileIO)
 	t := tablewriter.NewTable(w)
 	t.Header("TOOL", "STATE", "SOURCE", "WHY")
+	names, states, sources := []string{"TOOL"}, []string{"STATE"}, []string{"SOURCE"}
+	for _, tool := range r.Tools {
+		names, states, sources = append(names, tool.Name), append(states, string(tool.State)), append(sources, tool.Source)
+	}
+	// On a terminal the reasons are cut to fit; pigo explain and --format json have them whole.
+	fit := c.fitWidth(names, states, sources)
 	for _, tool := range r.Tools {
 		why := tool.Reason
 		if tool.Rule != nil {
 			why += fmt.Sprintf(" (%s:%d:%d)", tool.Rule.File, tool.Rule.Line, tool.Rule.Column)
 		}
-		_ = t.Append(tool.Name, string(tool.State), tool.Source, why)
+		_ = t.Append(tool.Name, string(tool.State), tool.Source, truncate(why, fit))
 	}
 	if err := t.Render(); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
