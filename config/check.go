@@ -244,7 +244,6 @@ func (c *Config) checkCUE(s *validate.Schema, f *File) {
 		f.Broken, f.Applied = true, false
 		return
 	}
-	f.cue = u
 	f.Root = validate.NodeOf(v, f.Src.Text)
 	c.semantic(f)
 }

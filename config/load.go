@@ -15,8 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cuelang.org/go/cue"
-
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/frontmatter"
 	"github.com/pigo-agent/pigo/internal/jsonc"
@@ -75,7 +73,6 @@ type File struct {
 	Diags diag.List
 
 	checked bool
-	cue     cue.Value
 }
 
 // Config is everything pigo loaded for one agent dir and project.

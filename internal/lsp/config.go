@@ -136,16 +136,6 @@ func (e *ConfigError) Error() string {
 	return "lsp.json: " + e.Path + ": " + e.Msg
 }
 
-var topLevelKeys = []string{"$schema", "version", "servers", "enabled", "disabled", "watch", "maxOpenDocuments",
-	"diagnosticsDebounceMs", "diagnosticsDocumentWaitTimeoutMs", "diagnosticsSilentWaitTimeoutMs",
-	"diagnosticsFullWaitTimeoutMs", "diagnosticsRequestTimeoutMs", "initializeTimeoutMs"}
-
-var watchKeys = []string{"enabled", "debounceMs", "maxBatch", "ignore"}
-
-var serverKeys = []string{"include", "kind", "rootMarkers", "workingDir", "bin", "args", "cwd", "env",
-	"languageIdByExtension", "startupTimeoutMs", "diagnosticsWaitMs", "initializationOptions",
-	"initializationOptionsCommand", "settings"}
-
 // ParseConfig parses the merged lsp.json (plain JSON, comments already
 // removed) into a Config with defaults applied. Type, enum and range
 // violations and a server with both workingDir and rootMarkers are errors

@@ -146,10 +146,6 @@ func Errors(err error, src *diag.Source) diag.List {
 	if err == nil {
 		return out
 	}
-	type key struct {
-		path string
-		off  int
-	}
 	disj := map[string]bool{}
 	for _, e := range cueerrors.Errors(err) {
 		f, a := e.Msg()
