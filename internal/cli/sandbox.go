@@ -239,21 +239,15 @@ func buildShow(cfg *config.Config, pol sandbox.Policy, eff *config.Effective, pl
 	if pl != nil {
 		out.Workspace, out.Bwrap, out.Protected = pl.Workspace, pl.Bwrap, pl.Protected
 	}
-	resolved := func(list []string, i int, written string) string {
-		if pl != nil && i < len(list) {
-			return list[i]
-		}
-		return written
-	}
-	switch pol.FSMode {
-	case sandbox.FSAllowAll:
-		out.Writable = append(out.Writable, pathJSON{Path: "/", Written: "/", Origin: out.FS.Origin})
-	case sandbox.FSWorkspaceWrite:
-		elems := strElems(effGet(eff, "fs", "writablePaths"))
-		for i, w := range pol.WritablePaths {
-			p := pathJSON{Path: w, Written: w, Origin: originJSON{Scope: "default"}}
+	// writable adds the paths of one list with their resolved form and origin.
+	writable := func(paths []string, key string, resolvedList func() []string, extra bool) {
+		elems := strElems(effGet(eff, "fs", key))
+		for i, w := range paths {
+			p := pathJSON{Path: w, Written: w, Extra: extra, Origin: originJSON{Scope: "default"}}
 			if pl != nil && pl.Sandboxed {
-				p.Path = resolved(pl.Writable, i, w)
+				if r := resolvedList(); i < len(r) {
+					p.Path = r[i]
+				}
 			}
 			if i < len(elems) {
 				p.Origin = originOf(elems[i])
@@ -261,17 +255,13 @@ func buildShow(cfg *config.Config, pol sandbox.Policy, eff *config.Effective, pl
 			out.Writable = append(out.Writable, p)
 		}
 	}
-	extra := strElems(effGet(eff, "fs", "extraWritablePaths"))
-	for i, w := range pol.ExtraWritablePaths {
-		p := pathJSON{Path: w, Written: w, Extra: true, Origin: originJSON{Scope: "default"}}
-		if pl != nil && pl.Sandboxed {
-			p.Path = resolved(pl.Extra, i, w)
-		}
-		if i < len(extra) {
-			p.Origin = originOf(extra[i])
-		}
-		out.Writable = append(out.Writable, p)
+	switch pol.FSMode {
+	case sandbox.FSAllowAll:
+		out.Writable = append(out.Writable, pathJSON{Path: "/", Written: "/", Origin: out.FS.Origin})
+	case sandbox.FSWorkspaceWrite:
+		writable(pol.WritablePaths, "writablePaths", func() []string { return pl.Writable }, false)
 	}
+	writable(pol.ExtraWritablePaths, "extraWritablePaths", func() []string { return pl.Extra }, true)
 	deny := strElems(effGet(eff, "fs", "denyPaths"))
 	j, k := 0, 0
 	for i, d := range pol.DenyPaths {
