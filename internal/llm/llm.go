@@ -1,0 +1,302 @@
+// Package llm holds the types every part of the runtime shares: pi's messages and content
+// blocks (as they appear in session files and JSON-mode events), usage, the assistant-message
+// event stream, tools as the model sees them, and the Provider interface that the wire clients
+// in the sub-packages (openai, anthropic, responses) implement.
+//
+// The JSON field names are pi's (pi-ai types.d.ts), so a Message marshals to exactly what pi
+// writes in a session file and reads back what pi wrote.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Roles.
+const (
+	RoleUser       = "user"
+	RoleAssistant  = "assistant"
+	RoleToolResult = "toolResult"
+)
+
+// Content block types.
+const (
+	TypeText     = "text"
+	TypeThinking = "thinking"
+	TypeImage    = "image"
+	TypeToolCall = "toolCall"
+)
+
+// Content is one content block: text, thinking, image or toolCall (Type says which; only that
+// kind's fields are set).
+type Content struct {
+	Type string `json:"type"`
+
+	// text
+	Text          string `json:"text,omitempty"`
+	TextSignature string `json:"textSignature,omitempty"`
+
+	// thinking
+	Thinking          string `json:"thinking,omitempty"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
+
+	// image (base64 data)
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+
+	// toolCall
+	ID               string          `json:"id,omitempty"`
+	Name             string          `json:"name,omitempty"`
+	Arguments        json.RawMessage `json:"arguments,omitempty"`
+	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+}
+
+// MarshalJSON writes a text block's "text" even when it is empty (pi always has it), and a
+// tool call's "arguments" as {} when none were given.
+func (c Content) MarshalJSON() ([]byte, error) {
+	type plain Content
+	switch c.Type {
+	case TypeText:
+		return json.Marshal(struct {
+			Type          string `json:"type"`
+			Text          string `json:"text"`
+			TextSignature string `json:"textSignature,omitempty"`
+		}{c.Type, c.Text, c.TextSignature})
+	case TypeThinking:
+		return json.Marshal(struct {
+			Type              string `json:"type"`
+			Thinking          string `json:"thinking"`
+			ThinkingSignature string `json:"thinkingSignature,omitempty"`
+			Redacted          bool   `json:"redacted,omitempty"`
+		}{c.Type, c.Thinking, c.ThinkingSignature, c.Redacted})
+	case TypeToolCall:
+		args := c.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		return json.Marshal(struct {
+			Type             string          `json:"type"`
+			ID               string          `json:"id"`
+			Name             string          `json:"name"`
+			Arguments        json.RawMessage `json:"arguments"`
+			ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+		}{c.Type, c.ID, c.Name, args, c.ThoughtSignature})
+	}
+	return json.Marshal(plain(c))
+}
+
+// TextBlock returns a text content block.
+func TextBlock(s string) Content { return Content{Type: TypeText, Text: s} }
+
+// Cost is a usage's cost in dollars.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Usage is one assistant message's token usage.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	Reasoning   *int `json:"reasoning,omitempty"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// Stop reasons.
+const (
+	StopStop    = "stop"
+	StopLength  = "length"
+	StopToolUse = "toolUse"
+	StopError   = "error"
+	StopAborted = "aborted"
+)
+
+// Message is one LLM message: user, assistant or toolResult (Role says which). App messages
+// (bashExecution, custom, summaries) are session-level and converted to user messages before a
+// provider sees them.
+type Message struct {
+	Role    string    `json:"role"`
+	Content []Content `json:"content"`
+
+	// assistant
+	API          string `json:"api,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	Model        string `json:"model,omitempty"`
+	ResponseID   string `json:"responseId,omitempty"`
+	Usage        *Usage `json:"usage,omitempty"`
+	StopReason   string `json:"stopReason,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+
+	// toolResult
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	ToolName   string          `json:"toolName,omitempty"`
+	Details    json.RawMessage `json:"details,omitempty"`
+	IsError    *bool           `json:"isError,omitempty"`
+
+	// Timestamp is Unix milliseconds.
+	Timestamp int64 `json:"timestamp"`
+
+	// StringContent records that a user message's content was a plain string in the file it
+	// was read from; it is written back the same way.
+	StringContent bool `json:"-"`
+}
+
+// UnmarshalJSON accepts a user message whose content is a plain string (pi writes both forms).
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message
+	var raw struct {
+		plain
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Message(raw.plain)
+	m.Content = nil
+	if len(raw.Content) > 0 && raw.Content[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw.Content, &s); err != nil {
+			return err
+		}
+		m.Content = []Content{TextBlock(s)}
+		m.StringContent = true
+		return nil
+	}
+	if len(raw.Content) > 0 && string(raw.Content) != "null" {
+		return json.Unmarshal(raw.Content, &m.Content)
+	}
+	return nil
+}
+
+// MarshalJSON writes a user message read as a plain string back as a string, and content as
+// [] rather than null.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
+	if m.StringContent && len(m.Content) == 1 && m.Content[0].Type == TypeText {
+		return json.Marshal(struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+			plain
+		}{m.Role, m.Content[0].Text, plain(m)})
+	}
+	if m.Content == nil {
+		m.Content = []Content{}
+	}
+	return json.Marshal(plain(m))
+}
+
+// Text returns the concatenated text blocks of a message.
+func (m *Message) Text() string {
+	var s string
+	for _, c := range m.Content {
+		if c.Type == TypeText {
+			s += c.Text
+		}
+	}
+	return s
+}
+
+// ToolCalls returns the message's tool-call blocks in order.
+func (m *Message) ToolCalls() []Content {
+	var out []Content
+	for _, c := range m.Content {
+		if c.Type == TypeToolCall {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Tool is a tool as the model sees it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Context is one request: the system prompt, the messages and the tools.
+type Context struct {
+	SystemPrompt string
+	Messages     []Message
+	Tools        []Tool
+}
+
+// Assistant-message event types (pi's AssistantMessageEvent).
+const (
+	EventStart         = "start"
+	EventTextStart     = "text_start"
+	EventTextDelta     = "text_delta"
+	EventTextEnd       = "text_end"
+	EventThinkingStart = "thinking_start"
+	EventThinkingDelta = "thinking_delta"
+	EventThinkingEnd   = "thinking_end"
+	EventToolCallStart = "toolcall_start"
+	EventToolCallDelta = "toolcall_delta"
+	EventToolCallEnd   = "toolcall_end"
+	EventDone          = "done"
+	EventError         = "error"
+)
+
+// Event is one assistant-message stream event. Partial is the message as built so far (a
+// snapshot: providers must not mutate it after emitting).
+type Event struct {
+	Type         string   `json:"type"`
+	ContentIndex *int     `json:"contentIndex,omitempty"`
+	Delta        string   `json:"delta,omitempty"`
+	Content      *string  `json:"content,omitempty"`
+	ToolCall     *Content `json:"toolCall,omitempty"`
+	Partial      *Message `json:"partial,omitempty"`
+	// Reason is set on done (stop|length|toolUse) and error (error|aborted).
+	Reason string `json:"reason,omitempty"`
+	// Message is the final message on done; Error the final message on error.
+	Message *Message `json:"message,omitempty"`
+	Error   *Message `json:"error,omitempty"`
+}
+
+// Model is everything a provider needs to talk to one model: models.json's provider entry
+// merged with the model's own entry (or the shipped catalogue's facts).
+type Model struct {
+	Provider      string
+	ID            string
+	Name          string
+	API           string // openai-completions | anthropic-messages | openai-responses
+	BaseURL       string
+	APIKey        string // resolved ($VAR, !command, env) by the caller
+	Headers       map[string]string
+	Reasoning     bool
+	Input         []string
+	ContextWindow int
+	MaxTokens     int
+	// Cost per million tokens.
+	Cost Cost
+	// Compat holds models.json `compat` flags as given (provider-specific, decoded by each API).
+	Compat json.RawMessage
+}
+
+// Options are per-request options.
+type Options struct {
+	// ThinkingLevel is off|minimal|low|medium|high|xhigh.
+	ThinkingLevel string
+	MaxTokens     int
+	// SessionID is sent where the provider supports it (and as Thread-Id by request-headers).
+	SessionID string
+	// Headers are extra request headers (added after the model's own).
+	Headers map[string]string
+	// ProxyURL is the HTTP(S) proxy to use ("" = none / environment).
+	ProxyURL string
+}
+
+// Provider streams one assistant message. It never returns an error: every failure ends the
+// stream with an error event whose message has StopReason error (or aborted when ctx was
+// cancelled) and ErrorMessage set, and that final message is returned. emit is called
+// synchronously, in order, from the calling goroutine.
+type Provider interface {
+	Stream(ctx context.Context, m *Model, c *Context, o *Options, emit func(Event)) *Message
+}
