@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -103,14 +104,18 @@ func (m *Message) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a message of any role. Roles pigo does not know are kept as they are
 // (and written back) but take no part in the context.
 func (m *Message) UnmarshalJSON(b []byte) error {
-	var head struct {
-		Role string `json:"role"`
+	role, ok := leadingRole(b)
+	if !ok {
+		var head struct {
+			Role string `json:"role"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return err
+		}
+		role = head.Role
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	*m = Message{Role: head.Role, raw: append([]byte(nil), b...)}
-	switch head.Role {
+	*m = Message{Role: role, raw: append([]byte(nil), b...)}
+	switch role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
 		m.LLM = new(llm.Message)
 		return json.Unmarshal(b, m.LLM)
@@ -122,6 +127,25 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, m.Custom)
 	}
 	return nil
+}
+
+// leadingRole reads the role of a message that starts with {"role":"<plain word>", as every
+// message pi writes does, without a second decode.
+func leadingRole(b []byte) (string, bool) {
+	const p = `{"role":"`
+	if !bytes.HasPrefix(b, []byte(p)) {
+		return "", false
+	}
+	rest := b[len(p):]
+	for i, c := range rest {
+		switch {
+		case c == '"':
+			return string(rest[:i]), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func orEmptyArray(r json.RawMessage) json.RawMessage {

@@ -93,6 +93,12 @@ func (o object) bytes() []byte {
 // migrate brings raw lines (header first) to version 3 as pi's migrateToCurrentVersion does.
 // It returns false when the lines were already current.
 func migrate(lines [][]byte, newID func(map[string]bool) string) (bool, error) {
+	var head struct {
+		Version *float64 `json:"version"`
+	}
+	if json.Unmarshal(lines[0], &head) == nil && head.Version != nil && *head.Version >= Version {
+		return false, nil
+	}
 	objs := make([]object, len(lines))
 	for i, l := range lines {
 		o, err := parseObject(l)

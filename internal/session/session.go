@@ -196,7 +196,8 @@ func Open(path string, o OpenOptions) (*Session, error) {
 }
 
 // splitLines returns the lines that parse as JSON objects, and a warning for each one that
-// does not (pi skips them silently).
+// does not (pi skips them silently). A line is checked by decoding it once into a value that
+// keeps nothing, which is cheaper than json.Valid followed by a decode of the whole entry.
 func splitLines(data []byte, path string) (lines [][]byte, warnings []string) {
 	n := 0
 	for len(data) > 0 {
@@ -210,10 +211,11 @@ func splitLines(data []byte, path string) (lines [][]byte, warnings []string) {
 			line, data = data[:i], data[i+1:]
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(bytes.TrimSpace(line)) == 0 {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
 			continue
 		}
-		if !json.Valid(line) || bytes.TrimSpace(line)[0] != '{' {
+		if t[0] != '{' || t[len(t)-1] != '}' || (last || n == 1) && !json.Valid(t) {
 			if last {
 				warnings = append(warnings, fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes; the session was interrupted while writing)", path, n, len(line)))
 			} else {
@@ -234,10 +236,11 @@ func (s *Session) load(lines [][]byte) error {
 	s.entries = make([]*Entry, 0, len(lines)-1)
 	s.byID = make(map[string]*Entry, len(lines))
 	s.labels = map[string]string{}
-	for i, l := range lines[1:] {
+	for _, l := range lines[1:] {
 		e := new(Entry)
 		if err := json.Unmarshal(l, e); err != nil {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: entry %d: %v", s.path, i+1, err))
+			// A malformed line in the middle (pi skips it too).
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
 			continue
 		}
 		if e.Type == TypeSession {
