@@ -108,7 +108,7 @@ func TestGuardWrite(t *testing.T) {
 		f := &fakeApprover{write: c.d}
 		s := &Session{Cwd: ws, Approver: f, Abort: func() { aborted = true }}
 		err := s.GuardWrite(ctx, w)
-		if got := errText(err); got != c.want {
+		if got := errString(err); got != c.want {
 			t.Errorf("%+v: got %q, want %q", c.d, got, c.want)
 		}
 		wantTitle := "Model requests write access outside workspace:\n\n  Tool:  Write\n  Path:  " + outside + "\n\n" +
@@ -123,7 +123,7 @@ func TestGuardWrite(t *testing.T) {
 	// The file changes while the dialog is open: approve once refuses.
 	f := &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}, onAsk: func() { os.WriteFile(outside, []byte("changed"), 0o644) }}
 	s = &Session{Cwd: ws, Approver: f}
-	if err := s.GuardWrite(ctx, w); errText(err) != TextModified {
+	if err := s.GuardWrite(ctx, w); errString(err) != TextModified {
 		t.Fatalf("changed during dialog: %v", err)
 	}
 	// A new file outside: a missing file counts as empty.
@@ -134,7 +134,7 @@ func TestGuardWrite(t *testing.T) {
 	}
 }
 
-func errText(err error) string {
+func errString(err error) string {
 	if err == nil {
 		return ""
 	}
