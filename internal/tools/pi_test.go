@@ -65,3 +65,33 @@ func TestQuickTools(t *testing.T) {
 	r = e.call("bash", `{"command":"sleep 5","timeout":0.3}`)
 	t.Logf("bash: %v %q", r.IsError, r.Text())
 }
+
+func TestFdGlob(t *testing.T) {
+	cases := []struct {
+		pattern, subject string
+		want             bool
+	}{
+		{"*.go", "a.go", true},
+		{"*.go", "a.txt", false},
+		{"**/dir/**/*.txt", "/w/dir/a.txt", true},
+		{"**/dir/**/*.txt", "/w/dir/x/y/a.txt", true},
+		{"**/dir/*.txt", "/w/dir/x/a.txt", false},
+		{"*.{go,md}", "x.md", true},
+		{"[ab]?.c", "bz.c", true},
+		{"[!ab]?.c", "bz.c", false},
+		{"**", "/any/thing", true},
+		{"a\\*b", "a*b", true},
+	}
+	for _, c := range cases {
+		re, err := compileFdGlob(c.pattern, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := re.MatchString(c.subject); got != c.want {
+			t.Errorf("%q ~ %q = %v, want %v", c.pattern, c.subject, got, c.want)
+		}
+	}
+	if _, err := compileFdGlob("{a,b", true); err == nil {
+		t.Error("unclosed brace accepted")
+	}
+}
