@@ -13,7 +13,7 @@ import (
 
 // env is one test session: a workspace and an agent dir in temp dirs, the shipped registry.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string // workspace
 	agent  string
 	runner *toolrun.Runner
@@ -25,15 +25,15 @@ func newEnv(t *testing.T, settings string) *env {
 }
 
 // tempWS is a fresh workspace directory (real path).
-func tempWS(t *testing.T) string {
+func tempWS(t testing.TB) string {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	return filepath.Join(root, "ws")
 }
 
 // newEnvAt is a session whose workspace is ws.
-func newEnvAt(t *testing.T, ws string) *env { return newEnvSettings(t, ws, "") }
+func newEnvAt(t testing.TB, ws string) *env { return newEnvSettings(t, ws, "") }
 
-func newEnvSettings(t *testing.T, ws, settings string) *env {
+func newEnvSettings(t testing.TB, ws, settings string) *env {
 	t.Helper()
 	e := &env{t: t, dir: ws, agent: filepath.Join(filepath.Dir(ws), "agent")}
 	for _, d := range []string{e.dir, e.agent} {

@@ -95,3 +95,19 @@ func TestFdGlob(t *testing.T) {
 		t.Error("unclosed brace accepted")
 	}
 }
+
+func TestNormalizeFuzzy(t *testing.T) {
+	cases := map[string]string{
+		"":                               "",
+		"a  \nb\t\n":                     "a\nb\n",
+		"say \u201chi\u201d \u2014 ok  ": "say \"hi\" - ok",
+		"\u2018x\u2019\u00a0y\u3000\n\n": "'x' y\n\n",
+		"ﬁ ①":                            "fi 1", // NFKC
+		"tail\u2003":                     "tail",
+	}
+	for in, want := range cases {
+		if got := normalizeFuzzy(in); got != want {
+			t.Errorf("normalizeFuzzy(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
