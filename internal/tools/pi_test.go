@@ -1,7 +1,12 @@
 package tools
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 )
@@ -109,5 +114,34 @@ func TestNormalizeFuzzy(t *testing.T) {
 		if got := normalizeFuzzy(in); got != want {
 			t.Errorf("normalizeFuzzy(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A screenshot larger than pi's 2000×2000 limit is scaled to fit, with pi's dimension note.
+func TestReadLargeImage(t *testing.T) {
+	e := newEnv(t, "")
+	img := image.NewRGBA(image.Rect(0, 0, 3000, 1500))
+	for x := 0; x < 3000; x++ {
+		img.Set(x, x%1500, color.RGBA{uint8(x), 0, 0, 255})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	e.write("shot.png", b.String())
+	r := e.call("read", `{"path":"shot.png"}`)
+	if r.IsError || len(r.Content) != 2 {
+		t.Fatalf("%+v", r)
+	}
+	want := "Read image file [image/png]\n[Image: original 3000x1500, displayed at 2000x1000. Multiply coordinates by 1.50 to map to original image.]"
+	if r.Content[0].Text != want {
+		t.Fatalf("got %q", r.Content[0].Text)
+	}
+	data, _ := base64.StdEncoding.DecodeString(r.Content[1].Data)
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil || cfg.Width != 2000 || cfg.Height != 1000 {
+		t.Fatalf("scaled image: %+v %v", cfg, err)
+	}
+	e.write("fake.bmp", "BM")
+	if r := e.call("read", `{"path":"fake.bmp"}`); r.IsError || r.Text() != "BM" {
+		t.Fatalf("not a bmp: %q", r.Text())
 	}
 }
