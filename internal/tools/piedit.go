@@ -111,8 +111,8 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 			return NodeError(err, "open", abs)
 		}
 		edits := lineEdits(base, updated)
-		diff, first := diffString(base, edits, 4)
-		details := editDetails{Diff: diff, Patch: unifiedPatch(a.Path, base, edits, 4)}
+		diff, first := diffStringEdits(base, edits, 4)
+		details := editDetails{Diff: diff, Patch: unifiedPatchEdits(a.Path, base, edits, 4)}
 		if first > 0 {
 			details.FirstChangedLine = &first
 		}
@@ -417,7 +417,11 @@ func lineEdits(old, new string) []udiff.Edit {
 }
 
 // unifiedPatch is details.patch: a unified diff with file headers only.
-func unifiedPatch(path, old string, edits []udiff.Edit, context int) string {
+func unifiedPatch(path, old, new string, context int) string {
+	return unifiedPatchEdits(path, old, lineEdits(old, new), context)
+}
+
+func unifiedPatchEdits(path, old string, edits []udiff.Edit, context int) string {
 	d, err := udiff.ToUnified(path, path, old, edits, context)
 	if err != nil {
 		return ""
@@ -427,7 +431,11 @@ func unifiedPatch(path, old string, edits []udiff.Edit, context int) string {
 
 // diffString is pi's generateDiffString: numbered +/- lines with `context` lines around
 // each change, and the first changed line of the new file.
-func diffString(old string, edits []udiff.Edit, context int) (string, int) {
+func diffString(old, new string, context int) (string, int) {
+	return diffStringEdits(old, lineEdits(old, new), context)
+}
+
+func diffStringEdits(old string, edits []udiff.Edit, context int) (string, int) {
 	oldLines := strings.Count(old, "\n") + 1
 	newLines := oldLines
 	for _, e := range edits {
