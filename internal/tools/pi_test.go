@@ -145,3 +145,23 @@ func TestReadLargeImage(t *testing.T) {
 		t.Fatalf("not a bmp: %q", r.Text())
 	}
 }
+
+// An edit of a file that is not UTF-8 keeps the bytes it does not touch (pi would turn them
+// into U+FFFD); the result text is pi's.
+func TestEditKeepsNonUTF8Bytes(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("l1.txt", "caf\xe9\nkeep \xff\xfe\nchange me\n")
+	r := e.call("edit", `{"path":"l1.txt","edits":[{"oldText":"change me","newText":"changed"}]}`)
+	if r.IsError || r.Text() != "Successfully replaced 1 block(s) in l1.txt." {
+		t.Fatalf("%q", r.Text())
+	}
+	if got := e.read("l1.txt"); got != "caf\xe9\nkeep \xff\xfe\nchanged\n" {
+		t.Fatalf("file: %q", got)
+	}
+	// The fuzzy path (typographic quotes in the file) keeps them too.
+	e.write("l2.txt", "caf\xe9\nsay \u201chi\u201d  \nend\n")
+	r = e.call("edit", `{"path":"l2.txt","edits":[{"oldText":"say \"hi\"","newText":"say bye"}]}`)
+	if r.IsError || e.read("l2.txt") != "caf\xe9\nsay bye\nend\n" {
+		t.Fatalf("fuzzy: %q %q", r.Text(), e.read("l2.txt"))
+	}
+}

@@ -97,7 +97,11 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		if err != nil {
 			return NodeError(err, "read", "")
 		}
-		bom, content := splitBOM(DecodeUTF8(buf))
+		// pi decodes the file as UTF-8 and writes the decoded text back, which turns every
+		// byte that is not UTF-8 into U+FFFD, also far from the edit. pigo matches on the raw
+		// bytes instead (oldText and newText are UTF-8 either way), so bytes the edit does not
+		// touch survive: a deliberate departure that never loses user data.
+		bom, content := splitBOM(string(buf))
 		ending := detectLineEnding(content)
 		base, updated, err := applyEdits(normalizeLF(content), a.Edits, a.Path)
 		if err != nil {
