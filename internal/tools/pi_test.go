@@ -165,3 +165,28 @@ func TestEditKeepsNonUTF8Bytes(t *testing.T) {
 		t.Fatalf("fuzzy: %q %q", r.Text(), e.read("l2.txt"))
 	}
 }
+
+// The model sees pi's schemas byte for byte (TypeBox key order), as pi 0.84.3 sends them.
+func TestLLMToolsArePis(t *testing.T) {
+	e := newEnv(t, "")
+	want := map[string]string{
+		"read": `{"type":"object","required":["path"],"properties":{"path":{"type":"string","description":"Path to the file to read (relative or absolute)"},"offset":{"type":"number","description":"Line number to start reading from (1-indexed)"},"limit":{"type":"number","description":"Maximum number of lines to read"}}}`,
+		"edit": `{"type":"object","required":["path","edits"],"properties":{"path":{"type":"string","description":"Path to the file to edit (relative or absolute)"},"edits":{"type":"array","items":{"type":"object","required":["oldText","newText"],"properties":{"oldText":{"type":"string","description":"Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call."},"newText":{"type":"string","description":"Replacement text for this targeted edit."}}},"description":"One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead."}}}`,
+		"ls":   `{"type":"object","properties":{"path":{"type":"string","description":"Directory to list (default: current directory)"},"limit":{"type":"number","description":"Maximum number of entries to return (default: 500)"}}}`,
+	}
+	n := 0
+	for _, tl := range e.runner.LLMTools() {
+		if w, ok := want[tl.Name]; ok {
+			n++
+			if string(tl.Parameters) != w {
+				t.Errorf("%s:\n got %s\nwant %s", tl.Name, tl.Parameters, w)
+			}
+		}
+		if tl.Name == "read" && tl.Description != "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete." {
+			t.Errorf("read description %q", tl.Description)
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("found %d of %d tools", n, len(want))
+	}
+}
