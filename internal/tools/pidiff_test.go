@@ -145,6 +145,8 @@ func fixture(t *testing.T, dir string) {
 type scriptServer struct {
 	URL   string
 	calls []diffCall
+	// tools is the tool list of the first request, as pi sent it.
+	tools json.RawMessage
 }
 
 func newScriptServer(t *testing.T, calls []diffCall) *scriptServer {
@@ -162,8 +164,12 @@ func newScriptServer(t *testing.T, calls []diffCall) *scriptServer {
 			Messages []struct {
 				Role string `json:"role"`
 			} `json:"messages"`
+			Tools json.RawMessage `json:"tools"`
 		}
 		json.Unmarshal(b, &body)
+		if ss.tools == nil {
+			ss.tools = body.Tools
+		}
 		i := 0
 		for _, m := range body.Messages {
 			if m.Role == "tool" {
@@ -200,7 +206,7 @@ type piResult struct {
 }
 
 // runPiCalls runs the real pi on the script and returns its tool results in call order.
-func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) []piResult {
+func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) ([]piResult, json.RawMessage) {
 	ss := newScriptServer(t, calls)
 	home := t.TempDir()
 	agent := filepath.Join(home, ".pi", "agent")
@@ -237,7 +243,7 @@ func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) []piRes
 		}
 		res = append(res, r)
 	}
-	return res
+	return res, ss.tools
 }
 
 var spillPath = regexp.MustCompile(`Full output: [^\]"]+`)
@@ -272,7 +278,7 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 	piWS, goWS := tempWS(t), tempWS(t)
 	fixture(t, piWS)
 	fixture(t, goWS)
-	want := runPiCalls(t, pi, piWS, diffCalls)
+	want, piTools := runPiCalls(t, pi, piWS, diffCalls)
 
 	e := newEnvAt(t, goWS)
 	// pi's models.json model takes text only (input defaults to ["text"]).
@@ -294,6 +300,30 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 		}
 		if gd != wd {
 			t.Errorf("%s: details\n got %s\nwant %s", label, gd, wd)
+		}
+	}
+	// The model sees the same tool list: names, descriptions and schemas, byte for byte.
+	var sent []struct {
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	json.Unmarshal(piTools, &sent)
+	mine := map[string]llm.Tool{}
+	for _, tl := range e.runner.LLMTools() {
+		mine[tl.Name] = tl
+	}
+	if len(sent) != 7 {
+		t.Errorf("pi sent %d tools", len(sent))
+	}
+	for _, f := range sent {
+		m, ok := mine[f.Function.Name]
+		var compact bytes.Buffer
+		json.Compact(&compact, f.Function.Parameters)
+		if !ok || m.Description != f.Function.Description || string(m.Parameters) != compact.String() {
+			t.Errorf("tool %s: pigo %q %s\npi %q %s", f.Function.Name, m.Description, m.Parameters, f.Function.Description, compact.String())
 		}
 	}
 	// The files end up the same.
