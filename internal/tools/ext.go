@@ -66,6 +66,9 @@ func ExpandArgv(template []string, args *toolrun.Value) ([]string, error) {
 			default:
 				out = append(out, argText(v))
 			}
+			if i == 0 && (len(out) == 0 || out[0] == "") {
+				return nil, errors.New("the program (the first exec word) is empty")
+			}
 			continue
 		}
 		absent := false
