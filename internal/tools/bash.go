@@ -368,7 +368,10 @@ func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Es
 	}
 	d, err := s.Approver.ApproveCommand(ctx, toolrun.CommandRequest{Tool: tool, Command: command, Approval: ap})
 	if err != nil {
-		return Escalation{}, err
+		if ctx.Err() == nil {
+			return Escalation{}, err
+		}
+		d = toolrun.CommandDecision{Choice: toolrun.CommandDismissed} // aborted while the dialog was open
 	}
 	switch d.Choice {
 	case toolrun.CommandAllowOnce:
