@@ -311,6 +311,9 @@ func policy(s *toolrun.Session) sandbox.Policy {
 // BashPlan builds the sandbox plan for a command of this session (a plan per command, so
 // paths created in between are covered).
 func BashPlan(s *toolrun.Session) (*sandbox.Plan, error) {
+	if s.SandboxErr != nil {
+		return nil, s.SandboxErr
+	}
 	env := s.Environ
 	if env.Home == "" && env.Path == "" {
 		env = sandbox.HostEnviron()
