@@ -11,6 +11,8 @@
 // pi's built-ins are checked against the real pi 0.84.3 (pidiff_test.go: the same calls on
 // the same files, content, error flag, details and the files afterwards must match) and
 // against a golden file of every text. Where pigo departs from pi on purpose:
+//   - write and edit go through the write guard (outside the workspace and /tmp: the
+//     dialog, or the headless refusal), as the seed's file tools do; pi has no guard;
 //   - bash runs in the session's sandbox (bwrap, as the seed's bwrap extension does for
 //     every command), with pi's shellPath, shellCommandPrefix and PI_* variables; its full
 //     output goes to <agentDir>/tmp/<uuid>.txt instead of pi's /tmp/pi-bash-*.log;
