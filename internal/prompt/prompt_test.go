@@ -104,8 +104,8 @@ func TestSeedTemplate(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "AGENTS.md"), "ctx")
 	o := Options{Cwd: dir, ActiveTools: []string{"bash"}, ToolLines: []string{"- bash: run"},
-		Guidelines: []string{guidelineBash, "Use bash well.", "Second.", guidelineConcise, guidelinePaths},
-		Skills:     []Skill{{Name: "s", Description: "d", File: "/s/SKILL.md"}},
+		Guidelines:         []string{guidelineBash, "Use bash well.", "Second.", guidelineConcise, guidelinePaths},
+		Skills:             []Skill{{Name: "s", Description: "d", File: "/s/SKILL.md"}},
 		AppendSystemPrompt: []string{"APPENDED"}, SystemPrompt: "ignored by the template",
 		Template: "T\n{{tools}}\n{{guidelines}}\n{{project_context}}{{date}} {{cwd}}",
 		Now:      func() time.Time { return time.Date(2026, 3, 4, 10, 0, 0, 0, time.Local) }}
