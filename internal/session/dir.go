@@ -304,7 +304,7 @@ func Resolve(l Location, arg string) (path string, global bool, err error) {
 			return "", false, fmt.Errorf("session id %q is ambiguous: it matches %s", arg, strings.Join(ids, ", "))
 		}
 	}
-	return "", false, fmt.Errorf("no session found matching '%s'", arg)
+	return "", false, fmt.Errorf("No session found matching '%s'", arg)
 }
 
 // Fork copies a session file into a new session of cwd in dir (pi's forkFrom, --fork): a new

@@ -313,7 +313,7 @@ func TestListResolveRecentFork(t *testing.T) {
 	if _, _, err := Resolve(l, "0"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}
-	if _, _, err := Resolve(l, "zzz"); err == nil || err.Error() != "no session found matching 'zzz'" {
+	if _, _, err := Resolve(l, "zzz"); err == nil || err.Error() != "No session found matching 'zzz'" {
 		t.Errorf("unknown: %v", err)
 	}
 	// An explicit directory holds every cwd's files directly and filters by header cwd.
