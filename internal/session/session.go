@@ -238,7 +238,8 @@ func (s *Session) load(lines [][]byte) error {
 	s.labels = map[string]string{}
 	for _, l := range lines[1:] {
 		e := new(Entry)
-		if err := json.Unmarshal(l, e); err != nil {
+		// UnmarshalJSON directly: json.Unmarshal would scan the line once more first.
+		if err := e.UnmarshalJSON(l); err != nil {
 			// A malformed line in the middle (pi skips it too).
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
 			continue
