@@ -132,19 +132,9 @@ func pigoOptions(t *testing.T, f *fixture, tools []string) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var skills []Skill
-	for _, c := range res.Commands.Commands {
-		if c.Source != "skill" {
-			continue
-		}
-		for _, a := range res.Commands.Autocomplete {
-			if a.Name == c.Invocation {
-				skills = append(skills, ReadSkill(c.Name, a.Description, c.File))
-			}
-		}
-	}
-	return Options{Cwd: f.cwd, AgentDir: f.agent, ActiveTools: res.Tools.Active, ToolLines: res.Tools.SystemPrompt.Tools,
-		Guidelines: res.Tools.SystemPrompt.Guidelines, Skills: skills, Getenv: getenv}
+	o := FromResolution(res.Tools, res.Commands)
+	o.Cwd, o.AgentDir, o.Getenv = f.cwd, f.agent, getenv
+	return o
 }
 
 // TestSystemPromptAsPi compares pigo's system prompt with the one the real pi 0.84 sends, in
@@ -223,6 +213,9 @@ func TestExpansionAsPi(t *testing.T) {
 			want := content[0].(map[string]any)["text"].(string)
 			o := pigoOptions(t, f, []string{"read"})
 			r := &Resolver{Commands: commandsOf(t, f), Skills: o.Skills}
+			if len(o.Skills) != 2 || o.Skills[0].Description == "" {
+				t.Fatalf("skills from the resolution: %+v", o.Skills)
+			}
 			got, err := r.Expand(in)
 			if err != nil {
 				t.Fatal(err)
