@@ -199,31 +199,34 @@ func TestExpansionAsPi(t *testing.T) {
 		"/unknown thing",
 		"not a command",
 	}
-	for _, in := range cases {
-		t.Run(in, func(t *testing.T) {
-			n := len(rec.bodies)
-			cmd := pi.Command("--provider", "local", "--model", "m", "--no-session", "--tools", "read", "-p", in)
-			cmd.Env = f.env()
-			cmd.Dir = f.cwd
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("pi: %v\n%s", err, out)
-			}
-			msgs := rec.bodies[n]["messages"].([]any)
-			content := msgs[1].(map[string]any)["content"].([]any)
-			want := content[0].(map[string]any)["text"].(string)
-			o := pigoOptions(t, f, []string{"read"})
-			r := &Resolver{Commands: commandsOf(t, f), Skills: o.Skills}
-			if len(o.Skills) != 2 || o.Skills[0].Description == "" {
-				t.Fatalf("skills from the resolution: %+v", o.Skills)
-			}
-			got, err := r.Expand(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got.Text); diff != "" {
-				t.Errorf("expansion differs from pi's (-pi +pigo):\n%s", diff)
-			}
-		})
+	// One pi process sends every case as its own prompt (print mode takes several messages);
+	// each request's last message is that case's expansion.
+	n := len(rec.bodies)
+	cmd := pi.Command(append([]string{"--provider", "local", "--model", "m", "--no-session", "--tools", "read", "-p"}, cases...)...)
+	cmd.Env = f.env()
+	cmd.Dir = f.cwd
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pi: %v\n%s", err, out)
+	}
+	if len(rec.bodies)-n != len(cases) {
+		t.Fatalf("pi made %d requests for %d prompts", len(rec.bodies)-n, len(cases))
+	}
+	o := pigoOptions(t, f, []string{"read"})
+	if len(o.Skills) != 2 || o.Skills[0].Description == "" {
+		t.Fatalf("skills from the resolution: %+v", o.Skills)
+	}
+	r := &Resolver{Commands: commandsOf(t, f), Skills: o.Skills}
+	for i, in := range cases {
+		msgs := rec.bodies[n+i]["messages"].([]any)
+		content := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
+		want := content[0].(map[string]any)["text"].(string)
+		got, err := r.Expand(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got.Text); diff != "" {
+			t.Errorf("%q: expansion differs from pi's (-pi +pigo):\n%s", in, diff)
+		}
 	}
 }
 
