@@ -141,12 +141,7 @@ func pigoOptions(t *testing.T, f *fixture, tools []string) Options {
 // the same directories, for the default prompt, a custom prompt and no context files.
 func TestSystemPromptAsPi(t *testing.T) {
 	pi := pitest.Find(t)
-	rec := newRecorder(t)
-	f := newFixture(t, rec)
-	// pi reads its themes from its package dir, so the docs block points at the real one.
-	f.pkg = filepath.Dir(filepath.Dir(pi.CLI))
-	appendFile := filepath.Join(f.root, "extra.md")
-	write(t, appendFile, "Appended from a file.")
+	t.Parallel()
 	cases := []struct {
 		name   string
 		piArgs []string
@@ -157,15 +152,21 @@ func TestSystemPromptAsPi(t *testing.T) {
 		// toolrun branch has them); its lines come from the catalogue, not from this package.
 		{"default", []string{"--tools", "read,bash,write,grep"}, []string{"read", "bash", "write", "grep"}, nil},
 		{"no-read-no-skills", []string{"--tools", "bash"}, []string{"bash"}, nil},
-		{"custom-and-append", []string{"--tools", "read", "--system-prompt", "Custom base.", "--append-system-prompt", appendFile, "--append-system-prompt", "Second append."},
+		{"custom-and-append", []string{"--tools", "read", "--system-prompt", "Custom base.", "--append-system-prompt", "extra.md", "--append-system-prompt", "Second append."},
 			[]string{"read"}, func(o *Options) {
 				o.SystemPrompt = "Custom base."
-				o.AppendSystemPrompt = []string{appendFile, "Second append."}
+				o.AppendSystemPrompt = []string{"extra.md", "Second append."}
 			}},
 		{"no-context-files", []string{"--tools", "read,ls", "-nc"}, []string{"read", "ls"}, func(o *Options) { o.NoContextFiles = true }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t)
+			f := newFixture(t, rec)
+			// pi reads its themes from its package dir, so the docs block points at the real one.
+			f.pkg = filepath.Dir(filepath.Dir(pi.CLI))
+			write(t, filepath.Join(f.cwd, "extra.md"), "Appended from a file.")
 			want := piSystemPrompt(t, pi, rec, f, c.piArgs...)
 			o := pigoOptions(t, f, c.tools)
 			if c.adjust != nil {
@@ -183,6 +184,7 @@ func TestSystemPromptAsPi(t *testing.T) {
 // message it sent with pigo's expansion.
 func TestExpansionAsPi(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	rec := newRecorder(t)
 	f := newFixture(t, rec)
 	f.pkg = filepath.Dir(filepath.Dir(pi.CLI))

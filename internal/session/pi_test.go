@@ -90,6 +90,7 @@ func runPi(t *testing.T, pi pitest.Pi, env []string, cwd string, args ...string)
 // lists it, and appending keeps every byte pi wrote.
 func TestPiWritesPigoReads(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	cs := newChatServer(t, "Hello from the model.")
 	_, env := piEnv(t, cs)
 	dir, cwd := t.TempDir(), t.TempDir()
@@ -165,6 +166,7 @@ func TestPiWritesPigoReads(t *testing.T) {
 // to the model and appends to it.
 func TestPigoWritesPiResumes(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	cs := newChatServer(t, "Second answer.")
 	_, env := piEnv(t, cs)
 	dir, cwd := t.TempDir(), t.TempDir()
@@ -260,6 +262,7 @@ func contextMessages(ms []llm.Message) []string {
 // summary, bash executions and custom messages written by pigo.
 func TestContextAsPi(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	cs := newChatServer(t, "Answer.")
 	cs.toolFirst = true
 	_, env := piEnv(t, cs)
