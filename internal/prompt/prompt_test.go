@@ -80,9 +80,15 @@ func TestExtensionCommands(t *testing.T) {
 	if e, _ := r.Expand("/model x"); e.Kind != KindText || e.Text != "/model x" {
 		t.Errorf("builtin without Builtins: %+v", e)
 	}
-	r.Builtins = true
+	r.Builtins = []engine.BuiltinCommand{{Name: "model", Match: engine.MatchArgs}, {Name: "settings", Match: engine.MatchExact}}
 	if e, _ := r.Expand("/model x"); e.Kind != KindBuiltin || e.Args != "x" {
 		t.Errorf("builtin: %+v", e)
+	}
+	if e, _ := r.Expand("/settings"); e.Kind != KindBuiltin {
+		t.Errorf("exact builtin: %+v", e)
+	}
+	if e, _ := r.Expand("/settings x"); e.Kind != KindText {
+		t.Errorf("an exact builtin with arguments falls through: %+v", e)
 	}
 }
 
