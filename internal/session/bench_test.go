@@ -59,6 +59,10 @@ func writeTurns(tb testing.TB, n int) string {
 // the memory.
 func BenchmarkLoad1000Turns(b *testing.B) {
 	p := writeTurns(b, 1000)
+	// PIGO_BENCH_SESSION names another file to load (to compare with pi on the same bytes).
+	if f := os.Getenv("PIGO_BENCH_SESSION"); f != "" {
+		p = f
+	}
 	fi, _ := os.Stat(p)
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
@@ -69,7 +73,7 @@ func BenchmarkLoad1000Turns(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(s.Context().Messages) != 3000 {
+		if len(s.Context().Messages) == 0 {
 			b.Fatal("context")
 		}
 		keep = s

@@ -244,9 +244,8 @@ func (s *Session) load(lines [][]byte) error {
 	s.byID = make(map[string]*Entry, len(lines))
 	s.labels = map[string]string{}
 	for _, l := range lines[1:] {
-		e := new(Entry)
-		// UnmarshalJSON directly: json.Unmarshal would scan the line once more first.
-		if err := e.UnmarshalJSON(l); err != nil {
+		e, err := decodeEntry(append([]byte(nil), l...))
+		if err != nil {
 			// A malformed line in the middle (pi skips it too).
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
 			continue

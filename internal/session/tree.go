@@ -201,8 +201,10 @@ func (s *Session) Context() Context {
 			c.Model = &ModelRef{e.Message.LLM.Provider, e.Message.LLM.Model}
 		}
 	}
-	for _, e := range contextEntries(path) {
-		c.Messages = append(c.Messages, toLLM(e)...)
+	ces := contextEntries(path)
+	c.Messages = make([]llm.Message, 0, len(ces))
+	for _, e := range ces {
+		c.Messages = appendLLM(c.Messages, e)
 	}
 	return c
 }
