@@ -292,7 +292,7 @@ func TestContextAsPi(t *testing.T) {
 			firstUser = e.ID
 		}
 	}
-	bs, _ := s.BranchWithSummary(firstUser, "We tried listing twice.", nil)
+	bs, _ := s.BranchWithSummary(firstUser, BranchSummary{Summary: "We tried listing twice."})
 	two := 2
 	s.AppendBashExecution(BashExecution{Command: "false", ExitCode: &two, Timestamp: 1})
 	s.AppendBashExecution(BashExecution{Command: "secret", Output: "hidden", ExcludeFromContext: true, Timestamp: 2})
