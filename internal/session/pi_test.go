@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -322,5 +323,69 @@ func TestContextAsPi(t *testing.T) {
 	}
 	if !strings.HasPrefix(want[0], "user:"+CompactionSummaryPrefix+"## Goal") {
 		t.Errorf("pi's first message is not the compaction summary: %q", want[0])
+	}
+}
+
+// TestEntryEncodingAsPi has pi's own SessionManager write one entry of every type; pigo
+// decodes each line and encodes it again from its fields, and must give pi's bytes.
+func TestEntryEncodingAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	t.Parallel()
+	dir := t.TempDir()
+	sm := filepath.Join(filepath.Dir(pi.CLI), "core", "session-manager.js")
+	script := `
+import { SessionManager } from "file://` + sm + `";
+const s = SessionManager.create(process.argv[2], process.argv[2]);
+const u = s.appendMessage({ role: "user", content: [{ type: "text", text: "q <&> \u2028" }], timestamp: 1 });
+s.appendMessage({ role: "assistant", content: [{ type: "text", text: "a" }], api: "x", provider: "p", model: "m", stopReason: "stop", timestamp: 2 });
+s.appendModelChange("p", "m2");
+s.appendThinkingLevelChange("high");
+s.appendCompaction("sum", u, 1234, { readFiles: ["a"], modifiedFiles: [] }, undefined, { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+s.appendCompaction("hooked", u, 5, undefined, true);
+s.appendCustomEntry("state", { n: 1 });
+s.appendCustomEntry("empty");
+s.appendCustomMessageEntry("note", "text", true);
+s.appendCustomMessageEntry("note2", [{ type: "text", text: "t" }], false, { k: 1 });
+s.appendLabelChange(u, "start");
+s.appendLabelChange(u, undefined);
+s.appendSessionInfo("name\nhere");
+s.branchWithSummary(u, "left", { x: 1 }, true);
+s.branchWithSummary(null, "from root");
+console.log(s.getSessionFile());
+`
+	sp := filepath.Join(dir, "w.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	out, err := exec.Command(pi.Node, sp, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	file := strings.TrimSpace(string(out))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines[1:] {
+		e := new(Entry)
+		if err := e.UnmarshalJSON([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+		seen[e.Type] = true
+		if e.Type == TypeMessage {
+			continue
+		}
+		c := *e
+		c.raw = nil
+		b, err := c.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != l {
+			t.Errorf("%s:\n pi:   %s\n pigo: %s", e.Type, l, b)
+		}
+	}
+	if len(seen) != 9 {
+		t.Errorf("entry types written: %v", seen)
 	}
 }
