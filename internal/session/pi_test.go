@@ -389,3 +389,103 @@ console.log(s.getSessionFile());
 		t.Errorf("entry types written: %v", seen)
 	}
 }
+
+// TestBuildContextAsPi builds the context of tricky session files with pi's own
+// buildSessionContext + convertToLlm and with pigo's Context(), and compares role, content
+// and timestamp of every message.
+func TestBuildContextAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	t.Parallel()
+	h := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`
+	m := func(id, parent, msg string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"message","id":"` + id + `","parentId":` + p + `,"timestamp":"2026-01-01T00:00:01.000Z","message":` + msg + `}`
+	}
+	u := func(text string) string { return `{"role":"user","content":"` + text + `","timestamp":5}` }
+	a := func(text string) string {
+		return `{"role":"assistant","content":[{"type":"text","text":"` + text + `"},{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"stopReason":"toolUse","timestamp":6}`
+	}
+	files := map[string][]string{
+		"two-compactions": {h,
+			m("a1", "", u("one")), m("a2", "a1", a("r1")),
+			`{"type":"compaction","id":"c1","parentId":"a2","timestamp":"2026-01-01T00:00:02.000Z","summary":"S1","firstKeptEntryId":"a2","tokensBefore":1}`,
+			m("a3", "c1", u("two")),
+			`{"type":"compaction","id":"c2","parentId":"a3","timestamp":"2026-01-01T00:00:03.000Z","summary":"S2","firstKeptEntryId":"a3","tokensBefore":2}`,
+			m("a4", "c2", u("three"))},
+		"kept-id-off-path": {h,
+			m("a1", "", u("one")),
+			`{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","summary":"S","firstKeptEntryId":"zzz","tokensBefore":1}`,
+			m("a2", "c1", u("after"))},
+		"branches-and-app-messages": {h,
+			m("a1", "", u("root")), m("b1", "a1", u("abandoned")),
+			`{"type":"branch_summary","id":"s1","parentId":"a1","timestamp":"2026-01-01T00:00:04.000Z","fromId":"b1","summary":""}`,
+			`{"type":"branch_summary","id":"s2","parentId":"s1","timestamp":"2026-01-01T00:00:04.500Z","fromId":"b1","summary":"went back"}`,
+			`{"type":"custom_message","customType":"n","content":null,"display":true,"id":"cm","parentId":"s2","timestamp":"2026-01-01T00:00:05.000Z"}`,
+			`{"type":"custom","customType":"st","data":{"x":1},"id":"cu","parentId":"cm","timestamp":"2026-01-01T00:00:05.000Z"}`,
+			`{"type":"label","id":"lb","parentId":"cu","timestamp":"2026-01-01T00:00:05.000Z","targetId":"a1","label":"L"}`,
+			m("bx", "lb", `{"role":"bashExecution","command":"ls","output":"","exitCode":null,"cancelled":false,"truncated":true,"timestamp":7}`),
+			m("by", "bx", `{"role":"bashExecution","command":"x","output":"o","exitCode":1,"cancelled":true,"truncated":true,"fullOutputPath":"/f","timestamp":8}`),
+			m("cz", "by", `{"role":"custom","customType":"k","content":[{"type":"text","text":"ct"}],"display":false,"timestamp":9}`),
+			m("nz", "cz", `{"role":"toolResult","toolCallId":"c","toolName":"ls","content":null,"isError":false,"timestamp":10}`),
+			`{"type":"session_info","id":"si","parentId":"nz","timestamp":"2026-01-01T00:00:06.000Z","name":"n"}`},
+		"torn-tail": {h, m("a1", "", u("kept")), `{"type":"message","id":"a2","parentId":"a1","times`},
+		// Version 1 (no ids): pi and pigo each migrate their own copy.
+		"v1": {`{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"q","timestamp":1}}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"hookMessage","customType":"h","content":"hook","display":true,"timestamp":2}}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}}`,
+			`{"type":"compaction","timestamp":"2025-01-01T00:00:04.000Z","summary":"old summary","firstKeptEntryIndex":3,"tokensBefore":9}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"new","timestamp":5}}`},
+	}
+	dir := t.TempDir()
+	sm := filepath.Join(filepath.Dir(pi.CLI), "core", "session-manager.js")
+	msgs := filepath.Join(filepath.Dir(pi.CLI), "core", "messages.js")
+	script := `
+import { SessionManager } from "file://` + sm + `";
+import { convertToLlm } from "file://` + msgs + `";
+const s = SessionManager.open(process.argv[2]);
+console.log(JSON.stringify(convertToLlm(s.buildSessionContext().messages).map(m => ({ role: m.role, content: m.content, timestamp: m.timestamp }))));
+`
+	sp := filepath.Join(dir, "c.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	norm := func(v any) string { b, _ := json.Marshal(v); var x any; json.Unmarshal(b, &x); b, _ = json.Marshal(x); return string(b) }
+	for name, lines := range files {
+		p := filepath.Join(dir, name+".jsonl")
+		content := strings.Join(lines, "\n")
+		if name != "torn-tail" {
+			content += "\n"
+		}
+		os.WriteFile(p, []byte(content), 0o644)
+		piFile := p
+		if name == "v1" {
+			piFile = filepath.Join(dir, "v1-pi.jsonl")
+			os.WriteFile(piFile, []byte(content), 0o644)
+		}
+		out, err := exec.Command(pi.Node, sp, piFile).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: node: %v\n%s", name, err, out)
+		}
+		var want any
+		if err := json.Unmarshal(out, &want); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		s, err := Open(p, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Through llm.Message's own encoding (a string content stays a string).
+		var got []map[string]any
+		for _, m := range s.Context().Messages {
+			b, _ := json.Marshal(m)
+			var x map[string]any
+			json.Unmarshal(b, &x)
+			got = append(got, map[string]any{"role": x["role"], "content": x["content"], "timestamp": x["timestamp"]})
+		}
+		if g, w := norm(got), norm(want); g != w {
+			t.Errorf("%s:\n pi:   %s\n pigo: %s", name, w, g)
+		}
+	}
+}
