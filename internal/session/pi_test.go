@@ -451,7 +451,13 @@ console.log(JSON.stringify(convertToLlm(s.buildSessionContext().messages).map(m 
 `
 	sp := filepath.Join(dir, "c.mjs")
 	os.WriteFile(sp, []byte(script), 0o644)
-	norm := func(v any) string { b, _ := json.Marshal(v); var x any; json.Unmarshal(b, &x); b, _ = json.Marshal(x); return string(b) }
+	norm := func(v any) string {
+		b, _ := json.Marshal(v)
+		var x any
+		json.Unmarshal(b, &x)
+		b, _ = json.Marshal(x)
+		return string(b)
+	}
 	for name, lines := range files {
 		p := filepath.Join(dir, name+".jsonl")
 		content := strings.Join(lines, "\n")
