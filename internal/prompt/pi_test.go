@@ -7,11 +7,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/engine"
@@ -244,4 +246,48 @@ func commandsOf(t *testing.T, f *fixture) []engine.CommandEntry {
 		t.Fatal(err)
 	}
 	return res.Commands.Commands
+}
+
+// TestArgsAsPi runs pi's own parseCommandArgs and substituteArgs on tricky inputs and
+// compares with ParseArgs and SubstituteArgs.
+func TestArgsAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	t.Parallel()
+	argsIn := []string{"", "a", "  a  b  ", `"a b" c`, `'a "b" c' d`, `x"y"z`, `"unclosed`, `'`, "tab\tsep\nnl", "\u00a0nbsp\u00a0x", "\u2028ls", "\ufeffbom", `a\ b`, `""`, `"" x ''`, "é ü 漢字", `--flag="a b"`}
+	tmpls := []string{"$1", "$2|$3", "$@", "$ARGUMENTS", "${1:-d}", "${4:-}", "${@:-none}", "${ARGUMENTS:-z}", "${@:2}", "${@:0}", "${@:1:1}", "${@:2:0}", "${@:9:2}", "$10", "$0", "$$1", "${x}", "$arguments", "${1}", "${@:1:}", "a$1b${2:-c}d"}
+	dir := t.TempDir()
+	pt := filepath.Join(filepath.Dir(pi.CLI), "core", "prompt-templates.js")
+	in, _ := json.Marshal(map[string]any{"args": argsIn, "tmpls": tmpls})
+	os.WriteFile(filepath.Join(dir, "in.json"), in, 0o644)
+	script := `
+import { parseCommandArgs, substituteArgs } from "file://` + pt + `";
+import { readFileSync } from "node:fs";
+const { args, tmpls } = JSON.parse(readFileSync(process.argv[2], "utf8"));
+console.log(JSON.stringify(args.map(a => { const p = parseCommandArgs(a); return { parsed: p, out: tmpls.map(t => substituteArgs(t, p)) }; })));
+`
+	sp := filepath.Join(dir, "a.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	out, err := exec.Command(pi.Node, sp, filepath.Join(dir, "in.json")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var want []struct {
+		Parsed []string
+		Out    []string
+	}
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for i, a := range argsIn {
+		p := ParseArgs(a)
+		if !cmp.Equal(p, want[i].Parsed, cmpopts.EquateEmpty()) {
+			t.Errorf("ParseArgs(%q) = %q, pi %q", a, p, want[i].Parsed)
+			continue
+		}
+		for j, tm := range tmpls {
+			if got := SubstituteArgs(tm, p); got != want[i].Out[j] {
+				t.Errorf("SubstituteArgs(%q, %q) = %q, pi %q", tm, p, got, want[i].Out[j])
+			}
+		}
+	}
 }
