@@ -291,3 +291,55 @@ console.log(JSON.stringify(args.map(a => { const p = parseCommandArgs(a); return
 		}
 	}
 }
+
+// TestContextFilesAsPi compares LoadContextFiles with pi's loadProjectContextFiles in a
+// nested linked worktree, a sibling worktree, a directory named AGENTS.md and a CLAUDE.md.
+func TestContextFilesAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	t.Parallel()
+	base := t.TempDir()
+	main := filepath.Join(base, "repo")
+	agent := filepath.Join(base, "agent")
+	write(t, filepath.Join(agent, "CLAUDE.md"), "agent")
+	write(t, filepath.Join(main, "AGENTS.md"), "main")
+	write(t, filepath.Join(base, "CLAUDE.MD"), "base")
+	git := func(dir string, args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(main, "init", "-q")
+	git(main, "add", ".")
+	git(main, "commit", "-qm", "x")
+	git(main, "worktree", "add", "-q", filepath.Join(main, "wt"))
+	git(main, "worktree", "add", "-q", filepath.Join(base, "sibling"))
+	os.MkdirAll(filepath.Join(main, "wt", "deep", "AGENTS.md"), 0o755) // a directory: skipped
+	write(t, filepath.Join(main, "wt", "deep", "AGENTS.MD"), "deep")
+	rl := filepath.Join(filepath.Dir(pi.CLI), "core", "resource-loader.js")
+	script := `
+import { loadProjectContextFiles } from "file://` + rl + `";
+console.log(JSON.stringify(loadProjectContextFiles({ cwd: process.argv[2], agentDir: process.argv[3] })));
+`
+	sp := filepath.Join(base, "c.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	for _, cwd := range []string{filepath.Join(main, "wt", "deep"), filepath.Join(main, "wt"), main, filepath.Join(base, "sibling")} {
+		out, err := exec.Command(pi.Node, sp, cwd, agent).CombinedOutput()
+		if err != nil {
+			t.Fatalf("node: %v\n%s", err, out)
+		}
+		var want []ContextFile
+		if err := json.Unmarshal(out, &want); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		got, _ := LoadContextFiles(agent, cwd)
+		if !cmp.Equal(got, want) {
+			t.Errorf("%s:\n got %+v\n  pi %+v", cwd, got, want)
+		}
+	}
+}
