@@ -324,19 +324,22 @@ func TestContextFilesAsPi(t *testing.T) {
 	rl := filepath.Join(filepath.Dir(pi.CLI), "core", "resource-loader.js")
 	script := `
 import { loadProjectContextFiles } from "file://` + rl + `";
-console.log(JSON.stringify(loadProjectContextFiles({ cwd: process.argv[2], agentDir: process.argv[3] })));
+const agentDir = process.argv[2];
+console.log(JSON.stringify(process.argv.slice(3).map(cwd => loadProjectContextFiles({ cwd, agentDir }))));
 `
 	sp := filepath.Join(base, "c.mjs")
 	os.WriteFile(sp, []byte(script), 0o644)
-	for _, cwd := range []string{filepath.Join(main, "wt", "deep"), filepath.Join(main, "wt"), main, filepath.Join(base, "sibling")} {
-		out, err := exec.Command(pi.Node, sp, cwd, agent).CombinedOutput()
-		if err != nil {
-			t.Fatalf("node: %v\n%s", err, out)
-		}
-		var want []ContextFile
-		if err := json.Unmarshal(out, &want); err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
+	cwds := []string{filepath.Join(main, "wt", "deep"), filepath.Join(main, "wt"), main, filepath.Join(base, "sibling")}
+	out, err := exec.Command(pi.Node, append([]string{sp, agent}, cwds...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var all [][]ContextFile
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for i, cwd := range cwds {
+		want := all[i]
 		got, _ := LoadContextFiles(agent, cwd)
 		if !cmp.Equal(got, want) {
 			t.Errorf("%s:\n got %+v\n  pi %+v", cwd, got, want)

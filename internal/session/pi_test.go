@@ -446,8 +446,12 @@ func TestBuildContextAsPi(t *testing.T) {
 	script := `
 import { SessionManager } from "file://` + sm + `";
 import { convertToLlm } from "file://` + msgs + `";
-const s = SessionManager.open(process.argv[2]);
-console.log(JSON.stringify(convertToLlm(s.buildSessionContext().messages).map(m => ({ role: m.role, content: m.content, timestamp: m.timestamp }))));
+const out = {};
+for (const f of process.argv.slice(2)) {
+	const s = SessionManager.open(f);
+	out[f] = convertToLlm(s.buildSessionContext().messages).map(m => ({ role: m.role, content: m.content, timestamp: m.timestamp }));
+}
+console.log(JSON.stringify(out));
 `
 	sp := filepath.Join(dir, "c.mjs")
 	os.WriteFile(sp, []byte(script), 0o644)
@@ -458,6 +462,9 @@ console.log(JSON.stringify(convertToLlm(s.buildSessionContext().messages).map(m 
 		b, _ = json.Marshal(x)
 		return string(b)
 	}
+	// One node process reads every file (pi and pigo each migrate their own copy of v1).
+	paths := map[string][2]string{}
+	var piFiles []string
 	for name, lines := range files {
 		p := filepath.Join(dir, name+".jsonl")
 		content := strings.Join(lines, "\n")
@@ -465,19 +472,21 @@ console.log(JSON.stringify(convertToLlm(s.buildSessionContext().messages).map(m 
 			content += "\n"
 		}
 		os.WriteFile(p, []byte(content), 0o644)
-		piFile := p
-		if name == "v1" {
-			piFile = filepath.Join(dir, "v1-pi.jsonl")
-			os.WriteFile(piFile, []byte(content), 0o644)
-		}
-		out, err := exec.Command(pi.Node, sp, piFile).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: node: %v\n%s", name, err, out)
-		}
-		var want any
-		if err := json.Unmarshal(out, &want); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, out)
-		}
+		piFile := filepath.Join(dir, name+"-pi.jsonl")
+		os.WriteFile(piFile, []byte(content), 0o644)
+		paths[name] = [2]string{p, piFile}
+		piFiles = append(piFiles, piFile)
+	}
+	out, err := exec.Command(pi.Node, append([]string{sp}, piFiles...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var all map[string]any
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for name, pp := range paths {
+		p, want := pp[0], all[pp[1]]
 		s, err := Open(p, OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
