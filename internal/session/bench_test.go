@@ -109,3 +109,20 @@ func FuzzOpen(f *testing.F) {
 		s.Close()
 	})
 }
+
+// BenchmarkContext200 builds the LLM context of a 200-message branch, as the loop does
+// before every turn (the per-turn budget is 1 ms at 200 messages).
+func BenchmarkContext200(b *testing.B) {
+	s := InMemory("/w")
+	for i := 0; i < 100; i++ {
+		s.AppendMessage(user(fmt.Sprintf("question %d", i)))
+		s.AppendMessage(assistant(fmt.Sprintf("answer %d", i)))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if len(s.Context().Messages) != 200 {
+			b.Fatal("context")
+		}
+	}
+}

@@ -400,3 +400,19 @@ func Example() {
 	// user hi
 	// assistant hello
 }
+
+func TestParentCycle(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(p, []byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+{"type":"message","id":"a","parentId":"b","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"x","timestamp":1}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"y","timestamp":1}}
+`), 0o644)
+	s, err := Open(p, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Branch("")); n > 3 {
+		t.Errorf("a parent cycle gives a branch of %d entries", n)
+	}
+	s.Context()
+}
