@@ -114,7 +114,9 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		}
 		role = head.Role
 	}
-	*m = Message{Role: role, raw: append([]byte(nil), b...)}
+	// The bytes are kept only for roles pigo does not know: an entry keeps its own line, so
+	// known messages need no second copy.
+	*m = Message{Role: role}
 	switch role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
 		m.LLM = new(llm.Message)
@@ -126,6 +128,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		m.Custom = new(CustomMessage)
 		return json.Unmarshal(b, m.Custom)
 	}
+	m.raw = append([]byte(nil), b...)
 	return nil
 }
 
@@ -203,14 +206,19 @@ func millis(iso string) int64 {
 	return t.UnixMilli()
 }
 
-// toLLM converts one context entry into the LLM messages it contributes (pi's
-// sessionEntryToContextMessages followed by convertToLlm).
-func toLLM(e *Entry) []llm.Message {
+// EntryMessages returns the LLM messages one context entry contributes (pi's
+// sessionEntryToContextMessages followed by convertToLlm): a message entry's message (an app
+// message converted to a user message, a `!!` bash run to none), a custom_message, or a
+// summary in pi's wrapper text. Other entry types contribute none.
+func EntryMessages(e *Entry) []llm.Message { return appendLLM(nil, e) }
+
+// appendLLM appends the messages of one context entry to dst.
+func appendLLM(dst []llm.Message, e *Entry) []llm.Message {
 	switch e.Type {
 	case TypeMessage:
 		m := e.Message
 		if m == nil {
-			return nil
+			return dst
 		}
 		switch {
 		case m.LLM != nil:
@@ -218,24 +226,24 @@ func toLLM(e *Entry) []llm.Message {
 			if msg.Content == nil {
 				msg.Content = []llm.Content{}
 			}
-			return []llm.Message{msg}
+			return append(dst, msg)
 		case m.Bash != nil:
 			if m.Bash.ExcludeFromContext {
-				return nil
+				return dst
 			}
-			return []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BashText(m.Bash))}, Timestamp: m.Bash.Timestamp}}
+			return append(dst, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BashText(m.Bash))}, Timestamp: m.Bash.Timestamp})
 		case m.Custom != nil:
-			return []llm.Message{{Role: llm.RoleUser, Content: customContent(m.Custom.Content), Timestamp: m.Custom.Timestamp}}
+			return append(dst, llm.Message{Role: llm.RoleUser, Content: customContent(m.Custom.Content), Timestamp: m.Custom.Timestamp})
 		}
 	case TypeCustomMessage:
-		return []llm.Message{{Role: llm.RoleUser, Content: customContent(e.Content), Timestamp: millis(e.Timestamp)}}
+		return append(dst, llm.Message{Role: llm.RoleUser, Content: customContent(e.Content), Timestamp: millis(e.Timestamp)})
 	case TypeBranchSummary:
 		if e.Summary == "" {
-			return nil
+			return dst
 		}
-		return []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BranchSummaryPrefix + e.Summary + BranchSummarySuffix)}, Timestamp: millis(e.Timestamp)}}
+		return append(dst, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BranchSummaryPrefix + e.Summary + BranchSummarySuffix)}, Timestamp: millis(e.Timestamp)})
 	case TypeCompaction:
-		return []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(CompactionSummaryPrefix + e.Summary + CompactionSummarySuffix)}, Timestamp: millis(e.Timestamp)}}
+		return append(dst, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(CompactionSummaryPrefix + e.Summary + CompactionSummarySuffix)}, Timestamp: millis(e.Timestamp)})
 	}
-	return nil
+	return dst
 }

@@ -135,7 +135,11 @@ var ErrNotSession = errors.New("not a valid pi session")
 // migrated and the file rewritten (pi's only rewrite on load). Malformed lines are skipped
 // with a warning; a torn last line never loses the session, and the next append starts on a
 // new line.
-func Open(path string, o OpenOptions) (*Session, error) {
+func Open(path string, o OpenOptions) (*Session, error) { return open(path, o, true) }
+
+// open loads a session; with write false nothing is written (listing and forking read a
+// file without migrating it on disk or giving an empty file a header).
+func open(path string, o OpenOptions, write bool) (*Session, error) {
 	path = absPath(path)
 	dir := o.Dir
 	if dir == "" {
@@ -160,10 +164,13 @@ func Open(path string, o OpenOptions) (*Session, error) {
 	s.Warnings = warnings
 	if len(lines) == 0 {
 		if len(data) > 0 && len(bytes.TrimSpace(data)) > 0 {
-			return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+			return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 		}
 		s.reset(cwd, Options{})
 		s.path = path
+		if !write {
+			return s, nil
+		}
 		if err := s.rewrite(); err != nil {
 			return nil, err
 		}
@@ -172,7 +179,7 @@ func Open(path string, o OpenOptions) (*Session, error) {
 	}
 	var h Header
 	if json.Unmarshal(lines[0], &h) != nil || h.Type != TypeSession || h.ID == "" {
-		return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 	}
 	s.path = path
 	migrated, err := migrate(lines, func(ids map[string]bool) string {
@@ -184,7 +191,7 @@ func Open(path string, o OpenOptions) (*Session, error) {
 	if err := s.load(lines); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if migrated {
+	if migrated && write {
 		if err := s.rewrite(); err != nil {
 			return nil, err
 		}
@@ -237,8 +244,8 @@ func (s *Session) load(lines [][]byte) error {
 	s.byID = make(map[string]*Entry, len(lines))
 	s.labels = map[string]string{}
 	for _, l := range lines[1:] {
-		e := new(Entry)
-		if err := json.Unmarshal(l, e); err != nil {
+		e, err := decodeEntry(append([]byte(nil), l...))
+		if err != nil {
 			// A malformed line in the middle (pi skips it too).
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
 			continue
@@ -509,9 +516,18 @@ func (s *Session) AppendLabel(targetID, label string) (string, error) {
 	return s.appendLocked(e, true)
 }
 
+// BranchSummary is what a branch_summary entry records.
+type BranchSummary struct {
+	Summary  string
+	Details  any
+	Usage    *llm.Usage
+	FromHook *bool
+}
+
 // BranchWithSummary moves the leaf to fromID ("" = before the first entry) and appends a
-// branch summary of the path that was left (pi's branchWithSummary).
-func (s *Session) BranchWithSummary(fromID, summary string, details any) (string, error) {
+// summary of the path that was left (pi's branchWithSummary, /tree): its fromId is the old
+// leaf ("root" when there was none).
+func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fromID != "" {
@@ -523,12 +539,18 @@ func (s *Session) BranchWithSummary(fromID, summary string, details any) (string
 	if from == "" {
 		from = "root"
 	}
-	d, err := rawOf(details)
-	if err != nil {
+	e := &Entry{Type: TypeBranchSummary, FromID: from, Summary: b.Summary, FromHook: b.FromHook}
+	var err error
+	if e.Details, err = rawOf(b.Details); err != nil {
 		return "", err
 	}
+	if b.Usage != nil {
+		if e.Usage, err = rawOf(b.Usage); err != nil {
+			return "", err
+		}
+	}
 	s.leaf = fromID
-	return s.appendLocked(&Entry{Type: TypeBranchSummary, FromID: from, Summary: summary, Details: d}, true)
+	return s.appendLocked(e, true)
 }
 
 var newlines = regexp.MustCompile(`[\r\n]+`)

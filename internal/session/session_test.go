@@ -120,7 +120,7 @@ func TestTornLastLine(t *testing.T) {
 func TestNotASession(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	os.WriteFile(p, []byte(`{"type":"message"}`+"\n"), 0o644)
-	if _, err := Open(p, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "not a valid pi session") {
+	if _, err := Open(p, OpenOptions{}); err == nil || err.Error() != "Session file is not a valid pi session: "+p {
 		t.Fatalf("err %v", err)
 	}
 	b, _ := os.ReadFile(p)
@@ -153,6 +153,21 @@ func TestMigrateV1(t *testing.T) {
 {"type":"message","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"new","timestamp":5}}
 `
 	os.WriteFile(p, []byte(v1), 0o644)
+	// Listing and forking read an old file without rewriting it.
+	if in, err := ReadInfo(p); err != nil || in.Messages != 4 {
+		t.Fatalf("ReadInfo of a v1 file: %v %+v", err, in)
+	}
+	f, err := Fork(p, "/w", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != v1 {
+		t.Fatal("listing or forking rewrote the file")
+	}
+	if fl := readLines(t, f.Path()); !regexp.MustCompile(`"id":"[0-9a-f]{8}","parentId":null\}$`).MatchString(fl[1]) {
+		t.Errorf("the fork of a v1 file has migrated entries: %s", fl[1])
+	}
+	f.Close()
 	s, err := Open(p, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -218,8 +233,16 @@ func TestCompactionAndBranches(t *testing.T) {
 		t.Fatalf("compacted context %q %+v", got, c)
 	}
 	// Branch back to a1 with a summary of what was left.
-	if _, err := s.BranchWithSummary(a1, "went elsewhere", nil); err != nil {
+	oldLeaf := s.Leaf()
+	bs, err := s.BranchWithSummary(a1, BranchSummary{Summary: "went elsewhere"})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if e := s.Entry(bs); e.FromID != oldLeaf || e.ParentID != a1 {
+		t.Errorf("branch summary fromId %s parent %s", e.FromID, e.ParentID)
+	}
+	if b, _ := s.Entry(bs).MarshalJSON(); !regexp.MustCompile(`^\{"type":"branch_summary","id":"[0-9a-f]{8}","parentId":"` + a1 + `","timestamp":"[^"]+","fromId":"` + oldLeaf + `","summary":"went elsewhere"\}$`).Match(b) {
+		t.Errorf("branch summary line %s", b)
 	}
 	s.AppendMessage(user("other"))
 	got = texts(s.Context().Messages)
@@ -313,7 +336,7 @@ func TestListResolveRecentFork(t *testing.T) {
 	if _, _, err := Resolve(l, "0"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}
-	if _, _, err := Resolve(l, "zzz"); err == nil || err.Error() != "no session found matching 'zzz'" {
+	if _, _, err := Resolve(l, "zzz"); err == nil || err.Error() != "No session found matching 'zzz'" {
 		t.Errorf("unknown: %v", err)
 	}
 	// An explicit directory holds every cwd's files directly and filters by header cwd.
@@ -376,4 +399,20 @@ func Example() {
 	// Output:
 	// user hi
 	// assistant hello
+}
+
+func TestParentCycle(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(p, []byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+{"type":"message","id":"a","parentId":"b","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"x","timestamp":1}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"y","timestamp":1}}
+`), 0o644)
+	s, err := Open(p, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Branch("")); n > 3 {
+		t.Errorf("a parent cycle gives a branch of %d entries", n)
+	}
+	s.Context()
 }
