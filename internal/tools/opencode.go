@@ -5,8 +5,15 @@ package tools
 // src/opencode/*.ts (runtime-behaviour.md §1.3).
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -86,10 +93,14 @@ func ocDidYouMean(path string) string {
 	return "\n\nDid you mean one of these?\n" + strings.Join(out, "\n")
 }
 
+// newCollator compares like JavaScript's localeCompare in an English
+// locale (ICU's root collation).
+func newCollator() *collate.Collator { return collate.New(language.Und) }
+
 // localeSort sorts names as JavaScript's a.localeCompare(b) does in an
 // English locale (the Unicode root collation).
 func localeSort(names []string) {
-	c := collate.New(language.Und)
+	c := newCollator()
 	sort.SliceStable(names, func(i, j int) bool { return c.CompareString(names[i], names[j]) < 0 })
 }
 
@@ -231,4 +242,294 @@ func ocReadFile(abs, text string, offset int, limit int) (string, error) {
 	}
 	b.WriteString("\n</content>")
 	return b.String(), nil
+}
+
+const (
+	ocRGLimit      = 100
+	ocRecordBytes  = 64 << 10
+	ocStderrBytes  = 8 << 10
+	ocGrepLineMax  = 2000
+	ocGlobTruncMsg = "(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)"
+)
+
+// streamRG runs ripgrep in dir, hands each stdout line to parse, and kills
+// it once more than limit items were parsed. It returns the items (at most
+// limit) and whether there were more.
+func streamRG[T any](ctx context.Context, dir string, args []string, limit int, parse func([]byte) (T, bool, error)) ([]T, bool, error) {
+	bin, err := exec.LookPath("rg")
+	if err != nil {
+		return nil, false, errNoRG
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	var stderr limitedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, false, err
+	}
+	var (
+		items     []T
+		truncated bool
+		perr      error
+	)
+	r := bufio.NewReaderSize(out, 64<<10)
+	for {
+		line, rerr := r.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			// A record longer than the buffer: collect it whole.
+			long := append([]byte(nil), line...)
+			for rerr == bufio.ErrBufferFull {
+				line, rerr = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if rerr != nil && rerr != bufio.ErrBufferFull {
+			break // EOF: a partial last record is dropped, as the seed does
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if len(line) == 0 {
+			continue
+		}
+		item, ok, err := parse(line)
+		if err != nil {
+			perr = err
+			break
+		}
+		if !ok {
+			continue
+		}
+		items = append(items, item)
+		if len(items) > limit {
+			truncated = true
+			break
+		}
+	}
+	if truncated || perr != nil {
+		cancel()
+	}
+	werr := cmd.Wait()
+	if perr != nil {
+		return nil, false, perr
+	}
+	if truncated {
+		return items[:limit], true, nil
+	}
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	code := 0
+	if werr != nil {
+		var ee *exec.ExitError
+		if !errors.As(werr, &ee) {
+			return nil, false, werr
+		}
+		code = ee.ExitCode()
+	}
+	msg := strings.TrimSpace(stderr.String())
+	switch {
+	case code == 2 && (strings.Contains(msg, "regex parse error") || strings.Contains(msg, "error parsing regex")):
+		return nil, false, errors.New("Invalid pattern: " + msg)
+	case code == 1:
+		return nil, false, nil
+	case code != 0 && code != 2:
+		if msg == "" {
+			msg = fmt.Sprintf("ripgrep exited with code %d", code)
+		}
+		return nil, false, errors.New(msg)
+	}
+	return items, false, nil
+}
+
+// limitedBuffer keeps the first ocStderrBytes written to it.
+type limitedBuffer struct{ b bytes.Buffer }
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if l.b.Len() < ocStderrBytes {
+		l.b.Write(p)
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string { return l.b.String() }
+
+// ocMatch is one grep match: the path as ripgrep printed it, the line
+// number and the line's text.
+type ocMatch struct {
+	path string
+	line int
+	text string
+}
+
+// rgText is ripgrep's JSON for arbitrary data: text, or base64 bytes when
+// it is not UTF-8.
+type rgText struct {
+	Text  *string `json:"text"`
+	Bytes *string `json:"bytes"`
+}
+
+func (t rgText) String() (string, bool) {
+	if t.Text != nil {
+		return *t.Text, true
+	}
+	if t.Bytes != nil {
+		if b, err := base64.StdEncoding.DecodeString(*t.Bytes); err == nil {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+// parseGrepRecord reads one `rg --json` line; only match records count.
+func parseGrepRecord(line []byte) (ocMatch, bool, error) {
+	if len(line) > ocRecordBytes {
+		return ocMatch{}, false, fmt.Errorf("ripgrep JSON record exceeded %d bytes", ocRecordBytes)
+	}
+	var rec struct {
+		Type string `json:"type"`
+		Data struct {
+			Path       rgText `json:"path"`
+			Lines      rgText `json:"lines"`
+			LineNumber *int   `json:"line_number"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return ocMatch{}, false, errors.New("Invalid ripgrep JSON output")
+	}
+	if rec.Type != "match" {
+		return ocMatch{}, false, nil
+	}
+	path, ok1 := rec.Data.Path.String()
+	text, ok2 := rec.Data.Lines.String()
+	if !ok1 || !ok2 || rec.Data.LineNumber == nil {
+		return ocMatch{}, false, errors.New("Invalid ripgrep JSON output")
+	}
+	text = strings.TrimRight(text, "\r\n")
+	if cut, ok := cutUTF16(text, ocGrepLineMax); ok {
+		text = cut + "..."
+	}
+	return ocMatch{path: strings.TrimPrefix(path, "./"), line: *rec.Data.LineNumber, text: text}, true, nil
+}
+
+// ocGrepArgs is grep's ripgrep command line. --sort=path is pigo's: it
+// makes the first 100 matches the same on every run.
+func ocGrepArgs(pattern, include, target string) []string {
+	args := []string{"--no-config", "--json", "--hidden", "--no-messages", "--sort=path"}
+	if include != "" {
+		args = append(args, "--glob="+include)
+	}
+	return append(args, "--glob=!**/.git/**", "--", pattern, target)
+}
+
+// ocGrepFormat renders grep's matches grouped by file.
+func ocGrepFormat(matches []ocMatch, truncated bool) string {
+	if len(matches) == 0 {
+		return "No files found"
+	}
+	head := "Found " + strconv.Itoa(len(matches)) + " matches"
+	if truncated {
+		head += " (more matches available)"
+	}
+	out := []string{head}
+	cur := ""
+	for _, m := range matches {
+		if m.path != cur {
+			if cur != "" {
+				out = append(out, "")
+			}
+			cur = m.path
+			out = append(out, m.path+":")
+		}
+		out = append(out, "  Line "+strconv.Itoa(m.line)+": "+m.text)
+	}
+	if truncated {
+		out = append(out, "", "(Results truncated. Consider using a more specific path or pattern.)")
+	}
+	return strings.Join(out, "\n")
+}
+
+// ocGrep is opencode's grep.
+func ocGrep(ctx context.Context, cwd, pattern string, path, include *string) (string, error) {
+	if pattern == "" {
+		return "", errors.New("pattern is required")
+	}
+	req := cwd
+	if path != nil && *path != "" {
+		req = resolvePath(cwd, *path)
+	}
+	st, err := os.Stat(req)
+	if errors.Is(err, os.ErrNotExist) {
+		shown := req
+		if path != nil {
+			shown = *path
+		}
+		return "", errors.New("Path does not exist: " + shown + ". Note: your current working directory is " + cwd + "." + ocDidYouMean(req))
+	}
+	if err != nil {
+		return "", err
+	}
+	dir, target := req, "."
+	if !st.IsDir() {
+		dir, target = filepath.Dir(req), req
+	}
+	inc := ""
+	if include != nil {
+		inc = *include
+	}
+	matches, truncated, err := streamRG(ctx, dir, ocGrepArgs(pattern, inc, target), ocRGLimit, parseGrepRecord)
+	if err != nil {
+		return "", err
+	}
+	for i := range matches {
+		if !filepath.IsAbs(matches[i].path) {
+			matches[i].path = filepath.Join(dir, matches[i].path)
+		}
+	}
+	return ocGrepFormat(matches, truncated), nil
+}
+
+// ocGlobArgs is glob's ripgrep command line (see ocGrepArgs for --sort).
+func ocGlobArgs(pattern string) []string {
+	return []string{"--no-config", "--files", "--sort=path", "--glob=" + pattern, "--glob=!**/.git/**", "."}
+}
+
+// ocGlob is opencode's glob.
+func ocGlob(ctx context.Context, cwd, pattern string, path *string) (string, error) {
+	search := cwd
+	if path != nil {
+		search = resolvePath(cwd, *path)
+	}
+	st, err := os.Stat(search)
+	if errors.Is(err, os.ErrNotExist) {
+		shown := search
+		if path != nil {
+			shown = *path
+		}
+		return "", errors.New("Directory does not exist: " + shown + ". Note: your current working directory is " + cwd + "." + ocDidYouMean(search))
+	}
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", errors.New("glob path must be a directory: " + search)
+	}
+	files, truncated, err := streamRG(ctx, search, ocGlobArgs(pattern), ocRGLimit, func(l []byte) (string, bool, error) {
+		return filepath.Join(search, strings.TrimPrefix(string(l), "./")), true, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(files) == 0 {
+		return "No files found", nil
+	}
+	if truncated {
+		files = append(files, "", ocGlobTruncMsg)
+	}
+	return strings.Join(files, "\n"), nil
 }
