@@ -7,6 +7,8 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +18,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 const (
@@ -654,4 +661,447 @@ func ccGlob(ctx context.Context, cwd, pattern string, path *string) (string, err
 		return "", errors.New("ripgrep failed: " + msg)
 	}
 	return ccGlobFormat(r.stdout, dir, cwd), nil
+}
+
+func init() {
+	Register("claude-code", "Read", toolrun.Impl{Execute: ccRead})
+	Register("claude-code", "Edit", toolrun.Impl{Execute: ccEdit})
+	Register("claude-code", "Write", toolrun.Impl{Execute: ccWrite})
+	Register("claude-code", "Grep", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+		var p GrepParams
+		if err := inv.Decode(&p); err != nil {
+			return toolrun.Result{}, err
+		}
+		text, err := ccGrep(ctx, inv.Session.Cwd, &p)
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		return toolrun.TextResult(text, nil), nil
+	}})
+	Register("claude-code", "Glob", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+		var p struct {
+			Pattern string  `json:"pattern"`
+			Path    *string `json:"path"`
+		}
+		if err := inv.Decode(&p); err != nil {
+			return toolrun.Result{}, err
+		}
+		text, err := ccGlob(ctx, inv.Session.Cwd, p.Pattern, p.Path)
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		return toolrun.TextResult(text, nil), nil
+	}})
+	Register("claude-code", "TodoWrite", toolrun.Impl{Execute: ccTodoWrite})
+	Register("claude-code", "AskUserQuestion", toolrun.Impl{Execute: ccAsk, Sequential: true})
+}
+
+// readsDetails is the details of a recording tool: its `reads` entry.
+type readsDetails struct {
+	Reads map[string]toolrun.Snapshot `json:"reads"`
+}
+
+// withDiagnostics appends the LSP diagnostics of path (content is what is
+// on disk now) to a success text, as the seed's appendLspDiagnosticText.
+func withDiagnostics(ctx context.Context, s *toolrun.Session, text, path string, content []byte) string {
+	if s.LSP == nil {
+		return text
+	}
+	return AppendDiagnostics(text, s.LSP.Diagnostics(ctx, path, content))
+}
+
+// writeFileAll creates path's directories and writes b (an existing file
+// keeps its mode, as fs.writeFile).
+func writeFileAll(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return NodeError(err, "mkdir", filepath.Dir(path))
+	}
+	if err := os.WriteFile(path, b, 0o666); err != nil {
+		return NodeError(err, "open", path)
+	}
+	return nil
+}
+
+type ccReadArgs struct {
+	FilePath string   `json:"file_path"`
+	Offset   *float64 `json:"offset"`
+	Limit    *float64 `json:"limit"`
+	Pages    *string  `json:"pages"`
+}
+
+func ccRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a ccReadArgs
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	s := inv.Session
+	offset, err := ccIntArg(a.Offset, "offset must be an integer", false)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	limit, err := ccIntArg(a.Limit, "limit must be a positive integer", true)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	path := resolvePath(s.Cwd, a.FilePath)
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return toolrun.Result{}, ccNotFound("File does not exist", path, s.Cwd)
+	}
+	if err != nil {
+		return toolrun.Result{}, NodeError(err, "stat", path)
+	}
+	if st.IsDir() {
+		return toolrun.Result{}, errors.New("EISDIR: illegal operation on a directory, read '" + path + "'")
+	}
+	if !st.Mode().IsRegular() {
+		return toolrun.Result{}, errors.New("File not found: " + path)
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".pdf" {
+		return toolrun.Result{}, errors.New("PDF page rendering is not supported by this pi tool host. Use an external PDF extraction tool before calling Read.")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return toolrun.Result{}, NodeError(err, "open", path)
+	}
+	if ctx.Err() != nil {
+		return toolrun.Result{}, errors.New(errAborted)
+	}
+	reads := s.Reads("claude-code")
+	if mime, ok := ccImageMimes[ext]; ok {
+		rec := reads.Record(path, data, false)
+		return toolrun.Result{
+			Content: []llm.Content{llm.TextBlock("Read image file [" + mime + "]"),
+				{Type: llm.TypeImage, Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}},
+			Details: toolrun.MustJSON(readsDetails{rec}),
+		}, nil
+	}
+	if isBinarySample(data[:min(len(data), sampleBytes)]) {
+		return toolrun.Result{}, errors.New("Cannot read binary file: " + path)
+	}
+	text, err := ccReadText([]byte(DecodeUTF8(data)), offset, limit)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	rec := reads.Record(path, data, true)
+	text = withDiagnostics(ctx, s, text, path, data)
+	return toolrun.TextResult(text, readsDetails{rec}), nil
+}
+
+type ccEditArgs struct {
+	FilePath   string `json:"file_path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll *bool  `json:"replace_all"`
+}
+
+// editDetails is Edit's and edit's details: pi's diff of the change, the
+// unified patch, the first changed line and the read recorded.
+type editDetails struct {
+	Diff             string                      `json:"diff,omitempty"`
+	Patch            string                      `json:"patch,omitempty"`
+	FirstChangedLine *int                        `json:"firstChangedLine,omitempty"`
+	Reads            map[string]toolrun.Snapshot `json:"reads"`
+}
+
+func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) editDetails {
+	d := editDetails{Reads: rec}
+	fillDiff(&d, path, string(old), string(new))
+	return d
+}
+
+func ccEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a ccEditArgs
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	s := inv.Session
+	path := resolvePath(s.Cwd, a.FilePath)
+	all := a.ReplaceAll != nil && *a.ReplaceAll
+	var res toolrun.Result
+	err := s.WithFile(path, func() error {
+		if a.OldString == a.NewString {
+			return errors.New("No changes to make: old_string and new_string are exactly the same.")
+		}
+		old, exists, err := toolrun.ReadFile(path)
+		if err != nil {
+			if errors.Is(err, syscall.EISDIR) {
+				return errors.New("EISDIR: illegal operation on a directory, read")
+			}
+			return NodeError(err, "open", path)
+		}
+		reads := s.Reads("claude-code")
+		if a.OldString == "" {
+			if exists && strings.TrimFunc(DecodeUTF8(old), jsSpace) != "" {
+				return errors.New("Cannot create new file - file already exists.")
+			}
+			newb := []byte(a.NewString)
+			if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Edit", Path: path, Old: old, Exists: exists, New: newb}); err != nil {
+				return err
+			}
+			if err := writeFileAll(path, newb); err != nil {
+				return err
+			}
+			rec := reads.Record(path, newb, true)
+			text := withDiagnostics(ctx, s, "The file "+path+" has been updated successfully.", path, newb)
+			res = toolrun.TextResult(text, newEditDetails(path, old, newb, rec))
+			return nil
+		}
+		if !exists {
+			return ccNotFound("File does not exist", path, s.Cwd)
+		}
+		if len(old) > ccMaxEditBytes {
+			return fmt.Errorf("File is too large to edit (%s). Maximum editable file size is %s.", ccFileSize(int64(len(old))), ccFileSize(ccMaxEditBytes))
+		}
+		if strings.EqualFold(filepath.Ext(path), ".ipynb") {
+			return errors.New("File is a Jupyter Notebook. Use the NotebookEditTool to edit this file.")
+		}
+		if err := reads.CheckStrict(path, old, true); err != nil {
+			return err
+		}
+		updated, err := ExactEdit(string(old), a.OldString, a.NewString, all)
+		if err != nil {
+			return err
+		}
+		newb := []byte(updated)
+		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Edit", Path: path, Old: old, Exists: true, New: newb}); err != nil {
+			return err
+		}
+		if err := writeFileAll(path, newb); err != nil {
+			return err
+		}
+		rec := reads.Record(path, newb, true)
+		msg := "The file " + path + " has been updated successfully."
+		if all {
+			msg = "The file " + path + " has been updated. All occurrences were successfully replaced."
+		}
+		res = toolrun.TextResult(withDiagnostics(ctx, s, msg, path, newb), newEditDetails(path, old, newb, rec))
+		return nil
+	})
+	return res, err
+}
+
+func ccWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		FilePath string `json:"file_path"`
+		Content  string `json:"content"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	s := inv.Session
+	path := resolvePath(s.Cwd, a.FilePath)
+	var res toolrun.Result
+	err := s.WithFile(path, func() error {
+		old, exists, err := toolrun.ReadFile(path)
+		if err != nil {
+			return NodeError(err, "open", path)
+		}
+		reads := s.Reads("claude-code")
+		if err := reads.CheckStrict(path, old, exists); err != nil {
+			return err
+		}
+		newb := []byte(a.Content)
+		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Write", Path: path, Old: old, Exists: exists, New: newb}); err != nil {
+			return err
+		}
+		if err := writeFileAll(path, newb); err != nil {
+			return err
+		}
+		rec := reads.Record(path, newb, true)
+		msg := "The file " + path + " has been updated successfully."
+		if !exists {
+			msg = "File created successfully at: " + path
+		}
+		res = toolrun.TextResult(withDiagnostics(ctx, s, msg, path, newb), readsDetails{rec})
+		return nil
+	})
+	return res, err
+}
+
+// ccTodo is one TodoWrite item.
+type ccTodo struct {
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"activeForm"`
+}
+
+func ccTodoWrite(_ context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		Todos []ccTodo `json:"todos"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	todos := make([]ccTodo, len(a.Todos))
+	inProgress := 0
+	for i, t := range a.Todos {
+		todos[i] = ccTodo{Content: jsTrim(t.Content), Status: t.Status, ActiveForm: jsTrim(t.ActiveForm)}
+		if todos[i].Content == "" || todos[i].ActiveForm == "" {
+			return toolrun.Result{}, errors.New("Todo content and activeForm must not be blank.")
+		}
+		if t.Status == "in_progress" {
+			inProgress++
+		}
+	}
+	if inProgress > 1 {
+		return toolrun.Result{}, errors.New("Only one todo may be in_progress at a time.")
+	}
+	return toolrun.TextResult("Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable",
+		struct {
+			Todos []ccTodo `json:"todos"`
+		}{todos}), nil
+}
+
+// CCTodoWidget is the widget the chat draws for TodoWrite's list:
+// `Progress: c/n (p%)` then `- [ |>|x] text` (activeForm for the item in
+// progress); nil for an empty list.
+func CCTodoWidget(details json.RawMessage) []string {
+	var d struct {
+		Todos []ccTodo `json:"todos"`
+	}
+	if json.Unmarshal(details, &d) != nil || len(d.Todos) == 0 {
+		return nil
+	}
+	done := 0
+	for _, t := range d.Todos {
+		if t.Status == "completed" {
+			done++
+		}
+	}
+	pct := int(math.Floor(float64(done)*100/float64(len(d.Todos)) + 0.5))
+	out := []string{fmt.Sprintf("Progress: %d/%d (%d%%)", done, len(d.Todos), pct)}
+	for _, t := range d.Todos {
+		mark, text := " ", t.Content
+		switch t.Status {
+		case "in_progress":
+			mark, text = ">", t.ActiveForm
+		case "completed":
+			mark = "x"
+		}
+		out = append(out, "- ["+mark+"] "+text)
+	}
+	return out
+}
+
+// Asker is what the chat implements to put questions to the person
+// (AskUserQuestion, question). The session's Approver provides it when it
+// implements Asker; without one (headless) both tools refuse.
+type Asker interface {
+	// Ask shows one question and returns the answers: chosen labels, or
+	// the free text typed for the "other" option; none means unanswered.
+	Ask(ctx context.Context, q Question) ([]string, error)
+}
+
+// Question is one question as the dialog shows it.
+type Question struct {
+	// Title is "<header>: <question>" (the question alone when the header is empty).
+	Title    string
+	Question string
+	Header   string
+	Options  []QuestionOption
+	Multiple bool
+	// Other is the label of the free-text option ("Other" or
+	// "Type your own answer."); Done ends a multi-select ("Done", "✓ Done").
+	Other, Done string
+	// InputPrompt is the prompt of the free-text input.
+	InputPrompt string
+}
+
+// QuestionOption is one choice of a question.
+type QuestionOption struct {
+	Label       string `json:"label"`
+	Description string `json:"description"`
+}
+
+// askerOf returns the session's Asker, nil when no person can answer.
+func askerOf(s *toolrun.Session) Asker {
+	if s.Headless || s.Approver == nil {
+		return nil
+	}
+	a, _ := s.Approver.(Asker)
+	return a
+}
+
+type ccQuestion struct {
+	Question    string           `json:"question"`
+	Header      string           `json:"header"`
+	Options     []QuestionOption `json:"options"`
+	MultiSelect bool             `json:"multiSelect"`
+}
+
+func ccAsk(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		Questions []ccQuestion `json:"questions"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	asker := askerOf(inv.Session)
+	if asker == nil {
+		return toolrun.Result{}, errors.New("Cannot ask questions: interactive UI is not available")
+	}
+	var keys []string
+	answers := map[string]string{}
+	for _, q := range a.Questions {
+		if ctx.Err() != nil {
+			return toolrun.Result{}, errors.New(errAborted)
+		}
+		got, err := asker.Ask(ctx, Question{Title: q.Header + ": " + q.Question, Question: q.Question, Header: q.Header,
+			Options: q.Options, Multiple: q.MultiSelect, Other: "Other", Done: "Done", InputPrompt: "Type your answer"})
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		ans := "Unanswered"
+		if len(got) > 0 {
+			ans = strings.Join(got, ", ")
+		}
+		if _, seen := answers[q.Question]; !seen {
+			keys = append(keys, q.Question)
+		}
+		answers[q.Question] = ans
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = `"` + k + `"="` + answers[k] + `"`
+	}
+	text := "User has answered your questions: " + strings.Join(parts, ", ") + ". You can now continue with the user's answers in mind."
+	return toolrun.TextResult(text, struct {
+		Questions []ccQuestion   `json:"questions"`
+		Answers   orderedStrings `json:"answers"`
+	}{a.Questions, orderedStrings{keys, answers}}), nil
+}
+
+// orderedStrings marshals a string map in insertion order (a JavaScript
+// object's key order).
+type orderedStrings struct {
+	keys []string
+	m    map[string]string
+}
+
+func (o orderedStrings) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(o.m[k])
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// fillDiff sets an edit's details.patch: a unified diff of the change with
+// the path in its headers.
+func fillDiff(d *editDetails, path, old, new string) {
+	patch, err := udiff.ToUnified(path, path, old, udiff.Strings(old, new), 4)
+	if err == nil {
+		d.Patch = patch
+	}
 }

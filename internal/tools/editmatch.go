@@ -102,8 +102,8 @@ func lineStarts(lines []string) []int {
 	return starts
 }
 
-// span returns the text of lines [from, to] (inclusive) of content.
-func span(content string, lines []string, starts []int, from, to int) string {
+// lineSpan returns the text of lines [from, to] (inclusive) of content.
+func lineSpan(content string, lines []string, starts []int, from, to int) string {
 	if to < from {
 		return content[starts[from]:starts[from]]
 	}
@@ -131,7 +131,7 @@ func lineTrimmedMatcher(content, find string, yield func(string) bool) {
 				break
 			}
 		}
-		if ok && !yield(span(content, orig, starts, i, i+len(search)-1)) {
+		if ok && !yield(lineSpan(content, orig, starts, i, i+len(search)-1)) {
 			return
 		}
 	}
@@ -221,7 +221,7 @@ func blockAnchorMatcher(content, find string, yield func(string) bool) {
 			sim = 1
 		}
 		if sim >= similarityThreshold {
-			yield(span(content, orig, starts, c.start, c.end))
+			yield(lineSpan(content, orig, starts, c.start, c.end))
 		}
 		return
 	}
@@ -245,7 +245,7 @@ func blockAnchorMatcher(content, find string, yield func(string) bool) {
 		}
 	}
 	if best >= 0 && bestSim >= similarityThreshold {
-		yield(span(content, orig, starts, cands[best].start, cands[best].end))
+		yield(lineSpan(content, orig, starts, cands[best].start, cands[best].end))
 	}
 }
 
@@ -322,7 +322,7 @@ func whitespaceNormalizedMatcher(content, find string, yield func(string) bool) 
 	if n > 1 {
 		starts := lineStarts(lines)
 		for i := 0; i <= len(lines)-n; i++ {
-			block := span(content, lines, starts, i, i+n-1)
+			block := lineSpan(content, lines, starts, i, i+n-1)
 			if normalizeWhitespace(block) == norm && !yield(block) {
 				return
 			}
@@ -378,7 +378,7 @@ func indentationFlexibleMatcher(content, find string, yield func(string) bool) {
 	n := strings.Count(find, "\n") + 1
 	starts := lineStarts(lines)
 	for i := 0; i <= len(lines)-n; i++ {
-		block := span(content, lines, starts, i, i+n-1)
+		block := lineSpan(content, lines, starts, i, i+n-1)
 		if removeIndentation(block) == norm && !yield(block) {
 			return
 		}
@@ -397,7 +397,7 @@ func trimmedBoundaryMatcher(content, find string, yield func(string) bool) {
 	n := strings.Count(find, "\n") + 1
 	starts := lineStarts(lines)
 	for i := 0; i <= len(lines)-n; i++ {
-		block := span(content, lines, starts, i, i+n-1)
+		block := lineSpan(content, lines, starts, i, i+n-1)
 		if jsTrim(block) == t && !yield(block) {
 			return
 		}
@@ -435,7 +435,7 @@ func contextAwareMatcher(content, find string, yield func(string) bool) {
 					}
 				}
 				if nonEmpty == 0 || float64(matching)/float64(nonEmpty) >= 0.5 {
-					if !yield(span(content, lines, starts, i, j)) {
+					if !yield(lineSpan(content, lines, starts, i, j)) {
 						return
 					}
 				}

@@ -21,6 +21,9 @@ import (
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 const (
@@ -532,4 +535,350 @@ func ocGlob(ctx context.Context, cwd, pattern string, path *string) (string, err
 		files = append(files, "", ocGlobTruncMsg)
 	}
 	return strings.Join(files, "\n"), nil
+}
+
+func init() {
+	Register("opencode", "read", toolrun.Impl{Execute: ocRead})
+	Register("opencode", "edit", toolrun.Impl{Execute: ocEdit})
+	Register("opencode", "write", toolrun.Impl{Execute: ocWrite})
+	Register("opencode", "grep", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+		var p struct {
+			Pattern string  `json:"pattern"`
+			Path    *string `json:"path"`
+			Include *string `json:"include"`
+		}
+		if err := inv.Decode(&p); err != nil {
+			return toolrun.Result{}, err
+		}
+		text, err := ocGrep(ctx, inv.Session.Cwd, p.Pattern, p.Path, p.Include)
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		return toolrun.TextResult(text, nil), nil
+	}})
+	Register("opencode", "glob", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+		var p struct {
+			Pattern string  `json:"pattern"`
+			Path    *string `json:"path"`
+		}
+		if err := inv.Decode(&p); err != nil {
+			return toolrun.Result{}, err
+		}
+		text, err := ocGlob(ctx, inv.Session.Cwd, p.Pattern, p.Path)
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		return toolrun.TextResult(text, nil), nil
+	}})
+	Register("opencode", "todowrite", toolrun.Impl{Execute: ocTodoWrite})
+	Register("opencode", "question", toolrun.Impl{Execute: ocQuestion, Sequential: true})
+}
+
+// returned is a text result the seed returns (not throws) for a failure,
+// so it is not an error result.
+func returned(text string) toolrun.Result { return toolrun.TextResult(text, nil) }
+
+func ocRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		FilePath string   `json:"filePath"`
+		Offset   *float64 `json:"offset"`
+		Limit    *float64 `json:"limit"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	if ctx.Err() != nil {
+		return toolrun.Result{}, errors.New(errAborted)
+	}
+	s := inv.Session
+	abs := resolvePath(s.Cwd, a.FilePath)
+	offset, limit := 0, ocMaxLines
+	if a.Offset != nil {
+		offset = int(*a.Offset)
+	}
+	if a.Limit != nil {
+		limit = int(*a.Limit)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return returned("File not found: " + abs + ocDidYouMean(abs)), nil
+	}
+	if st.IsDir() {
+		entries, err := ocDirEntries(abs)
+		if err != nil {
+			return toolrun.Result{}, NodeError(err, "scandir", abs)
+		}
+		return returned(ocReadDir(abs, entries, offset, limit)), nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return returned("File not readable: " + abs), nil
+	}
+	f.Close()
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return returned("File not readable: " + abs), nil
+	}
+	reads := s.Reads("opencode")
+	if mime := ocImageMime(data[:min(len(data), sampleBytes)]); ocSupportedImage(mime) {
+		rec := reads.Record(abs, data, false)
+		return toolrun.Result{
+			Content: []llm.Content{llm.TextBlock("Image read successfully"),
+				{Type: llm.TypeImage, Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}},
+			Details: toolrun.MustJSON(readsDetails{rec}),
+		}, nil
+	}
+	if ocBinaryExt(abs) || isBinarySample(data[:min(len(data), sampleBytes)]) {
+		return returned("Cannot read binary file: " + abs), nil
+	}
+	text, err := ocReadFile(abs, DecodeUTF8(data), offset, limit)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	rec := reads.Record(abs, data, true)
+	return toolrun.TextResult(withDiagnostics(ctx, s, text, abs, data), readsDetails{rec}), nil
+}
+
+func ocEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		FilePath   string `json:"filePath"`
+		OldString  string `json:"oldString"`
+		NewString  string `json:"newString"`
+		ReplaceAll *bool  `json:"replaceAll"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	s := inv.Session
+	abs := resolvePath(s.Cwd, a.FilePath)
+	var res toolrun.Result
+	err := s.WithFile(abs, func() error {
+		if a.OldString == a.NewString {
+			return errEditIdentical
+		}
+		reads := s.Reads("opencode")
+		st, serr := os.Stat(abs)
+		if a.OldString == "" {
+			if serr == nil {
+				return errEditEmptyOld
+			}
+			newb := []byte(a.NewString)
+			if err := s.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, New: newb}); err != nil {
+				return err
+			}
+			if err := writeFileAll(abs, newb); err != nil {
+				return err
+			}
+			rec := reads.Record(abs, newb, true)
+			res = toolrun.TextResult(withDiagnostics(ctx, s, "Edit applied successfully.", abs, newb), newEditDetails(abs, nil, newb, rec))
+			return nil
+		}
+		switch {
+		case errors.Is(serr, os.ErrNotExist):
+			return errors.New("File " + abs + " not found")
+		case serr != nil:
+			return fmt.Errorf("Could not edit file: %s. Error code: %s.", a.FilePath, nodeCodeOr(serr))
+		case st.IsDir():
+			return errors.New("Path is a directory, not a file: " + abs)
+		}
+		old, err := os.ReadFile(abs)
+		if err != nil {
+			return fmt.Errorf("Could not edit file: %s. Error code: %s.", a.FilePath, nodeCodeOr(err))
+		}
+		if err := reads.CheckStrict(abs, old, true); err != nil {
+			return err
+		}
+		ed, err := ApplyEdit(string(old), a.OldString, a.NewString, a.ReplaceAll != nil && *a.ReplaceAll)
+		if err != nil {
+			return err
+		}
+		newb := []byte(ed.Final)
+		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, Old: old, Exists: true, New: newb}); err != nil {
+			return err
+		}
+		if err := writeFileAll(abs, newb); err != nil {
+			return err
+		}
+		rec := reads.Record(abs, newb, true)
+		res = toolrun.TextResult(withDiagnostics(ctx, s, "Edit applied successfully.", abs, newb), newEditDetails(abs, old, newb, rec))
+		return nil
+	})
+	return res, err
+}
+
+// nodeCodeOr is err's Node error code, or "UNKNOWN".
+func nodeCodeOr(err error) string {
+	if c := nodeCode(err); c != "" {
+		return c
+	}
+	return "UNKNOWN"
+}
+
+func ocWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		FilePath string `json:"filePath"`
+		Content  string `json:"content"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	s := inv.Session
+	abs := resolvePath(s.Cwd, a.FilePath)
+	var res toolrun.Result
+	err := s.WithFile(abs, func() error {
+		old, exists, err := toolrun.ReadFile(abs)
+		if err != nil {
+			return NodeError(err, "open", abs)
+		}
+		reads := s.Reads("opencode")
+		if err := reads.CheckLenient(abs, old, exists); err != nil {
+			return err
+		}
+		srcBOM, _ := stripBOM(string(old))
+		nextBOM, text := stripBOM(a.Content)
+		b := srcBOM
+		if b == "" {
+			b = nextBOM
+		}
+		newb := []byte(b + text)
+		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "write", Path: abs, Old: old, Exists: exists, New: newb}); err != nil {
+			return err
+		}
+		if err := writeFileAll(abs, newb); err != nil {
+			return err
+		}
+		rec := reads.Record(abs, newb, true)
+		res = toolrun.TextResult(withDiagnostics(ctx, s, "Wrote file successfully.", abs, newb), readsDetails{rec})
+		return nil
+	})
+	return res, err
+}
+
+// ocTodo is one todowrite item.
+type ocTodo struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Priority string `json:"priority"`
+}
+
+var ocTodoMarks = map[string]string{"pending": " ", "in_progress": ">", "completed": "x", "cancelled": "-"}
+
+// OCTodoLines are the widget lines of a todowrite list (nil when empty).
+func OCTodoLines(todos []ocTodo) []string {
+	if len(todos) == 0 {
+		return nil
+	}
+	out := make([]string, len(todos))
+	for i, t := range todos {
+		out[i] = "- [" + ocTodoMarks[t.Status] + "] " + t.Content + " `" + t.Priority + "`"
+	}
+	return out
+}
+
+func ocTodoMarkdown(todos []ocTodo) string {
+	open := 0
+	for _, t := range todos {
+		if t.Status != "completed" {
+			open++
+		}
+	}
+	lines := []string{"## Tasks", "", fmt.Sprintf("**%d open · %d total**", open, len(todos))}
+	if len(todos) == 0 {
+		return strings.Join(append(lines, "", "_No todos_"), "\n")
+	}
+	return strings.Join(append(append(lines, ""), OCTodoLines(todos)...), "\n")
+}
+
+func ocTodoWrite(_ context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		Todos []ocTodo `json:"todos"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	todos := make([]ocTodo, len(a.Todos))
+	for i, t := range a.Todos {
+		todos[i] = ocTodo{Content: jsTrim(t.Content), Status: t.Status, Priority: t.Priority}
+	}
+	text, err := jsonIndent(todos)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	type pendant struct {
+		Markdown string `json:"markdown"`
+	}
+	return toolrun.TextResult(text, struct {
+		Todos   []ocTodo `json:"todos"`
+		Pendant pendant  `json:"pendant"`
+	}{todos, pendant{ocTodoMarkdown(todos)}}), nil
+}
+
+// jsonIndent is JSON.stringify(v, null, 2).
+func jsonIndent(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+type ocQuestionIn struct {
+	Question string           `json:"question"`
+	Header   string           `json:"header"`
+	Options  []QuestionOption `json:"options"`
+	Multiple bool             `json:"multiple"`
+}
+
+func ocQuestion(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a struct {
+		Questions []ocQuestionIn `json:"questions"`
+	}
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	asker := askerOf(inv.Session)
+	if asker == nil {
+		return toolrun.Result{}, errors.New("Cannot ask questions: interactive UI is not available in this mode")
+	}
+	qs := make([]ocQuestionIn, len(a.Questions))
+	for i, q := range a.Questions {
+		opts := make([]QuestionOption, len(q.Options))
+		for j, o := range q.Options {
+			opts[j] = QuestionOption{Label: jsTrim(o.Label), Description: jsTrim(o.Description)}
+		}
+		qs[i] = ocQuestionIn{Question: jsTrim(q.Question), Header: jsTrim(q.Header), Options: opts, Multiple: q.Multiple}
+	}
+	answers := make([][]string, len(qs))
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		if ctx.Err() != nil {
+			return toolrun.Result{}, errors.New(errAborted)
+		}
+		title := q.Question
+		if q.Header != "" {
+			title = q.Header + ": " + q.Question
+		}
+		got, err := asker.Ask(ctx, Question{Title: title, Question: q.Question, Header: q.Header, Options: q.Options,
+			Multiple: q.Multiple, Other: "Type your own answer.", Done: "✓ Done", InputPrompt: "Type your answer…"})
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		if got == nil {
+			got = []string{}
+		}
+		answers[i] = got
+		ans := "Unanswered"
+		if len(got) > 0 {
+			ans = strings.Join(got, ", ")
+		}
+		parts[i] = `"` + q.Question + `"="` + ans + `"`
+	}
+	text := "User has answered your questions: " + strings.Join(parts, ", ") + ". You can now continue with the user's answers in mind."
+	return toolrun.TextResult(text, struct {
+		Questions []ocQuestionIn `json:"questions"`
+		Answers   [][]string     `json:"answers"`
+	}{qs, answers}), nil
 }
