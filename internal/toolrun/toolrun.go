@@ -294,11 +294,17 @@ func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
 	if t.compErr != nil {
 		return nil, fmt.Errorf("Tool %s has an invalid parameters schema: %v", t.Name, t.compErr)
 	}
-	received := v.Indent()
+	return ValidateArguments(call.Name, t.schema, v)
+}
+
+// ValidateArguments is pi-ai's validateToolArguments for a TypeBox-built schema: optional
+// nulls dropped, Value.Convert, then validation. It returns the arguments the tool gets, or
+// pi's error naming the tool and echoing the (prepared) arguments it received.
+func ValidateArguments(name string, s *Schema, v *Value) (json.RawMessage, error) {
 	args := v.Clone()
-	t.schema.DropOptionalNulls(args)
-	args = t.schema.Convert(args)
-	if errs := t.schema.Errors(args); len(errs) > 0 {
+	s.DropOptionalNulls(args)
+	args = s.Convert(args)
+	if errs := s.Errors(args); len(errs) > 0 {
 		var b strings.Builder
 		for i, e := range errs {
 			if i > 0 {
@@ -306,7 +312,7 @@ func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
 			}
 			b.WriteString("  - " + e.Path + ": " + e.Message)
 		}
-		return nil, errors.New("Validation failed for tool \"" + call.Name + "\":\n" + b.String() + "\n\nReceived arguments:\n" + received)
+		return nil, errors.New("Validation failed for tool \"" + name + "\":\n" + b.String() + "\n\nReceived arguments:\n" + v.Indent())
 	}
 	out, _ := args.MarshalJSON()
 	return out, nil
