@@ -20,7 +20,6 @@ import (
 	"strings"
 	"syscall"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -798,16 +797,20 @@ type ccEditArgs struct {
 
 // editDetails is Edit's and edit's details: pi's diff of the change, the
 // unified patch, the first changed line and the read recorded.
-type editDetails struct {
-	Diff             string                      `json:"diff,omitempty"`
-	Patch            string                      `json:"patch,omitempty"`
+type fileEditDetails struct {
+	Diff             string                      `json:"diff"`
+	Patch            string                      `json:"patch"`
 	FirstChangedLine *int                        `json:"firstChangedLine,omitempty"`
 	Reads            map[string]toolrun.Snapshot `json:"reads"`
 }
 
-func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) editDetails {
-	d := editDetails{Reads: rec}
-	fillDiff(&d, path, string(old), string(new))
+func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) fileEditDetails {
+	o, n := normalizeLF(DecodeUTF8(old)), normalizeLF(DecodeUTF8(new))
+	diff, first := diffString(o, n, 4)
+	d := fileEditDetails{Diff: diff, Patch: unifiedPatch(path, o, n, 4), Reads: rec}
+	if first > 0 {
+		d.FirstChangedLine = &first
+	}
 	return d
 }
 
@@ -1095,13 +1098,4 @@ func (o orderedStrings) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
-}
-
-// fillDiff sets an edit's details.patch: a unified diff of the change with
-// the path in its headers.
-func fillDiff(d *editDetails, path, old, new string) {
-	patch, err := udiff.ToUnified(path, path, old, udiff.Strings(old, new), 4)
-	if err == nil {
-		d.Patch = patch
-	}
 }

@@ -370,25 +370,6 @@ type ocMatch struct {
 	text string
 }
 
-// rgText is ripgrep's JSON for arbitrary data: text, or base64 bytes when
-// it is not UTF-8.
-type rgText struct {
-	Text  *string `json:"text"`
-	Bytes *string `json:"bytes"`
-}
-
-func (t rgText) String() (string, bool) {
-	if t.Text != nil {
-		return *t.Text, true
-	}
-	if t.Bytes != nil {
-		if b, err := base64.StdEncoding.DecodeString(*t.Bytes); err == nil {
-			return string(b), true
-		}
-	}
-	return "", false
-}
-
 // parseGrepRecord reads one `rg --json` line; only match records count.
 func parseGrepRecord(line []byte) (ocMatch, bool, error) {
 	if len(line) > ocRecordBytes {
@@ -408,8 +389,8 @@ func parseGrepRecord(line []byte) (ocMatch, bool, error) {
 	if rec.Type != "match" {
 		return ocMatch{}, false, nil
 	}
-	path, ok1 := rec.Data.Path.String()
-	text, ok2 := rec.Data.Lines.String()
+	path, ok1 := rec.Data.Path.str()
+	text, ok2 := rec.Data.Lines.str()
 	if !ok1 || !ok2 || rec.Data.LineNumber == nil {
 		return ocMatch{}, false, errors.New("Invalid ripgrep JSON output")
 	}
