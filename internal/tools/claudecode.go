@@ -19,8 +19,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+	"unicode/utf16"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -691,6 +694,7 @@ func init() {
 		}
 		return toolrun.TextResult(text, nil), nil
 	}})
+	Register("claude-code", "Bash", toolrun.Impl{Execute: ccBash})
 	Register("claude-code", "TodoWrite", toolrun.Impl{Execute: ccTodoWrite})
 	Register("claude-code", "AskUserQuestion", toolrun.Impl{Execute: ccAsk, Sequential: true})
 }
@@ -1098,4 +1102,143 @@ func (o orderedStrings) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// seedBashArgs are the arguments of claude-code's Bash and opencode's bash.
+type seedBashArgs struct {
+	Command     string   `json:"command"`
+	Timeout     *float64 `json:"timeout"`
+	Description *string  `json:"description"`
+	Workdir     *string  `json:"workdir"`
+	Unsandboxed *bool    `json:"dangerouslyDisableSandbox"`
+}
+
+// bashStructured is both toolsets' structured Bash result: the exit code
+// (null when killed) and the complete merged output.
+type bashStructured struct {
+	ExitCode *int   `json:"exitCode"`
+	Output   string `json:"output"`
+}
+
+// seedBash runs a command for Bash or bash: the timeout check (ms, default
+// 120000, at most 600000), the working directory, the sandbox plan or an
+// approved escalation, then the shared runner. It returns the output and
+// the complete output for the structured result.
+func seedBash(ctx context.Context, inv *toolrun.Invocation, tool string, a seedBashArgs) (BashOutput, float64, string, error) {
+	s := inv.Session
+	ms := float64(DefaultBashTimeout / time.Millisecond)
+	if a.Timeout != nil {
+		ms = *a.Timeout
+	}
+	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms <= 0 || ms > float64(MaxBashTimeout/time.Millisecond) {
+		return BashOutput{}, 0, "", errors.New("timeout must be between 1 and 600000 milliseconds")
+	}
+	dir := s.Cwd
+	if a.Workdir != nil && *a.Workdir != "" {
+		dir = resolvePath(s.Cwd, *a.Workdir)
+	}
+	var plan *sandbox.Plan
+	if a.Unsandboxed != nil && *a.Unsandboxed {
+		esc, err := Escalate(ctx, s, tool, a.Command)
+		if err != nil {
+			return BashOutput{}, 0, "", err
+		}
+		plan = esc.Plan
+	} else {
+		p, err := BashPlan(s)
+		if err != nil {
+			return BashOutput{}, 0, "", err
+		}
+		plan = p
+	}
+	inv.Progress(toolrun.Result{Content: []llm.Content{}})
+	out, err := RunBash(ctx, BashRun{Command: a.Command, Dir: dir, Timeout: time.Duration(ms * float64(time.Millisecond)),
+		Plan: plan, SpillDir: spillDir(s), Progress: func(tail string) {
+			t := TruncateTail(tail, MaxLines, MaxBytes)
+			inv.Progress(toolrun.Result{Content: []llm.Content{llm.TextBlock(t.Content)}})
+		}})
+	if err != nil {
+		return BashOutput{}, 0, "", err
+	}
+	full := out.Output
+	if out.FullOutputPath != "" && out.Truncation.Truncated {
+		if b, err := os.ReadFile(out.FullOutputPath); err == nil {
+			full = DecodeUTF8(b)
+		}
+	}
+	return out, ms, full, nil
+}
+
+// ccBashTruncation appends the truncation note of a truncated output.
+func ccBashTruncation(text string, out BashOutput) string {
+	t := out.Truncation
+	if !t.Truncated || out.FullOutputPath == "" {
+		return text
+	}
+	start, end := t.TotalLines-t.OutputLines+1, t.TotalLines
+	switch {
+	case t.LastLinePartial:
+		return text + "\n\n[Showing last " + FormatSize(t.OutputBytes) + " of line " + strconv.Itoa(end) + " (line is " + FormatSize(out.LastLineBytes) + "). Full output: " + out.FullOutputPath + "]"
+	case t.TruncatedBy != nil && *t.TruncatedBy == "lines":
+		return text + "\n\n[Showing lines " + strconv.Itoa(start) + "-" + strconv.Itoa(end) + " of " + strconv.Itoa(t.TotalLines) + ". Full output: " + out.FullOutputPath + "]"
+	}
+	return text + "\n\n[Showing lines " + strconv.Itoa(start) + "-" + strconv.Itoa(end) + " of " + strconv.Itoa(t.TotalLines) + " (" + FormatSize(MaxBytes) + " limit). Full output: " + out.FullOutputPath + "]"
+}
+
+// ccBashError is Claude Code's formatError: `Exit code <n>` and the full
+// output; past 10 000 characters the first and last 5000 around a note.
+func ccBashError(code int, output string) string {
+	full := "Exit code " + strconv.Itoa(code)
+	if output != "" {
+		full += "\n" + output
+	}
+	units := utf16.Encode([]rune(full))
+	if len(units) <= 10000 {
+		return full
+	}
+	return string(utf16.Decode(units[:5000])) + "\n\n... [" + strconv.Itoa(len(units)-10000) + " characters truncated] ...\n\n" + string(utf16.Decode(units[len(units)-5000:]))
+}
+
+func ccBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a seedBashArgs
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	out, ms, full, err := seedBash(ctx, inv, "Bash", a)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	structured := toolrun.MustJSON(bashStructured{out.ExitCode, full})
+	keep := out.Truncation.Truncated
+	defer func() {
+		if !keep && out.FullOutputPath != "" {
+			os.Remove(out.FullOutputPath)
+		}
+	}()
+	fail := func(msg string) (toolrun.Result, error) {
+		r := toolrun.ErrorResult(msg)
+		r.Structured = structured
+		return r, nil
+	}
+	switch {
+	case out.Aborted:
+		return fail(appendStatus(ccBashTruncation(out.Output, out), "Command aborted"))
+	case out.TimedOut:
+		return fail(appendStatus(ccBashTruncation(out.Output, out), "Command timed out after "+jsNumber(ms)+" milliseconds"))
+	case out.ExitCode != nil && *out.ExitCode != 0:
+		return fail(ccBashError(*out.ExitCode, full))
+	}
+	text := out.Output
+	if text == "" {
+		text = "(no output)"
+	}
+	r := toolrun.TextResult(ccBashTruncation(text, out), nil)
+	if keep && out.FullOutputPath != "" {
+		r.Details = toolrun.MustJSON(struct {
+			Truncation     Truncation `json:"truncation"`
+			FullOutputPath string     `json:"fullOutputPath"`
+		}{out.Truncation, out.FullOutputPath})
+	}
+	r.Structured = structured
+	return r, nil
 }

@@ -551,6 +551,7 @@ func init() {
 		}
 		return toolrun.TextResult(text, nil), nil
 	}})
+	Register("opencode", "bash", toolrun.Impl{Execute: ocBash})
 	Register("opencode", "todowrite", toolrun.Impl{Execute: ocTodoWrite})
 	Register("opencode", "question", toolrun.Impl{Execute: ocQuestion, Sequential: true})
 }
@@ -862,4 +863,49 @@ func ocQuestion(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, e
 		Questions []ocQuestionIn `json:"questions"`
 		Answers   [][]string     `json:"answers"`
 	}{qs, answers}), nil
+}
+
+func ocBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a seedBashArgs
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	a.Description = nil
+	out, ms, full, err := seedBash(ctx, inv, "bash", a)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	structured := toolrun.MustJSON(bashStructured{out.ExitCode, full})
+	if out.Aborted {
+		r := toolrun.ErrorResult(appendStatus(ccBashTruncation(out.Output, out), "Command aborted"))
+		r.Structured = structured
+		return r, nil
+	}
+	if out.TimedOut {
+		return toolrun.Result{Content: []llm.Content{
+			llm.TextBlock("Command exceeded timeout of " + jsNumber(ms) + " ms. Retry with a larger timeout if the command is expected to take longer."),
+			llm.TextBlock("Command timed out before completion."),
+		}, Details: json.RawMessage(`{"timeout":true}`), Structured: structured}, nil
+	}
+	text := out.Output
+	if text == "" {
+		text = "(no output)"
+	}
+	if out.Truncation.Truncated {
+		text += "\n\n[output capture truncated at the in-memory safety limit]"
+		if out.FullOutputPath != "" {
+			text += "\nFull output: " + out.FullOutputPath
+		}
+	}
+	code := "null"
+	if out.ExitCode != nil {
+		code = strconv.Itoa(*out.ExitCode)
+	}
+	details := struct {
+		ExitCode       *int   `json:"exitCode"`
+		Truncated      bool   `json:"truncated"`
+		FullOutputPath string `json:"fullOutputPath,omitempty"`
+	}{out.ExitCode, out.Truncation.Truncated, out.FullOutputPath}
+	return toolrun.Result{Content: []llm.Content{llm.TextBlock(text), llm.TextBlock("Command exited with code " + code + ".")},
+		Details: toolrun.MustJSON(details), Structured: structured}, nil
 }
