@@ -5,6 +5,7 @@ package tools
 // most five per file, then a count of the rest.
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -81,3 +82,32 @@ func DiagnosticsBlock(file string, ds []LSPDiagnostic) string {
 // LSPDiagnostic is one published diagnostic in LSP terms: 0-based line and
 // character (as the server sent them), severity 1 error … 4 hint, 0 unset.
 type LSPDiagnostic = lsp.PublishedDiagnostic
+
+// LSP is the session's language-server hook (toolrun.LSP): the file tools
+// get their diagnostics block from it, and the LSP tools their servers.
+type LSP struct {
+	M *lsp.Manager
+}
+
+// NewLSP starts nothing yet: servers start on the first file they handle.
+func NewLSP(cfg *lsp.Config, cwd string, env lsp.Env) *LSP {
+	return &LSP{M: lsp.NewManager(cfg, cwd, env)}
+}
+
+// Diagnostics syncs path's content to its servers and returns the block to
+// append after a read or an edit ("" when clean, when no server handles
+// the file, or when the servers fail: a tool never fails for its LSP).
+func (l *LSP) Diagnostics(ctx context.Context, path string, content []byte) string {
+	if l == nil || l.M == nil {
+		return ""
+	}
+	ds, _ := l.M.DocumentDiagnostics(ctx, path, content)
+	return DiagnosticsBlock(path, ds)
+}
+
+// Close shuts the servers down.
+func (l *LSP) Close() {
+	if l != nil && l.M != nil {
+		l.M.Close()
+	}
+}
