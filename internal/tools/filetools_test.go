@@ -27,6 +27,13 @@ var toolsetNames = map[string][]string{
 
 func newFileEnv(t *testing.T, fileIO string) *ftEnv {
 	t.Helper()
+	return newFileEnvLSP(t, fileIO, "")
+}
+
+// newFileEnvLSP is newFileEnv with an lsp.json in the agent dir (when
+// given), so the LSP tools are available.
+func newFileEnvLSP(t *testing.T, fileIO, lspJSON string) *ftEnv {
+	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	e := &ftEnv{t: t, dir: filepath.Join(root, "ws")}
 	agent := filepath.Join(root, "agent")
@@ -39,13 +46,20 @@ func newFileEnv(t *testing.T, fileIO string) *ftEnv {
 	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	tools := toolsetNames[fileIO]
+	if lspJSON != "" {
+		if err := os.WriteFile(filepath.Join(agent, "lsp.json"), []byte(lspJSON), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tools = append(append([]string(nil), tools...), "lsp-rename", "lsp-inspect", "lsp-find-definition", "lsp-find-reference")
+	}
 	no := false
 	cfg, err := config.Load(config.Options{AgentDir: agent, ProjectDir: e.dir, Home: root, Approve: &no,
 		Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cfg.Resolve(config.ResolveOptions{Headless: true, Tools: toolsetNames[fileIO]})
+	res, err := cfg.Resolve(config.ResolveOptions{Headless: true, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
