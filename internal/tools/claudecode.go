@@ -831,6 +831,11 @@ func ccEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		if a.OldString == a.NewString {
 			return errors.New("No changes to make: old_string and new_string are exactly the same.")
 		}
+		// The size is checked before the file is read, so a huge file is
+		// never loaded.
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > ccMaxEditBytes && a.OldString != "" {
+			return fmt.Errorf("File is too large to edit (%s). Maximum editable file size is %s.", ccFileSize(st.Size()), ccFileSize(ccMaxEditBytes))
+		}
 		old, exists, err := toolrun.ReadFile(path)
 		if err != nil {
 			if errors.Is(err, syscall.EISDIR) {
@@ -857,9 +862,6 @@ func ccEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		}
 		if !exists {
 			return ccNotFound("File does not exist", path, s.Cwd)
-		}
-		if len(old) > ccMaxEditBytes {
-			return fmt.Errorf("File is too large to edit (%s). Maximum editable file size is %s.", ccFileSize(int64(len(old))), ccFileSize(ccMaxEditBytes))
 		}
 		if strings.EqualFold(filepath.Ext(path), ".ipynb") {
 			return errors.New("File is a Jupyter Notebook. Use the NotebookEditTool to edit this file.")
