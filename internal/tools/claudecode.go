@@ -22,6 +22,8 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"golang.org/x/text/collate"
+
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -487,11 +489,14 @@ func sortByMtime(paths []string) {
 			mt[p] = st.ModTime().UnixNano()
 		}
 	}
-	col := newCollator()
+	var col *collate.Collator // built on the first tie only: it costs more than the sort
 	sort.SliceStable(paths, func(i, j int) bool {
 		a, b := mt[paths[i]], mt[paths[j]]
 		if a != b {
 			return a > b
+		}
+		if col == nil {
+			col = newCollator()
 		}
 		return col.CompareString(paths[i], paths[j]) < 0
 	})

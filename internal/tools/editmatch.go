@@ -286,7 +286,13 @@ func whitespaceNormalizedMatcher(content, find string, yield func(string) bool) 
 	lines := strings.Split(content, "\n")
 	var re *regexp.Regexp
 	reBad := false
+	// Every text whose normalised form equals or contains norm contains
+	// find's first word as it is: lines without it are skipped unread.
+	first := jsWords(find)[0]
 	for _, line := range lines {
+		if !strings.Contains(line, first) {
+			continue
+		}
 		nl := normalizeWhitespace(line)
 		if nl == norm {
 			if !yield(line) {
@@ -323,7 +329,7 @@ func whitespaceNormalizedMatcher(content, find string, yield func(string) bool) 
 		starts := lineStarts(lines)
 		for i := 0; i <= len(lines)-n; i++ {
 			block := lineSpan(content, lines, starts, i, i+n-1)
-			if normalizeWhitespace(block) == norm && !yield(block) {
+			if strings.Contains(block, first) && normalizeWhitespace(block) == norm && !yield(block) {
 				return
 			}
 		}
@@ -377,9 +383,18 @@ func indentationFlexibleMatcher(content, find string, yield func(string) bool) {
 	lines := strings.Split(content, "\n")
 	n := strings.Count(find, "\n") + 1
 	starts := lineStarts(lines)
+	// A matching block holds find's first non-blank line without its
+	// indentation: blocks without it are skipped unread.
+	needle := ""
+	for _, l := range strings.Split(find, "\n") {
+		if jsTrim(l) != "" {
+			needle = strings.TrimLeftFunc(l, jsSpace)
+			break
+		}
+	}
 	for i := 0; i <= len(lines)-n; i++ {
 		block := lineSpan(content, lines, starts, i, i+n-1)
-		if removeIndentation(block) == norm && !yield(block) {
+		if strings.Contains(block, needle) && removeIndentation(block) == norm && !yield(block) {
 			return
 		}
 	}
