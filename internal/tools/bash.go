@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,11 @@ type BashRun struct {
 	SpillDir string
 	// Progress receives the last 64 KiB of output, at most every 100 ms (nil: none).
 	Progress func(tail string)
+	// Argv, when set, is run instead of a shell line (inside the plan's sandbox): the words
+	// reach the program as they are, never through a shell.
+	Argv []string
+	// Stdout, when set, also receives the command's standard output alone.
+	Stdout io.Writer
 }
 
 // BashOutput is a finished (or killed) command.
@@ -220,7 +226,10 @@ func RunBash(ctx context.Context, r BashRun) (BashOutput, error) {
 	default:
 		argv, env = []string{sandbox.Shell, "-lc", r.Command}, os.Environ()
 	}
-	if len(r.Shell) > 0 {
+	switch {
+	case len(r.Argv) > 0:
+		argv = append(argv[:len(argv)-3:len(argv)-3], r.Argv...)
+	case len(r.Shell) > 0:
 		argv = append(append(argv[:len(argv)-3:len(argv)-3], r.Shell...), r.Command)
 	}
 	if r.Env != nil {
@@ -230,6 +239,9 @@ func RunBash(ctx context.Context, r BashRun) (BashOutput, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = r.Dir, env
 	cmd.Stdout, cmd.Stderr = acc, acc
+	if r.Stdout != nil {
+		cmd.Stdout = io.MultiWriter(acc, r.Stdout)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {

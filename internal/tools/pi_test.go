@@ -1,7 +1,12 @@
 package tools
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 )
@@ -64,4 +69,79 @@ func TestQuickTools(t *testing.T) {
 	t.Logf("bash: %v %q", r.IsError, r.Text())
 	r = e.call("bash", `{"command":"sleep 5","timeout":0.3}`)
 	t.Logf("bash: %v %q", r.IsError, r.Text())
+}
+
+func TestFdGlob(t *testing.T) {
+	cases := []struct {
+		pattern, subject string
+		want             bool
+	}{
+		{"*.go", "a.go", true},
+		{"*.go", "a.txt", false},
+		{"**/dir/**/*.txt", "/w/dir/a.txt", true},
+		{"**/dir/**/*.txt", "/w/dir/x/y/a.txt", true},
+		{"**/dir/*.txt", "/w/dir/x/a.txt", false},
+		{"*.{go,md}", "x.md", true},
+		{"[ab]?.c", "bz.c", true},
+		{"[!ab]?.c", "bz.c", false},
+		{"**", "/any/thing", true},
+		{"a\\*b", "a*b", true},
+	}
+	for _, c := range cases {
+		re, err := compileFdGlob(c.pattern, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := re.MatchString(c.subject); got != c.want {
+			t.Errorf("%q ~ %q = %v, want %v", c.pattern, c.subject, got, c.want)
+		}
+	}
+	if _, err := compileFdGlob("{a,b", true); err == nil {
+		t.Error("unclosed brace accepted")
+	}
+}
+
+func TestNormalizeFuzzy(t *testing.T) {
+	cases := map[string]string{
+		"":                               "",
+		"a  \nb\t\n":                     "a\nb\n",
+		"say \u201chi\u201d \u2014 ok  ": "say \"hi\" - ok",
+		"\u2018x\u2019\u00a0y\u3000\n\n": "'x' y\n\n",
+		"ﬁ ①":                            "fi 1", // NFKC
+		"tail\u2003":                     "tail",
+	}
+	for in, want := range cases {
+		if got := normalizeFuzzy(in); got != want {
+			t.Errorf("normalizeFuzzy(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A screenshot larger than pi's 2000×2000 limit is scaled to fit, with pi's dimension note.
+func TestReadLargeImage(t *testing.T) {
+	e := newEnv(t, "")
+	img := image.NewRGBA(image.Rect(0, 0, 3000, 1500))
+	for x := 0; x < 3000; x++ {
+		img.Set(x, x%1500, color.RGBA{uint8(x), 0, 0, 255})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	e.write("shot.png", b.String())
+	r := e.call("read", `{"path":"shot.png"}`)
+	if r.IsError || len(r.Content) != 2 {
+		t.Fatalf("%+v", r)
+	}
+	want := "Read image file [image/png]\n[Image: original 3000x1500, displayed at 2000x1000. Multiply coordinates by 1.50 to map to original image.]"
+	if r.Content[0].Text != want {
+		t.Fatalf("got %q", r.Content[0].Text)
+	}
+	data, _ := base64.StdEncoding.DecodeString(r.Content[1].Data)
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil || cfg.Width != 2000 || cfg.Height != 1000 {
+		t.Fatalf("scaled image: %+v %v", cfg, err)
+	}
+	e.write("fake.bmp", "BM")
+	if r := e.call("read", `{"path":"fake.bmp"}`); r.IsError || r.Text() != "BM" {
+		t.Fatalf("not a bmp: %q", r.Text())
+	}
 }
