@@ -815,8 +815,9 @@ type fileEditDetails struct {
 
 func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) fileEditDetails {
 	o, n := normalizeLF(DecodeUTF8(old)), normalizeLF(DecodeUTF8(new))
-	diff, first := diffString(o, n, 4)
-	d := fileEditDetails{Diff: diff, Patch: unifiedPatch(path, o, n, 4), Reads: rec}
+	edits := lineEdits(o, n)
+	diff, first := diffString(o, edits, 4)
+	d := fileEditDetails{Diff: diff, Patch: unifiedPatch(path, o, edits, 4), Reads: rec}
 	if first > 0 {
 		d.FirstChangedLine = &first
 	}

@@ -267,8 +267,8 @@ func streamRG[T any](ctx context.Context, dir string, args []string, limit int, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	var stderr limitedBuffer
-	cmd.Stderr = &stderr
+	stderr := &limitedBuffer{buf: &bytes.Buffer{}, max: ocStderrBytes}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, false, err
@@ -335,7 +335,7 @@ func streamRG[T any](ctx context.Context, dir string, args []string, limit int, 
 		}
 		code = ee.ExitCode()
 	}
-	msg := strings.TrimSpace(stderr.String())
+	msg := strings.TrimSpace(stderr.buf.String())
 	switch {
 	case code == 2 && (strings.Contains(msg, "regex parse error") || strings.Contains(msg, "error parsing regex")):
 		return nil, false, errors.New("Invalid pattern: " + msg)
@@ -349,18 +349,6 @@ func streamRG[T any](ctx context.Context, dir string, args []string, limit int, 
 	}
 	return items, false, nil
 }
-
-// limitedBuffer keeps the first ocStderrBytes written to it.
-type limitedBuffer struct{ b bytes.Buffer }
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if l.b.Len() < ocStderrBytes {
-		l.b.Write(p)
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string { return l.b.String() }
 
 // ocMatch is one grep match: the path as ripgrep printed it, the line
 // number and the line's text.
