@@ -48,6 +48,9 @@ type Manager struct {
 
 	mu      sync.Mutex
 	clients map[string]*managed
+	// plans caches the plan of each file: planning may run the {sh}
+	// commands of a server's env, which a read should not repeat.
+	plans map[string]*Plan
 	// failed remembers servers that would not start, so a session does not
 	// retry one on every read (the seed's cooldown).
 	failed map[string]time.Time
@@ -70,7 +73,7 @@ const startCooldown = 60 * time.Second
 // NewManager returns a manager for cfg's servers in workspace cwd; env is
 // the process environment plans are made with.
 func NewManager(cfg *Config, cwd string, env Env) *Manager {
-	return &Manager{cfg: cfg, cwd: cwd, env: env, clients: map[string]*managed{}, failed: map[string]time.Time{}}
+	return &Manager{cfg: cfg, cwd: cwd, env: env, clients: map[string]*managed{}, failed: map[string]time.Time{}, plans: map[string]*Plan{}}
 }
 
 // Close shuts every server down.
@@ -90,9 +93,18 @@ func (m *Manager) Close() {
 // servers returns the running clients for file, starting those that are
 // not yet; onlyLanguage keeps servers of kind "language" (the LSP tools).
 func (m *Manager) servers(ctx context.Context, file string, onlyLanguage bool) ([]*managed, []error) {
-	plan, err := m.cfg.PlanContext(ctx, m.cwd, file, m.env)
-	if err != nil {
-		return nil, []error{err}
+	m.mu.Lock()
+	plan := m.plans[file]
+	m.mu.Unlock()
+	if plan == nil {
+		p, err := m.cfg.PlanContext(ctx, m.cwd, file, m.env)
+		if err != nil {
+			return nil, []error{err}
+		}
+		plan = p
+		m.mu.Lock()
+		m.plans[file] = p
+		m.mu.Unlock()
 	}
 	var out []*managed
 	var errs []error

@@ -127,3 +127,27 @@ func TestOCReadDir(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// FuzzReadFormats checks the read formatters and the symbol finder on
+// arbitrary text: no panic, and line numbers that count up from the start.
+func FuzzReadFormats(f *testing.F) {
+	f.Add("a\nb\r\nc", 1, 2, "b")
+	f.Add("\ufeff", 0, 0, "x")
+	f.Add("x\ry\n\n", -2, 1, "y")
+	f.Fuzz(func(t *testing.T, text string, offset, limit int, symbol string) {
+		if len(text) > 1<<16 {
+			return
+		}
+		o, l := offset, limit
+		out := ccFormatRead(text, &o, &l)
+		if l >= 1 && !strings.HasPrefix(out, "<system-reminder>") && strings.Count(out, "\n") >= l {
+			t.Fatalf("limit %d exceeded: %q", l, out)
+		}
+		_, _ = ocReadFile("/f", text, offset, max(limit, 0))
+		for line := -1; line < 3; line++ {
+			_, _ = symbolCandidates(text, line, symbol, nil)
+			c := offset
+			_, _ = symbolCandidates(text, line, symbol, &c)
+		}
+	})
+}
