@@ -233,11 +233,7 @@ func (mc *managed) documentWait(ctx context.Context, path, text string) ([]Publi
 		return nil, err
 	}
 	t := mc.c.plan.Timeouts
-	budget := ms(t.DocumentWaitMs)
-	if before != nil && len(before.diagnostics) == 0 {
-		budget = ms(t.SilentWaitMs)
-	}
-	deadline := time.NewTimer(budget)
+	deadline := time.NewTimer(documentBudget(before, t))
 	defer deadline.Stop()
 	pull := true
 	tick := time.NewTimer(0)
@@ -273,6 +269,16 @@ func (mc *managed) documentWait(ctx context.Context, path, text string) ([]Publi
 			tick.Reset(pullRetry)
 		}
 	}
+}
+
+// documentBudget is how long document mode waits: the document wait, or
+// the silent wait when the document's last push was empty (a clean file
+// is likely to stay clean, so the read is not held up for long).
+func documentBudget(before *publish, t PlanTimeouts) time.Duration {
+	if before != nil && len(before.diagnostics) == 0 {
+		return ms(t.SilentWaitMs)
+	}
+	return ms(t.DocumentWaitMs)
 }
 
 // pull asks for the document's diagnostics. ok is false when the server
