@@ -816,12 +816,30 @@ type fileEditDetails struct {
 func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) fileEditDetails {
 	o, n := normalizeLF(DecodeUTF8(old)), normalizeLF(DecodeUTF8(new))
 	edits := lineEdits(o, n)
-	diff, first := diffString(o, edits, 4)
+	_, first := diffString(o, edits, 4)
+	do, dn := tabsToSpaces(o), tabsToSpaces(n)
+	diff, _ := diffString(do, lineEdits(do, dn), 4)
 	d := fileEditDetails{Diff: diff, Patch: unifiedPatch(path, o, edits, 4), Reads: rec}
 	if first > 0 {
 		d.FirstChangedLine = &first
 	}
 	return d
+}
+
+// tabsToSpaces turns each leading tab of a line into two spaces: the
+// diff in Edit's details is for display, and tabs render unevenly.
+func tabsToSpaces(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		n := len(l) - len(strings.TrimLeft(l, "\t"))
+		if n > 0 {
+			lines[i] = strings.Repeat("  ", n) + l[n:]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func ccEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {

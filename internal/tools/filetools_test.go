@@ -310,3 +310,20 @@ func (f *fakeAsker) ApproveWrite(context.Context, toolrun.WriteRequest) (toolrun
 func (f *fakeAsker) ApproveCommand(context.Context, toolrun.CommandRequest) (toolrun.CommandDecision, error) {
 	return toolrun.CommandDecision{Choice: toolrun.CommandDeny}, nil
 }
+
+func TestClaudeEditDetails(t *testing.T) {
+	e := newFileEnv(t, "claude-code")
+	p := e.write("t.go", "func f() {\n\treturn 1\n}\n")
+	e.call("Read", map[string]any{"file_path": p})
+	r := e.ok("Edit", map[string]any{"file_path": p, "old_string": "return 1", "new_string": "return 2"}, "The file "+p+" has been updated successfully.")
+	var d fileEditDetails
+	if err := json.Unmarshal(r.Details, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.FirstChangedLine == nil || *d.FirstChangedLine != 2 || !strings.Contains(d.Diff, "-2   return 1") || !strings.Contains(d.Diff, "+2   return 2") {
+		t.Errorf("diff (tabs shown as spaces): %q first %v", d.Diff, d.FirstChangedLine)
+	}
+	if !strings.Contains(d.Patch, "-\treturn 1\n+\treturn 2") || len(d.Reads) != 1 {
+		t.Errorf("patch keeps tabs: %q, reads %v", d.Patch, d.Reads)
+	}
+}
