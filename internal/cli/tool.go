@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
@@ -219,12 +221,14 @@ func (c *CLI) toolSession(cfg *config.Config, res *config.Resolution) (*toolrun.
 		return nil, ExitInternal
 	}
 	s := &toolrun.Session{Cwd: cwd, AgentDir: cfg.AgentDir, Headless: true, FileIO: res.Tools.FileIO, Environ: c.hostEnviron()}
-	pol, _, err := cfg.SandboxPolicy()
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
-		return nil, ExitFailed
+	// Like pi with --no-session, a run without --session still has a session id.
+	if id, err := uuid.NewV7(); err == nil {
+		s.Env.SessionID = id.String()
 	}
-	s.Sandbox = pol
+	// A sandbox policy that cannot be read refuses the commands (fail closed), not the tools
+	// that run none.
+	pol, _, err := cfg.SandboxPolicy()
+	s.Sandbox, s.SandboxErr = pol, err
 	s.Rules = sandbox.CompileRules(pol.ApprovalRules)
 	if settings, err := cfg.Effective(config.Settings); err == nil && settings.Root != nil {
 		str := func(k string) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -56,6 +57,9 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	if s.DenyRequests {
 		return errors.New(deny + "blocked")
 	}
+	if runtime.GOOS == "windows" {
+		return errors.New(`Path "` + w.Path + `" is outside workspace. Writes outside the workspace are not allowed on Windows.`)
+	}
 	if s.headless() {
 		return errors.New(`Path "` + w.Path + `" is outside workspace. No UI available for approval.`)
 	}
@@ -63,7 +67,10 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	title := "Model requests write access outside workspace:\n\n  Tool:  " + w.Tool + "\n  Path:  " + w.Path + "\n\n" + preview + "\n\nAllow?"
 	d, err := s.Approver.ApproveWrite(ctx, WriteRequest{Tool: w.Tool, Path: w.Path, Preview: preview, Title: title})
 	if err != nil {
-		return err
+		if ctx.Err() == nil {
+			return err
+		}
+		d = WriteDecision{Choice: WriteDismissed} // the turn was aborted while the dialog was open
 	}
 	switch d.Choice {
 	case WriteApproveOnce:

@@ -255,3 +255,28 @@ func TestPiBashEnvironmentAndShell(t *testing.T) {
 		t.Fatalf("%q", r.Text())
 	}
 }
+
+// pi's bash publishes progress: an empty update first, then the output's tail.
+func TestPiBashProgress(t *testing.T) {
+	e := newEnv(t, "")
+	var mu sync.Mutex
+	var texts []string
+	r := e.runner.Run(context.Background(), toolrun.Call{Name: "bash", Arguments: []byte(`{"command":"echo one; sleep 0.3; echo two"}`)},
+		func(p toolrun.Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(p.Content) == 0 {
+				texts = append(texts, "")
+			} else {
+				texts = append(texts, p.Content[0].Text)
+			}
+		})
+	if r.IsError || r.Text() != "one\ntwo\n" {
+		t.Fatalf("%q", r.Text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(texts) < 2 || texts[0] != "" || texts[1] != "one\n" {
+		t.Fatalf("updates %q", texts)
+	}
+}

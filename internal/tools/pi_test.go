@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -144,4 +146,86 @@ func TestReadLargeImage(t *testing.T) {
 	if r := e.call("read", `{"path":"fake.bmp"}`); r.IsError || r.Text() != "BM" {
 		t.Fatalf("not a bmp: %q", r.Text())
 	}
+}
+
+// An edit of a file that is not UTF-8 keeps the bytes it does not touch (pi would turn them
+// into U+FFFD); the result text is pi's.
+func TestEditKeepsNonUTF8Bytes(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("l1.txt", "caf\xe9\nkeep \xff\xfe\nchange me\n")
+	r := e.call("edit", `{"path":"l1.txt","edits":[{"oldText":"change me","newText":"changed"}]}`)
+	if r.IsError || r.Text() != "Successfully replaced 1 block(s) in l1.txt." {
+		t.Fatalf("%q", r.Text())
+	}
+	if got := e.read("l1.txt"); got != "caf\xe9\nkeep \xff\xfe\nchanged\n" {
+		t.Fatalf("file: %q", got)
+	}
+	// The fuzzy path (typographic quotes in the file) keeps them too.
+	e.write("l2.txt", "caf\xe9\nsay \u201chi\u201d  \nend\n")
+	r = e.call("edit", `{"path":"l2.txt","edits":[{"oldText":"say \"hi\"","newText":"say bye"}]}`)
+	if r.IsError || e.read("l2.txt") != "caf\xe9\nsay bye\nend\n" {
+		t.Fatalf("fuzzy: %q %q", r.Text(), e.read("l2.txt"))
+	}
+}
+
+// The model sees pi's schemas byte for byte (TypeBox key order), as pi 0.84.3 sends them.
+func TestLLMToolsArePis(t *testing.T) {
+	e := newEnv(t, "")
+	want := map[string]string{
+		"read": `{"type":"object","required":["path"],"properties":{"path":{"type":"string","description":"Path to the file to read (relative or absolute)"},"offset":{"type":"number","description":"Line number to start reading from (1-indexed)"},"limit":{"type":"number","description":"Maximum number of lines to read"}}}`,
+		"edit": `{"type":"object","required":["path","edits"],"properties":{"path":{"type":"string","description":"Path to the file to edit (relative or absolute)"},"edits":{"type":"array","items":{"type":"object","required":["oldText","newText"],"properties":{"oldText":{"type":"string","description":"Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call."},"newText":{"type":"string","description":"Replacement text for this targeted edit."}}},"description":"One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead."}}}`,
+		"ls":   `{"type":"object","properties":{"path":{"type":"string","description":"Directory to list (default: current directory)"},"limit":{"type":"number","description":"Maximum number of entries to return (default: 500)"}}}`,
+	}
+	n := 0
+	for _, tl := range e.runner.LLMTools() {
+		if w, ok := want[tl.Name]; ok {
+			n++
+			if string(tl.Parameters) != w {
+				t.Errorf("%s:\n got %s\nwant %s", tl.Name, tl.Parameters, w)
+			}
+		}
+		if tl.Name == "read" && tl.Description != "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete." {
+			t.Errorf("read description %q", tl.Description)
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("found %d of %d tools", n, len(want))
+	}
+}
+
+// pi's write and edit go through the write guard: outside the workspace (decided on
+// realpaths) a headless session refuses and nothing is written.
+func TestPiWriteGuard(t *testing.T) {
+	od, err := os.MkdirTemp("/var/tmp", "pigo-piguard-")
+	if err != nil {
+		t.Skip("no /var/tmp")
+	}
+	t.Cleanup(func() { os.RemoveAll(od) })
+	e := newEnv(t, "")
+	os.Symlink(od, filepath.Join(e.dir, "escape"))
+	target := filepath.Join(e.dir, "escape", "x.txt")
+	r := e.call("write", `{"path":"escape/x.txt","content":"pwned"}`)
+	if !r.IsError || r.Text() != `Path "`+target+`" is outside workspace. No UI available for approval.` {
+		t.Fatalf("write: %q", r.Text())
+	}
+	if _, err := os.Stat(filepath.Join(od, "x.txt")); err == nil {
+		t.Fatal("the refused write happened")
+	}
+	os.WriteFile(filepath.Join(od, "y.txt"), []byte("keep"), 0o644)
+	r = e.call("edit", `{"path":"`+filepath.Join(od, "y.txt")+`","edits":[{"oldText":"keep","newText":"lost"}]}`)
+	if !r.IsError || !strings.HasSuffix(r.Text(), "is outside workspace. No UI available for approval.") {
+		t.Fatalf("edit: %q", r.Text())
+	}
+	if b, _ := os.ReadFile(filepath.Join(od, "y.txt")); string(b) != "keep" {
+		t.Fatalf("file changed: %q", b)
+	}
+	// A match error surfaces before the guard.
+	r = e.call("edit", `{"path":"`+filepath.Join(od, "y.txt")+`","edits":[{"oldText":"absent","newText":"x"}]}`)
+	if !strings.HasPrefix(r.Text(), "Could not find the exact text in") {
+		t.Fatalf("edit order: %q", r.Text())
+	}
+	if r := e.call("write", `{"path":"/tmp/pigo-piguard-ok.txt","content":"ok"}`); r.IsError {
+		t.Fatalf("/tmp: %q", r.Text())
+	}
+	os.Remove("/tmp/pigo-piguard-ok.txt")
 }

@@ -96,6 +96,16 @@ var diffCalls = []diffCall{
 	{"bash", `{"command":"echo before; sleep 5","timeout":0.5}`},
 	{"bash", `{"command":"echo x","timeout":-1}`},
 	{"bash", `{"command":"cat crlf.txt; cat multi.txt"}`},
+	{"bash", `{"command":"seq 1 300000"}`},
+	{"bash", `{"command":"printf 'caf\\351\\n\\377\\376 end\\n'"}`},
+	{"bash", `{"command":"echo partial; printf 'no newline at the end'; exit 1"}`},
+	{"read", `{"path":"linkdir/b.md"}`},
+	{"ls", `{"path":"linkdir"}`},
+	{"read", `{"path":"dangling"}`},
+	{"edit", `{"path":"mlink.txt","edits":[{"oldText":"ALPHA","newText":"via link"}]}`},
+	{"write", `{"path":"linkdir/new.txt","content":"through a symlinked dir\n"}`},
+	{"grep", `{"pattern":"through"}`},
+	{"read", `{"path":"multi.txt"}`},
 	{"nope", `{}`},
 }
 
@@ -138,6 +148,11 @@ func fixture(t *testing.T, dir string) {
 		}
 	}
 	os.MkdirAll(filepath.Join(dir, "dir", "empty"), 0o755)
+	for link, target := range map[string]string{"linkdir": "dir", "mlink.txt": "multi.txt", "dangling": "nowhere"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // scriptServer is a loopback OpenAI-compatible server that answers turn i with tool call i
@@ -145,6 +160,8 @@ func fixture(t *testing.T, dir string) {
 type scriptServer struct {
 	URL   string
 	calls []diffCall
+	// tools is the tool list of the first request, as pi sent it.
+	tools json.RawMessage
 }
 
 func newScriptServer(t *testing.T, calls []diffCall) *scriptServer {
@@ -162,8 +179,12 @@ func newScriptServer(t *testing.T, calls []diffCall) *scriptServer {
 			Messages []struct {
 				Role string `json:"role"`
 			} `json:"messages"`
+			Tools json.RawMessage `json:"tools"`
 		}
 		json.Unmarshal(b, &body)
+		if ss.tools == nil {
+			ss.tools = body.Tools
+		}
 		i := 0
 		for _, m := range body.Messages {
 			if m.Role == "tool" {
@@ -200,7 +221,7 @@ type piResult struct {
 }
 
 // runPiCalls runs the real pi on the script and returns its tool results in call order.
-func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) []piResult {
+func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) ([]piResult, json.RawMessage) {
 	ss := newScriptServer(t, calls)
 	home := t.TempDir()
 	agent := filepath.Join(home, ".pi", "agent")
@@ -237,7 +258,7 @@ func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) []piRes
 		}
 		res = append(res, r)
 	}
-	return res
+	return res, ss.tools
 }
 
 var spillPath = regexp.MustCompile(`Full output: [^\]"]+`)
@@ -272,7 +293,7 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 	piWS, goWS := tempWS(t), tempWS(t)
 	fixture(t, piWS)
 	fixture(t, goWS)
-	want := runPiCalls(t, pi, piWS, diffCalls)
+	want, piTools := runPiCalls(t, pi, piWS, diffCalls)
 
 	e := newEnvAt(t, goWS)
 	// pi's models.json model takes text only (input defaults to ["text"]).
@@ -296,12 +317,44 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 			t.Errorf("%s: details\n got %s\nwant %s", label, gd, wd)
 		}
 	}
+	// The model sees the same tool list: names, descriptions and schemas, byte for byte.
+	var sent []struct {
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	json.Unmarshal(piTools, &sent)
+	mine := map[string]llm.Tool{}
+	for _, tl := range e.runner.LLMTools() {
+		mine[tl.Name] = tl
+	}
+	if len(sent) != 7 {
+		t.Errorf("pi sent %d tools", len(sent))
+	}
+	for _, f := range sent {
+		m, ok := mine[f.Function.Name]
+		var compact bytes.Buffer
+		json.Compact(&compact, f.Function.Parameters)
+		if !ok || m.Description != f.Function.Description || string(m.Parameters) != compact.String() {
+			t.Errorf("tool %s: pigo %q %s\npi %q %s", f.Function.Name, m.Description, m.Parameters, f.Function.Description, compact.String())
+		}
+	}
 	// The files end up the same.
 	filepath.Walk(piWS, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(piWS, p)
+		if info.Mode()&os.ModeSymlink != 0 {
+			a, _ := os.Readlink(p)
+			b, _ := os.Readlink(filepath.Join(goWS, rel))
+			if a != b {
+				t.Errorf("symlink %s: pi → %s, pigo → %s", rel, a, b)
+			}
+			return nil
+		}
 		a, _ := os.ReadFile(p)
 		b, err := os.ReadFile(filepath.Join(goWS, rel))
 		if err != nil || !bytes.Equal(a, b) {

@@ -17,6 +17,9 @@ import (
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
+// pi's own edit and write have no write guard; pigo puts them behind the same guard as the
+// seed's file tools (outside the workspace and /tmp: the dialog, or the headless refusal),
+// or the model could write anywhere with pi's write while bash is sandboxed.
 func init() {
 	Register("pi", "edit", toolrun.Impl{Prepare: prepareEdit, Execute: piEdit})
 	Register("pi", "write", toolrun.Impl{Execute: piWrite})
@@ -97,7 +100,11 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		if err != nil {
 			return NodeError(err, "read", "")
 		}
-		bom, content := splitBOM(DecodeUTF8(buf))
+		// pi decodes the file as UTF-8 and writes the decoded text back, which turns every
+		// byte that is not UTF-8 into U+FFFD, also far from the edit. pigo matches on the raw
+		// bytes instead (oldText and newText are UTF-8 either way), so bytes the edit does not
+		// touch survive: a deliberate departure that never loses user data.
+		bom, content := splitBOM(string(buf))
 		ending := detectLineEnding(content)
 		base, updated, err := applyEdits(normalizeLF(content), a.Edits, a.Path)
 		if err != nil {
@@ -107,12 +114,15 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 			return errors.New(errAborted)
 		}
 		final := bom + restoreLineEndings(updated, ending)
+		if err := inv.Session.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, Old: buf, Exists: true, New: []byte(final)}); err != nil {
+			return err
+		}
 		if err := writeKeepMode(abs, []byte(final)); err != nil {
 			return NodeError(err, "open", abs)
 		}
 		edits := lineEdits(base, updated)
-		diff, first := diffString(base, edits, 4)
-		details := editDetails{Diff: diff, Patch: unifiedPatch(a.Path, base, edits, 4)}
+		diff, first := diffStringEdits(base, edits, 4)
+		details := editDetails{Diff: diff, Patch: unifiedPatchEdits(a.Path, base, edits, 4)}
 		if first > 0 {
 			details.FirstChangedLine = &first
 		}
@@ -417,7 +427,11 @@ func lineEdits(old, new string) []udiff.Edit {
 }
 
 // unifiedPatch is details.patch: a unified diff with file headers only.
-func unifiedPatch(path, old string, edits []udiff.Edit, context int) string {
+func unifiedPatch(path, old, new string, context int) string {
+	return unifiedPatchEdits(path, old, lineEdits(old, new), context)
+}
+
+func unifiedPatchEdits(path, old string, edits []udiff.Edit, context int) string {
 	d, err := udiff.ToUnified(path, path, old, edits, context)
 	if err != nil {
 		return ""
@@ -427,7 +441,11 @@ func unifiedPatch(path, old string, edits []udiff.Edit, context int) string {
 
 // diffString is pi's generateDiffString: numbered +/- lines with `context` lines around
 // each change, and the first changed line of the new file.
-func diffString(old string, edits []udiff.Edit, context int) (string, int) {
+func diffString(old, new string, context int) (string, int) {
+	return diffStringEdits(old, lineEdits(old, new), context)
+}
+
+func diffStringEdits(old string, edits []udiff.Edit, context int) (string, int) {
 	oldLines := strings.Count(old, "\n") + 1
 	newLines := oldLines
 	for _, e := range edits {
@@ -553,6 +571,10 @@ func piWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 	err := inv.Session.WithFile(abs, func() error {
 		if ctx.Err() != nil {
 			return errors.New(errAborted)
+		}
+		old, exists, _ := toolrun.ReadFile(abs)
+		if err := inv.Session.GuardWrite(ctx, toolrun.Write{Tool: "write", Path: abs, Old: old, Exists: exists, New: []byte(a.Content)}); err != nil {
+			return err
 		}
 		dir := filepath.Dir(abs)
 		if err := os.MkdirAll(dir, 0o777); err != nil {

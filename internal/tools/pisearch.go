@@ -52,6 +52,12 @@ func collateKey(s string) (primary []int, secondary string) {
 		if unicode.Is(unicode.Mn, r) {
 			continue
 		}
+		if exp, ok := collateExpand[r]; ok {
+			for _, e := range exp {
+				primary = append(primary, icuRank[e])
+			}
+			continue
+		}
 		if r < 128 && icuRank[r] > 0 {
 			primary = append(primary, icuRank[r])
 		} else {
@@ -60,6 +66,10 @@ func collateKey(s string) (primary []int, secondary string) {
 	}
 	return primary, d
 }
+
+// collateExpand are letters ICU's root collation sorts as two letters.
+// Letters with a stroke sort as their base letter (an accent-level difference).
+var collateExpand = map[rune]string{'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'đ': "d", 'ł': "l", 'ħ': "h", 'ŧ': "t"}
 
 // localeLess orders names as pi's ls does: a.toLowerCase().localeCompare(b.toLowerCase()).
 func localeLess(a, b string) bool {
