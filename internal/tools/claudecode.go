@@ -22,8 +22,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"golang.org/x/text/collate"
-
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -489,16 +487,12 @@ func sortByMtime(paths []string) {
 			mt[p] = st.ModTime().UnixNano()
 		}
 	}
-	var col *collate.Collator // built on the first tie only: it costs more than the sort
 	sort.SliceStable(paths, func(i, j int) bool {
 		a, b := mt[paths[i]], mt[paths[j]]
 		if a != b {
 			return a > b
 		}
-		if col == nil {
-			col = newCollator()
-		}
-		return col.CompareString(paths[i], paths[j]) < 0
+		return localeLessCased(paths[i], paths[j])
 	})
 }
 
@@ -816,10 +810,10 @@ type fileEditDetails struct {
 func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) fileEditDetails {
 	o, n := normalizeLF(DecodeUTF8(old)), normalizeLF(DecodeUTF8(new))
 	edits := lineEdits(o, n)
-	_, first := diffString(o, edits, 4)
+	_, first := diffStringEdits(o, edits, 4)
 	do, dn := tabsToSpaces(o), tabsToSpaces(n)
-	diff, _ := diffString(do, lineEdits(do, dn), 4)
-	d := fileEditDetails{Diff: diff, Patch: unifiedPatch(path, o, edits, 4), Reads: rec}
+	diff, _ := diffStringEdits(do, lineEdits(do, dn), 4)
+	d := fileEditDetails{Diff: diff, Patch: unifiedPatchEdits(path, o, edits, 4), Reads: rec}
 	if first > 0 {
 		d.FirstChangedLine = &first
 	}

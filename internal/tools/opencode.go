@@ -18,9 +18,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
-	"golang.org/x/text/collate"
-	"golang.org/x/text/language"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -96,15 +96,44 @@ func ocDidYouMean(path string) string {
 	return "\n\nDid you mean one of these?\n" + strings.Join(out, "\n")
 }
 
-// newCollator compares like JavaScript's localeCompare in an English
-// locale (ICU's root collation).
-func newCollator() *collate.Collator { return collate.New(language.Und) }
+// localeLessCased orders names as JavaScript's a.localeCompare(b) in an
+// English locale (ICU's root collation), case included: the primary and
+// accent levels of collateKey, then case, lower before upper, at the first
+// character where the two differ only by case.
+func localeLessCased(a, b string) bool {
+	pa, sa := collateKey(a)
+	pb, sb := collateKey(b)
+	for _, p := range [][]int{pa, pb} {
+		for i, v := range p {
+			if v == 1000+'\t' { // a tab sorts just before a space
+				p[i] = 0
+			}
+		}
+	}
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	if len(pa) != len(pb) {
+		return len(pa) < len(pb)
+	}
+	if sa != sb {
+		return sa < sb
+	}
+	ra, rb := []rune(norm.NFD.String(a)), []rune(norm.NFD.String(b))
+	for i := 0; i < len(ra) && i < len(rb); i++ {
+		ua, ub := unicode.IsUpper(ra[i]), unicode.IsUpper(rb[i])
+		if ua != ub {
+			return ub
+		}
+	}
+	return len(ra) < len(rb)
+}
 
-// localeSort sorts names as JavaScript's a.localeCompare(b) does in an
-// English locale (the Unicode root collation).
+// localeSort sorts names as JavaScript's localeCompare does.
 func localeSort(names []string) {
-	c := newCollator()
-	sort.SliceStable(names, func(i, j int) bool { return c.CompareString(names[i], names[j]) < 0 })
+	sort.SliceStable(names, func(i, j int) bool { return localeLessCased(names[i], names[j]) })
 }
 
 // ocDirEntries lists a directory for read: names, "/" after directories
@@ -267,7 +296,7 @@ func streamRG[T any](ctx context.Context, dir string, args []string, limit int, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	stderr := &limitedBuffer{buf: &bytes.Buffer{}, max: ocStderrBytes}
+	stderr := &capBuffer{buf: &bytes.Buffer{}, max: ocStderrBytes}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

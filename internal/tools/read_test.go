@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/pitest"
 )
 
 func ip(n int) *int { return &n }
@@ -63,6 +67,27 @@ func TestIsBinarySample(t *testing.T) {
 	// Non-UTF-8 text is not binary: bytes ≥ 0x80 are not control bytes.
 	if isBinarySample([]byte("caf\xe9 cr\xe8me\n")) {
 		t.Error("latin-1 is binary")
+	}
+}
+
+// TestLocaleSortAgainstNode sorts names (case kept, as opencode's read
+// lists a directory) with node's localeCompare and with localeSort.
+func TestLocaleSortAgainstNode(t *testing.T) {
+	pi := pitest.Find(t)
+	names := []string{"b", "A", "a", "_x", "1", "10", "2", "B.txt", "b.txt", "a-b", "a_b", "ab", "Ab", "aB", "AB", "é", "É", "e", "E", "z/", "Z", "~t",
+		".hidden", "dir/", "Dir/", "DIR", "Makefile", "makefile", "README.md", "readme.md", "go.mod", "Go.mod", "main_test.go", "main.go",
+		"ß", "ss", "SS", "æ", "ae", "Æ", "ñ", "Ñ", "n", "日本", "#x", "$y", "@z", "(p)", "[q]", "a b", "a\tb", "x1", "X1", "x01"}
+	b, _ := json.Marshal(names)
+	out, err := exec.Command(pi.Node, "-e", `const l=JSON.parse(process.argv[1]);l.sort((a,b)=>a.localeCompare(b));console.log(JSON.stringify(l))`, string(b)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	json.Unmarshal(out, &want)
+	got := append([]string{}, names...)
+	localeSort(got)
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("order:\n got %q\nwant %q", got, want)
 	}
 }
 
