@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -763,6 +764,15 @@ func ccRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	if ext == ".pdf" {
 		return toolrun.Result{}, errors.New("PDF page rendering is not supported by this pi tool host. Use an external PDF extraction tool before calling Read.")
 	}
+	_, isImage := ccImageMimes[ext]
+	if !isImage && limit == nil && st.Size() > ccMaxReadBytes {
+		// Refused from the size on disk, after the binary check of the
+		// first bytes as the seed orders them: a huge file is never loaded.
+		if head, err := readHead(path, sampleBytes); err == nil && isBinarySample(head) {
+			return toolrun.Result{}, errors.New("Cannot read binary file: " + path)
+		}
+		return toolrun.Result{}, fmt.Errorf("File content (%s) exceeds maximum allowed size (%s).%s", ccFileSize(st.Size()), ccFileSize(ccMaxReadBytes), ccCapTail)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return toolrun.Result{}, NodeError(err, "open", path)
@@ -945,6 +955,21 @@ func ccWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 		return nil
 	})
 	return res, err
+}
+
+// readHead reads at most n bytes from the start of path.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	return b[:k], nil
 }
 
 // ccTodo is one TodoWrite item.

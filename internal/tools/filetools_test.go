@@ -327,3 +327,10 @@ func TestClaudeEditDetails(t *testing.T) {
 		t.Errorf("patch keeps tabs: %q, reads %v", d.Patch, d.Reads)
 	}
 }
+
+func TestClaudeReadBigBinary(t *testing.T) {
+	e := newFileEnv(t, "claude-code")
+	p := e.write("big.bin", "\x00"+strings.Repeat("x", 300<<10))
+	e.fail("Read", map[string]any{"file_path": p}, "Cannot read binary file: "+p)
+	e.fail("Read", map[string]any{"file_path": p, "limit": 5}, "Cannot read binary file: "+p)
+}
