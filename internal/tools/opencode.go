@@ -762,8 +762,21 @@ type ocTodo struct {
 
 var ocTodoMarks = map[string]string{"pending": " ", "in_progress": ">", "completed": "x", "cancelled": "-"}
 
-// OCTodoLines are the widget lines of a todowrite list (nil when empty).
-func OCTodoLines(todos []ocTodo) []string {
+// OCTodoWidget is the widget the chat draws for a todowrite result's
+// details: `- [ |>|x|-] <content> \`<priority>\`` per item; nil when the
+// list is empty.
+func OCTodoWidget(details json.RawMessage) []string {
+	var d struct {
+		Todos []ocTodo `json:"todos"`
+	}
+	if json.Unmarshal(details, &d) != nil {
+		return nil
+	}
+	return ocTodoLines(d.Todos)
+}
+
+// ocTodoLines are the lines of a todowrite list (nil when empty).
+func ocTodoLines(todos []ocTodo) []string {
 	if len(todos) == 0 {
 		return nil
 	}
@@ -785,7 +798,7 @@ func ocTodoMarkdown(todos []ocTodo) string {
 	if len(todos) == 0 {
 		return strings.Join(append(lines, "", "_No todos_"), "\n")
 	}
-	return strings.Join(append(append(lines, ""), OCTodoLines(todos)...), "\n")
+	return strings.Join(append(append(lines, ""), ocTodoLines(todos)...), "\n")
 }
 
 func ocTodoWrite(_ context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {

@@ -100,6 +100,9 @@ func TestOpencodeTodoAndQuestion(t *testing.T) {
 	if d.Pendant.Markdown != "## Tasks\n\n**2 open · 3 total**\n\n- [x] a `high`\n- [-] b `low`\n- [>] c `medium`" {
 		t.Errorf("details %s", r.Details)
 	}
+	if got := strings.Join(OCTodoWidget(r.Details), "\n"); got != "- [x] a `high`\n- [-] b `low`\n- [>] c `medium`" {
+		t.Errorf("widget %q", got)
+	}
 	e.ok("todowrite", map[string]any{"todos": []map[string]any{}}, "[]")
 	q := map[string]any{"questions": []map[string]any{
 		{"question": "Lang?", "header": "L", "options": []map[string]any{{"label": "Go", "description": ""}, {"label": "Rust", "description": ""}}, "multiple": true},
