@@ -763,7 +763,7 @@ type ocTodo struct {
 var ocTodoMarks = map[string]string{"pending": " ", "in_progress": ">", "completed": "x", "cancelled": "-"}
 
 // OCTodoWidget is the widget the chat draws for a todowrite result's
-// details: `- [ |>|x|-] <content> \`<priority>\`` per item; nil when the
+// details: `- [ |>|x|-] <content> \`<priority>\“ per item; nil when the
 // list is empty.
 func OCTodoWidget(details json.RawMessage) []string {
 	var d struct {
