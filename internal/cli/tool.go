@@ -93,6 +93,10 @@ func runToolRun(c *CLI, a *args) int {
 	if s == nil {
 		return code
 	}
+	if l := toolLSP(cfg, s.Cwd); l != nil {
+		s.LSP = l
+		defer l.Close()
+	}
 	var sess *session.Session
 	if p := a.str("--session"); p != "" {
 		if sess, err = session.Open(p, session.OpenOptions{Cwd: s.Cwd}); err != nil {
