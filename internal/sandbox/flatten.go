@@ -3,6 +3,7 @@ package sandbox
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -17,6 +18,17 @@ type Command struct {
 	Redirect bool     // this command itself has a file-output redirection
 	Opaque   bool     // runs a script that cannot be read (eval or sh -c of a non-literal)
 	Nested   bool     // found inside an eval or sh -c script
+	Unsafe   string   // why this command can never be allowed (it may run code pigo cannot see), "" when none
+
+	prefix  string // Plain up to the first word part pigo cannot read
+	partial bool   // some word part could not be read: prefix is all that is known
+}
+
+// Finding is a construct in a line where the approval parser and bash could disagree, or
+// that can run code no rule sees: the line is never allowed.
+type Finding struct {
+	Offset int    `json:"offset"`
+	Reason string `json:"reason"`
 }
 
 // maxNesting bounds eval/sh -c recursion; deeper scripts are opaque.
@@ -29,29 +41,61 @@ var scriptShells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh"
 // any file-output redirection occurs. A parse error is returned as is (it carries a
 // line:column position).
 func Flatten(line string) (cmds []Command, redirect bool, err error) {
-	f, err := parseScript(line)
+	fl, err := flatten(line)
 	if err != nil {
 		return nil, false, err
 	}
-	fl := &flattener{}
-	fl.walk(line, f, 0, -1)
 	return fl.cmds, fl.redirect, nil
 }
 
+// flatten is Flatten with the line-level findings and the size budget.
+func flatten(line string) (*flattener, error) {
+	f, err := parseScript(line)
+	if err != nil {
+		return nil, err
+	}
+	fl := &flattener{budget: maxTextBytes(len(line))}
+	fl.walk(line, f, 0, -1)
+	return fl, nil
+}
+
+// Bounds that keep deciding a line linear in its size: at most maxCommands commands, and the
+// raw texts of all commands (nested substitutions repeat their parent's text) at most
+// maxTextBytes. A line past either bound is not decided (ask).
+const maxCommands = 1000
+
+func maxTextBytes(n int) int { return 4*n + 64<<10 }
+
 func parseScript(src string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 }
 
 type flattener struct {
 	cmds     []Command
 	redirect bool
+	findings []Finding
+	budget   int  // raw text bytes left
+	tooBig   bool // a bound was hit: the commands are incomplete
+}
+
+// find records a line-level finding at offset off of src (outer >= 0: the nested script's
+// command offset).
+func (fl *flattener) find(off, outer int, reason string) {
+	if outer >= 0 {
+		off = outer
+	}
+	fl.findings = append(fl.findings, Finding{Offset: off, Reason: reason})
 }
 
 // walk flattens node parsed from src; outer >= 0 is the offset of the command whose script
 // src is.
 func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
+	fl.lineFindings(src, node, outer)
 	redirected := map[syntax.Command]bool{}
 	syntax.Walk(node, func(n syntax.Node) bool {
+		if fl.tooBig {
+			return false
+		}
 		switch x := n.(type) {
 		case *syntax.Stmt:
 			for _, r := range x.Redirs {
@@ -61,10 +105,37 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 						redirected[x.Cmd] = true
 					}
 				}
+				if netRedirect(r) {
+					fl.find(int(r.Pos().Offset()), outer, "a redirection that may open a network connection (/dev/tcp or /dev/udp)")
+				}
+			}
+		case *syntax.Comment:
+			if strings.HasSuffix(x.Text, "\\") || strings.ContainsAny(x.Text, "\n\r") {
+				fl.find(int(x.Pos().Offset()), outer, "a comment ending in a backslash: bash ends the comment at the newline, the parser would not")
+			}
+		case *syntax.ParamExp:
+			if r := paramRisk(x); r != "" {
+				fl.find(int(x.Pos().Offset()), outer, r)
+			}
+		case *syntax.ArithmExp:
+			if arithmHasVar(x.X) {
+				fl.find(int(x.Pos().Offset()), outer, "arithmetic on a variable: its value is evaluated and can run commands")
+			}
+		case *syntax.Assign:
+			if x.Index != nil && arithmHasVar(x.Index) {
+				fl.find(int(x.Pos().Offset()), outer, "an array subscript on a variable: its value is evaluated and can run commands")
 			}
 		case *syntax.CallExpr:
+			for _, a := range x.Assigns {
+				if a.Name != nil && riskyVar(a.Name.Value) {
+					fl.find(int(a.Pos().Offset()), outer, "an assignment to "+a.Name.Value+", which changes what later commands run")
+				}
+			}
 			if len(x.Args) == 0 {
 				return true // assignments only: not a command, but walk into their values
+			}
+			if !fl.spend(x) {
+				return false
 			}
 			c := fl.add(src, x, depth, outer, redirected[x])
 			for _, a := range x.Assigns {
@@ -78,6 +149,10 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 				c.Words = append(c.Words, raw(src, w))
 				v, ok := wordValue(w)
 				if !ok {
+					if !c.partial {
+						c.partial = true
+						c.prefix = strings.Join(append(plain, wordPrefix(w)), " ")
+					}
 					v = raw(src, w)
 				} else if i == 0 && strings.Contains(v, "/") {
 					v = path.Base(v)
@@ -85,14 +160,77 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 				plain = append(plain, v)
 			}
 			c.Plain = strings.Join(plain, " ")
+			if !c.partial {
+				c.prefix = c.Plain
+			}
+			c.Unsafe = callRisk(x)
 			fl.nested(c, x, depth)
 		case *syntax.DeclClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
+			if !fl.spend(x) {
+				return false
+			}
 			c := fl.add(src, x, depth, outer, redirected[x.(syntax.Command)])
 			c.Words = strings.Fields(c.Text)
 			c.Plain = strings.Join(c.Words, " ")
+			c.prefix = c.Plain
+			c.Unsafe = clauseRisk(x)
 		}
 		return true
 	})
+}
+
+// spend takes a command's raw text from the budget; false (and tooBig) when it is spent.
+func (fl *flattener) spend(n syntax.Node) bool {
+	size := int(n.End().Offset()) - int(n.Pos().Offset())
+	fl.budget -= size
+	if fl.budget < 0 || len(fl.cmds) >= maxCommands {
+		fl.tooBig = true
+		return false
+	}
+	return true
+}
+
+// lineFindings reports what the parser sees differently from bash in src: a carriage return
+// outside quotes (bash keeps it in the word, the parser may end the line there or join it to
+// a continuation), a NUL byte and invalid UTF-8.
+func (fl *flattener) lineFindings(src string, node syntax.Node, outer int) {
+	if strings.IndexByte(src, 0) >= 0 {
+		fl.find(strings.IndexByte(src, 0), outer, "a NUL byte")
+	}
+	if !utf8.ValidString(src) {
+		fl.find(0, outer, "invalid UTF-8")
+	}
+	if !strings.Contains(src, "\r") {
+		return
+	}
+	var quoted [][2]int
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			quoted = append(quoted, [2]int{int(n.Pos().Offset()), int(n.End().Offset())})
+			return false
+		}
+		if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil {
+			quoted = append(quoted, [2]int{int(r.Hdoc.Pos().Offset()), int(r.Hdoc.End().Offset())})
+		}
+		return true
+	})
+	for i := 0; i < len(src); i++ {
+		if src[i] != '\r' {
+			continue
+		}
+		in := false
+		for _, q := range quoted {
+			if i > q[0] && i < q[1] {
+				in = true
+				break
+			}
+		}
+		if !in {
+			fl.find(i, outer, "a carriage return outside quotes: bash keeps it in the word, the parser may not")
+			return
+		}
+	}
 }
 
 func (fl *flattener) add(src string, n syntax.Node, depth, outer int, redirect bool) *Command {
@@ -104,19 +242,56 @@ func (fl *flattener) add(src string, n syntax.Node, depth, outer int, redirect b
 	return &fl.cmds[len(fl.cmds)-1]
 }
 
-// nested flattens the script run by eval or "sh -c" right after the command that runs it.
-// The command pointer is only used before any append.
+// nested flattens the script run by eval, trap or "sh -c" right after the command that runs
+// it, looking through wrappers ("command eval ...", "sudo sh -c ..."). The command pointer is
+// only used before any append.
 func (fl *flattener) nested(c *Command, x *syntax.CallExpr, depth int) {
-	name, ok := wordValue(x.Args[0])
+	args := x.Args
+	for len(args) > 0 {
+		name, ok := wordValue(args[0])
+		if !ok || !wrappers[path.Base(name)] {
+			break
+		}
+		args = args[1:]
+		for len(args) > 0 {
+			v, ok := wordValue(args[0])
+			if !ok {
+				c.Opaque = true // a wrapper's word pigo cannot read could be eval or a shell
+				return
+			}
+			if !strings.HasPrefix(v, "-") && !strings.Contains(v, "=") {
+				break
+			}
+			args = args[1:]
+		}
+	}
+	if len(args) == 0 {
+		return
+	}
+	name, ok := wordValue(args[0])
 	if !ok {
 		return
 	}
 	name = path.Base(name)
 	var script string
 	switch {
-	case name == "eval":
-		parts := make([]string, 0, len(x.Args)-1)
-		for _, w := range x.Args[1:] {
+	case name == "eval" || name == "trap":
+		rest := args[1:]
+		if name == "trap" {
+			for len(rest) > 0 {
+				if v, ok := wordValue(rest[0]); ok && strings.HasPrefix(v, "-") {
+					rest = rest[1:]
+					continue
+				}
+				break
+			}
+			if len(rest) == 0 {
+				return
+			}
+			rest = rest[:1] // trap ACTION SIGNAL...
+		}
+		parts := make([]string, 0, len(rest))
+		for _, w := range rest {
 			v, ok := wordValue(w)
 			if !ok {
 				c.Opaque = true
@@ -126,8 +301,11 @@ func (fl *flattener) nested(c *Command, x *syntax.CallExpr, depth int) {
 		}
 		script = strings.Join(parts, " ")
 	case scriptShells[name]:
-		s, found, ok := shellScriptArg(x.Args[1:])
+		s, found, ok := shellScriptArg(args[1:])
 		if !found {
+			if readsStdin(args[1:]) {
+				c.Opaque = true // the script comes from stdin, which no rule sees
+			}
 			return
 		}
 		if !ok {
@@ -149,6 +327,26 @@ func (fl *flattener) nested(c *Command, x *syntax.CallExpr, depth int) {
 	}
 	outer := c.Offset
 	fl.walk(script, f, depth+1, outer)
+}
+
+// readsStdin reports a shell started without a script file: it reads its script from stdin
+// (a pipe or a heredoc no rule sees), unless it only prints its version or help.
+func readsStdin(args []*syntax.Word) bool {
+	for _, w := range args {
+		v, ok := wordValue(w)
+		if !ok {
+			return true
+		}
+		switch {
+		case v == "--version" || v == "--help":
+			return false
+		case v == "-s" || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "s"):
+			return true
+		case !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
+			return false // a script file: rules decide
+		}
+	}
+	return true
 }
 
 // shellScriptArg finds the script of "sh [options] -c SCRIPT": found reports a -c option, ok
