@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Link is a protected path that is a symbolic link: a mount cannot cover the link itself
+// (mounts follow it), so [Run] checks it after the command and restores it when the command
+// replaced it.
+type Link struct {
+	Path   string `json:"path"`
+	Target string `json:"target"` // the link's text
+}
+
+// protectedPaths are the paths whose content decides pigo's own policy or runs code
+// outside the sandbox later: the workspace's .pi, .agent and .git (and what a .git file
+// points to), nested .git entries when the workspace has none, and the agent dir (global
+// sandbox.json, settings, trust.json).
+func protectedPaths(ws, agentDir string) []string {
+	ps := []string{filepath.Join(ws, ".pi"), filepath.Join(ws, ".agent"), filepath.Join(ws, ".git")}
+	if _, err := os.Lstat(ps[2]); err != nil {
+		ps = append(ps, gitPaths(ws)...)
+	}
+	ps = append(ps, gitFileTargets(ps[2])...)
+	if agentDir != "" {
+		ps = append(ps, filepath.Clean(agentDir))
+	}
+	return ps
+}
+
+// gitFileTargets reads a .git file ("gitdir: DIR", a worktree or submodule) and returns DIR
+// and its common dir: their hooks and config run outside the sandbox too.
+func gitFileTargets(gitPath string) []string {
+	fi, err := os.Lstat(gitPath)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil
+	}
+	b, err := os.ReadFile(gitPath)
+	if err != nil {
+		return nil
+	}
+	line := strings.TrimSpace(string(b))
+	dir, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return nil
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(gitPath), dir)
+	}
+	out := []string{filepath.Clean(dir)}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(dir, cd)
+		}
+		out = append(out, filepath.Clean(cd))
+	}
+	return out
+}
+
+// protect plans the mounts for the protected paths: a read-only bind over each existing one
+// (its real path), and for a missing one the first missing component gets an empty,
+// read-only tmpfs when a writable bind would let the command create it. A symbolic link is
+// remembered for the check after the run, and its target is protected like the rest.
+func (pl *Plan) protect(paths []string) {
+	seen := map[string]bool{}
+	var add func(p string, depth int)
+	add = func(p string, depth int) {
+		if seen[p] || depth > 8 {
+			return
+		}
+		seen[p] = true
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.Mode()&os.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return
+			}
+			pl.Links = append(pl.Links, Link{Path: p, Target: t})
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p), t)
+			}
+			add(filepath.Clean(t), depth+1)
+		case err == nil:
+			r := realIfExists(p)
+			if !seen[r] || r == p {
+				seen[r] = true
+				pl.Protected = append(pl.Protected, r)
+			}
+		default:
+			m := firstMissing(p)
+			if m == "" || seen["missing:"+m] || !pl.writableInside(filepath.Dir(m)) {
+				return
+			}
+			seen["missing:"+m] = true
+			pl.Placeholders = append(pl.Placeholders, m)
+		}
+	}
+	for _, p := range paths {
+		add(p, 0)
+	}
+}
+
+// firstMissing returns the first component of p that does not exist (its parent exists and
+// is a directory, resolved), or "" when no such component can be found.
+func firstMissing(p string) string {
+	for {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return ""
+		}
+		if fi, err := os.Stat(parent); err == nil {
+			if !fi.IsDir() {
+				return ""
+			}
+			return filepath.Join(realIfExists(parent), filepath.Base(p))
+		}
+		p = parent
+	}
+}
+
+// writableInside reports whether dir (resolved) lies in a writable bind of the plan.
+func (pl *Plan) writableInside(dir string) bool {
+	dir = realIfExists(dir)
+	for _, w := range append(append([]string{}, pl.Writable...), pl.Extra...) {
+		if w == "/" || dir == w || strings.HasPrefix(dir, w+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderMode marks a directory pigo created as a mount point: no user makes a
+// directory with mode 0000, so removing an empty one of these never removes theirs.
+const placeholderMode = 0o000
+
+// guard is the state of one run's placeholders.
+type guard struct {
+	locks        []*os.File // shared flocks on the placeholders' parent directories
+	placeholders []string
+}
+
+// prepare creates the placeholder mount points (bwrap would create them anyway, with a mode
+// that cannot be told from a user's) under a shared lock on their parent directory, so that
+// a concurrent run does not remove one still mounted.
+func (pl *Plan) prepare() (*guard, error) {
+	g := &guard{placeholders: pl.Placeholders}
+	for _, m := range pl.Placeholders {
+		lock, err := os.Open(filepath.Dir(m))
+		if err != nil {
+			g.release()
+			return nil, fmt.Errorf("the sandbox could not be set up: %w", err)
+		}
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+			lock.Close()
+			g.release()
+			return nil, fmt.Errorf("the sandbox could not be set up: lock %s: %w", filepath.Dir(m), err)
+		}
+		g.locks = append(g.locks, lock)
+		if err := os.Mkdir(m, placeholderMode); err != nil && !os.IsExist(err) {
+			// IsExist: another run's placeholder, or created since the plan; the tmpfs covers it.
+			g.release()
+			return nil, fmt.Errorf("the sandbox could not be set up: protect %s: %w", m, err)
+		}
+	}
+	return g, nil
+}
+
+// release removes the empty placeholders when no other run holds their parent (an exclusive
+// lock is granted only then), and drops the locks.
+func (g *guard) release() {
+	for _, l := range g.locks {
+		if syscall.Flock(int(l.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			for _, p := range g.placeholders {
+				if filepath.Dir(p) != l.Name() {
+					continue
+				}
+				if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fi.Mode().Perm() == placeholderMode {
+					_ = syscall.Rmdir(p) // fails, and keeps it, when not empty
+				}
+			}
+		}
+		l.Close()
+	}
+	g.locks = nil
+}
+
+// checkLinks restores protected symbolic links the command replaced or removed. What it found
+// in their place is kept beside them ("<path>.pigo-replaced-<time>"), never deleted.
+func (pl *Plan) checkLinks() []string {
+	var restored []string
+	for _, l := range pl.Links {
+		if t, err := os.Readlink(l.Path); err == nil && t == l.Target {
+			continue
+		}
+		if _, err := os.Lstat(l.Path); err == nil {
+			aside := fmt.Sprintf("%s.pigo-replaced-%d", l.Path, time.Now().UnixNano())
+			if err := os.Rename(l.Path, aside); err != nil {
+				restored = append(restored, fmt.Sprintf("%s was replaced and could not be restored: %v", l.Path, err))
+				continue
+			}
+			restored = append(restored, fmt.Sprintf("%s was replaced by the command; restored the link to %s (what it wrote is in %s)", l.Path, l.Target, aside))
+		} else {
+			restored = append(restored, fmt.Sprintf("%s was removed by the command; restored the link to %s", l.Path, l.Target))
+		}
+		if err := os.Symlink(l.Target, l.Path); err != nil {
+			restored = append(restored, fmt.Sprintf("%s: %v", l.Path, err))
+		}
+	}
+	return restored
+}
