@@ -50,32 +50,32 @@ type Skipped struct {
 
 // Plan is a resolved policy: everything needed to build the argv of one command.
 type Plan struct {
-	Sandboxed bool      `json:"sandboxed"`
-	FSMode    string    `json:"fs_mode"`
-	NetMode   string    `json:"net_mode"`
-	Workspace string    `json:"workspace"` // real path of the workspace
-	Bwrap     string    `json:"bwrap,omitempty"`
-	Writable  []string  `json:"writable"`  // effective writable paths, resolved
-	Extra     []string  `json:"extra"`     // extraWritablePaths, resolved
-	Deny      []Mount   `json:"deny"`      // denyPaths, resolved
-	Protected []string  `json:"protected"` // read-only binds over .pi, .agent, .git, the agent dir
+	Sandboxed bool     `json:"sandboxed"`
+	FSMode    string   `json:"fs_mode"`
+	NetMode   string   `json:"net_mode"`
+	Workspace string   `json:"workspace"` // real path of the workspace
+	Bwrap     string   `json:"bwrap,omitempty"`
+	Writable  []string `json:"writable"`  // effective writable paths, resolved
+	Extra     []string `json:"extra"`     // extraWritablePaths, resolved
+	Deny      []Mount  `json:"deny"`      // denyPaths, resolved
+	Protected []string `json:"protected"` // read-only binds over .pi, .agent, .git, the agent dir
 	// Placeholders are missing protected paths (or their first missing component) that a
 	// writable bind would let a command create: each gets an empty read-only tmpfs.
 	Placeholders []string `json:"placeholders,omitempty"`
 	// Links are protected paths that are symbolic links, checked and restored after a run.
-	Links []Link `json:"links,omitempty"`
-	Skipped   []Skipped `json:"skipped,omitempty"`
+	Links   []Link    `json:"links,omitempty"`
+	Skipped []Skipped `json:"skipped,omitempty"`
 	// Hidden are directories where host Unix sockets live, hidden behind an empty tmpfs when the
 	// network is not allow-all (/run, $XDG_RUNTIME_DIR, /tmp/tmux-*, /tmp/.X11-unix, ...).
 	Hidden []string `json:"hidden,omitempty"`
 	// UnixSockets are the sockets network.allowUnixSockets names, bound back in; when there are
 	// any, the seccomp filter lets the sandbox create Unix sockets.
 	UnixSockets []string `json:"unix_sockets,omitempty"`
-	Allowlist []string  `json:"allowlist"`
-	ExtraArgs []string  `json:"extra_args"`
-	Env       []string  `json:"env"`
-	UID       int       `json:"uid"`
-	GID       int       `json:"gid"`
+	Allowlist   []string `json:"allowlist"`
+	ExtraArgs   []string `json:"extra_args"`
+	Env         []string `json:"env"`
+	UID         int      `json:"uid"`
+	GID         int      `json:"gid"`
 
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
