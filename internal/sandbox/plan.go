@@ -79,6 +79,28 @@ type Plan struct {
 
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
+	fsOrigin, netOrigin   Origin
+}
+
+// OffNotice is the one line to print before running a command when the sandbox is off (both
+// axes allow-all), naming where each mode was set; "" when the plan is sandboxed. Every
+// caller that runs commands (sandbox run, the tool runtime) prints it once: the sandbox off
+// is never silent.
+func (pl *Plan) OffNotice() string {
+	if pl.Sandboxed {
+		return ""
+	}
+	where := func(o Origin) string {
+		if o.File == "" {
+			return "set by the caller"
+		}
+		if o.Line == 0 {
+			return o.File
+		}
+		return fmt.Sprintf("%s:%d:%d", o.File, o.Line, o.Column)
+	}
+	return fmt.Sprintf("pigo: the sandbox is off: fs.mode \"allow-all\" (%s) and network.mode \"allow-all\" (%s); commands run directly on this machine",
+		where(pl.fsOrigin), where(pl.netOrigin))
 }
 
 // NewPlan resolves p for workspace (made absolute and real). It fails on an unset HOME, an
@@ -136,6 +158,8 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		slirpPath:  p.Slirp4netnsPath,
 		home:       env.Home,
 		pathEnv:    env.Path,
+		fsOrigin:   p.FSModeOrigin,
+		netOrigin:  p.NetModeOrigin,
 	}
 	if !pl.Sandboxed {
 		return pl, nil

@@ -29,6 +29,9 @@ type Policy struct {
 	BwrapPath          string
 	ExtraArgs          []string
 	ApprovalRules      []Rule
+	// FSModeOrigin and NetModeOrigin say where the modes were written (zero: the defaults);
+	// [Plan.OffNotice] names them.
+	FSModeOrigin, NetModeOrigin Origin
 	// AgentDir is pigo's agent dir (global sandbox.json, settings, trust.json): never writable
 	// from inside. "" leaves it to the other protections.
 	AgentDir string
