@@ -393,3 +393,33 @@ func TestUnsandboxedTimeoutKillsSetsid(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholdersConcurrent: a run that ends does not remove a placeholder another run still
+// has mounted (the flock on the parent), so the other cannot create .pi after it.
+func TestPlaceholdersConcurrent(t *testing.T) {
+	needBwrap(t)
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	p := DefaultPolicy()
+	p.WritablePaths = []string{"."}
+	env := testEnvReal(t)
+	long, err := NewPlan(p, ws, env)
+	must(t, err)
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := Run(context.Background(), long, `sleep 0.6; mkdir -p .pi; echo '{}' > .pi/sandbox.json; ls -la .pi >&2`, Options{})
+		done <- res
+	}()
+	time.Sleep(200 * time.Millisecond)
+	short, err := NewPlan(p, ws, env)
+	must(t, err)
+	if _, err := Run(context.Background(), short, "true", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if _, err := os.Lstat(filepath.Join(ws, ".pi", "sandbox.json")); err == nil {
+		t.Fatalf("the long run created .pi/sandbox.json after the short one ended: %s", res.Stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".pi")); err == nil {
+		t.Error("the placeholder was left behind after both runs")
+	}
+}

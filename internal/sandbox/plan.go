@@ -227,9 +227,16 @@ var socketCandidates = func(env Environ) []string {
 	if env.RuntimeDir != "" && filepath.IsAbs(env.RuntimeDir) {
 		cands = append(cands, env.RuntimeDir)
 	}
-	for _, g := range []string{"/tmp/tmux-*", "/tmp/ssh-*", "/tmp/dbus-*", "/tmp/screen-*", "/var/run/screen"} {
-		m, _ := filepath.Glob(g)
-		cands = append(cands, m...)
+	// One listing of /tmp for the per-user socket directories (tmux, ssh-agent, dbus, screen).
+	if ents, err := os.ReadDir("/tmp"); err == nil {
+		for _, e := range ents {
+			n := e.Name()
+			for _, pre := range []string{"tmux-", "ssh-", "dbus-", "screen-"} {
+				if strings.HasPrefix(n, pre) {
+					cands = append(cands, "/tmp/"+n)
+				}
+			}
+		}
 	}
 	if env.Home != "" {
 		cands = append(cands, filepath.Join(env.Home, ".docker", "run"))

@@ -137,9 +137,14 @@ func (pl *Plan) writableInside(dir string) bool {
 	return false
 }
 
-// placeholderMode marks a directory pigo created as a mount point: no user makes a
-// directory with mode 0000, so removing an empty one of these never removes theirs.
-const placeholderMode = 0o000
+// placeholderMode marks a directory pigo created as a mount point: read-only, searchable
+// (a concurrent config load finds no file in it rather than a permission error) and sticky,
+// a combination no user gives a .pi or .git, so removing an empty one never removes theirs.
+const placeholderMode = os.ModeSticky | 0o500
+
+func isPlaceholder(fi os.FileInfo) bool {
+	return fi.IsDir() && fi.Mode()&(os.ModeSticky|os.ModePerm) == placeholderMode
+}
 
 // guard is the state of one run's placeholders.
 type guard struct {
@@ -152,20 +157,27 @@ type guard struct {
 // a concurrent run does not remove one still mounted.
 func (pl *Plan) prepare() (*guard, error) {
 	g := &guard{placeholders: pl.Placeholders}
+	locked := map[string]bool{}
 	for _, m := range pl.Placeholders {
-		lock, err := os.Open(filepath.Dir(m))
-		if err != nil {
-			g.release()
-			return nil, fmt.Errorf("the sandbox could not be set up: %w", err)
+		if dir := filepath.Dir(m); !locked[dir] {
+			locked[dir] = true
+			lock, err := os.Open(dir)
+			if err != nil {
+				g.release()
+				return nil, fmt.Errorf("the sandbox could not be set up: %w", err)
+			}
+			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+				lock.Close()
+				g.release()
+				return nil, fmt.Errorf("the sandbox could not be set up: lock %s: %w", dir, err)
+			}
+			g.locks = append(g.locks, lock)
 		}
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
-			lock.Close()
-			g.release()
-			return nil, fmt.Errorf("the sandbox could not be set up: lock %s: %w", filepath.Dir(m), err)
-		}
-		g.locks = append(g.locks, lock)
-		if err := os.Mkdir(m, placeholderMode); err != nil && !os.IsExist(err) {
-			// IsExist: another run's placeholder, or created since the plan; the tmpfs covers it.
+		// IsExist: another run's placeholder, or created since the plan; the tmpfs covers it.
+		switch err := os.Mkdir(m, placeholderMode); {
+		case err == nil:
+			_ = os.Chmod(m, placeholderMode) // the umask may have taken bits away
+		case !os.IsExist(err):
 			g.release()
 			return nil, fmt.Errorf("the sandbox could not be set up: protect %s: %w", m, err)
 		}
@@ -182,7 +194,7 @@ func (g *guard) release() {
 				if filepath.Dir(p) != l.Name() {
 					continue
 				}
-				if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fi.Mode().Perm() == placeholderMode {
+				if fi, err := os.Lstat(p); err == nil && isPlaceholder(fi) {
 					_ = syscall.Rmdir(p) // fails, and keeps it, when not empty
 				}
 			}
