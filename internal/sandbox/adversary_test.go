@@ -15,7 +15,8 @@ var adversaryRules = []Rule{
 	allow("bash *"), allow("sh *"), allow("trap *"), allow("command *"), allow("eval *"),
 	allow("FOO=1 git status *"), allow("LANG=C git status *"), allow("PATH=/tmp/evil git status *"),
 	allow("IFS=, git status *"), allow("GIT_DIR=/tmp/x git status *"), allow("LD_PRELOAD=/tmp/x.so git status *"),
-	allow("[[ *"), allow("(( *"), allow("unset *"),
+	allow("[[ *"), allow("(( *"), allow("unset *"), allow("xargs *"), allow("find *"), allow("su *"),
+	allow("source *"), allow("env *"),
 	deny("git push *"), deny("rm -rf *"), deny("curl *"),
 }
 
@@ -70,6 +71,15 @@ func TestApprovalTwins(t *testing.T) {
 		{"set -o posix enables aliases", "set -o posix; git status", "set -e; git status"},
 		{"shopt expand_aliases", "shopt -s expand_aliases; git status", "shopt -s nullglob; git status"},
 		{"NUL byte", "echo a\x00; git push", "echo a"},
+		{"xargs completes a denied command", "echo push | xargs git", "ls | xargs echo"},
+		{"find -exec runs a denied command", `find . -exec git push \;`, "find . -name x"},
+		{"su -c runs a script", "su root -c 'git push origin'", "su root -c 'git status'"},
+		{"source of stdin", "source /dev/stdin <<< 'git push'", "source ./env.sh"},
+		{"bash of stdin", "bash /dev/stdin <<< 'git push'", "bash -c 'ls'"},
+		{"env sets a risky variable", "env PATH=/tmp git status", "env FOO=1 git status"},
+		{"env sets BASH_ENV for a shell", "env BASH_ENV=/tmp/x bash -c 'ls'", "env FOO=1 bash -c 'ls'"},
+		{"IFS splices a word", "git${IFS}push", "git status ${x}"},
+		{"heredoc body runs a substitution", "cat <<EOF\n$(rm -rf /tmp/x)\nEOF", "cat <<'EOF'\n$(rm -rf /tmp/x)\nEOF"},
 	} {
 		if got := rs.Evaluate(tc.unsafe); got.Decision == Allow {
 			t.Errorf("%s: unsafe %q was allowed", tc.class, tc.unsafe)

@@ -162,7 +162,7 @@ func (rs *Rules) Evaluate(line string) Approval {
 				d.Decision = Deny
 				denied = true
 			case c.Opaque || c.Unsafe != "":
-			case c.partial:
+			case c.partial || c.appends:
 				// A word pigo cannot read could make the command one a deny rule names.
 				if dr := rs.couldDeny(c); dr != nil {
 					d.Unsafe = fmt.Sprintf("a word pigo cannot read could make it match deny rule %q", dr.Pattern)

@@ -22,6 +22,7 @@ type Command struct {
 
 	prefix  string // Plain up to the first word part pigo cannot read
 	partial bool   // some word part could not be read: prefix is all that is known
+	appends bool   // xargs: words from stdin follow prefix
 }
 
 // Finding is a construct in a line where the approval parser and bash could disagree, or
@@ -162,6 +163,10 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 			c.Plain = strings.Join(plain, " ")
 			if !c.partial {
 				c.prefix = c.Plain
+				if appendsArgs(plain) {
+					// xargs adds words from stdin: only the beginning is known.
+					c.appends, c.prefix = true, c.Plain+" "
+				}
 			}
 			c.Unsafe = callRisk(x)
 			fl.nested(c, x, depth)
@@ -300,6 +305,34 @@ func (fl *flattener) nested(c *Command, x *syntax.CallExpr, depth int) {
 			parts = append(parts, v)
 		}
 		script = strings.Join(parts, " ")
+	case name == "source" || name == ".":
+		if len(args) > 1 && hiddenScript(args[1]) {
+			c.Opaque = true // a script from stdin or a pipe, which no rule sees
+		}
+		return
+	case cFlagRunners[name]:
+		for i, w := range args[1:] {
+			v, ok := wordValue(w)
+			if !ok {
+				c.Opaque = true
+				return
+			}
+			if v == "-c" || v == "--command" {
+				if i+2 >= len(args) {
+					return
+				}
+				sc, ok := wordValue(args[i+2])
+				if !ok {
+					c.Opaque = true
+					return
+				}
+				script = sc
+				break
+			}
+		}
+		if script == "" {
+			return
+		}
 	case scriptShells[name]:
 		s, found, ok := shellScriptArg(args[1:])
 		if !found {
@@ -329,8 +362,37 @@ func (fl *flattener) nested(c *Command, x *syntax.CallExpr, depth int) {
 	fl.walk(script, f, depth+1, outer)
 }
 
+// cFlagRunners run "-c SCRIPT" wherever the option stands ("su root -c 'cmd'").
+var cFlagRunners = map[string]bool{"su": true, "runuser": true, "script": true, "flock": true}
+
+// appendsArgs reports words that run a command with more arguments read from stdin (xargs,
+// possibly behind other wrappers).
+func appendsArgs(words []string) bool {
+	for _, w := range words {
+		b := path.Base(w)
+		if b == "xargs" || b == "parallel" {
+			return true
+		}
+		if !wrappers[b] && !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return false
+		}
+	}
+	return false
+}
+
+// hiddenScript reports a script file argument whose content no rule sees: stdin, a
+// descriptor, a process substitution, or a word pigo cannot read.
+func hiddenScript(w *syntax.Word) bool {
+	v, ok := wordValue(w)
+	if !ok {
+		return true
+	}
+	return v == "-" || v == "/dev/stdin" || strings.HasPrefix(v, "/dev/fd/") || strings.HasPrefix(v, "/proc/")
+}
+
 // readsStdin reports a shell started without a script file: it reads its script from stdin
-// (a pipe or a heredoc no rule sees), unless it only prints its version or help.
+// (a pipe or a heredoc no rule sees), unless it only prints its version or help. A script
+// file that is stdin or a descriptor counts too.
 func readsStdin(args []*syntax.Word) bool {
 	for _, w := range args {
 		v, ok := wordValue(w)
@@ -338,6 +400,8 @@ func readsStdin(args []*syntax.Word) bool {
 			return true
 		}
 		switch {
+		case !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+") && hiddenScript(w):
+			return true
 		case v == "--version" || v == "--help":
 			return false
 		case v == "-s" || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "s"):

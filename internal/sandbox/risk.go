@@ -50,6 +50,18 @@ func callRisk(x *syntax.CallExpr) string {
 		return ""
 	}
 	args := x.Args[1:]
+	if wrappers[path.Base(name)] {
+		// "env PATH=/tmp git status", "sudo LD_PRELOAD=x cmd": assignments as arguments.
+		for _, w := range args {
+			v, ok := wordValue(w)
+			if !ok {
+				break
+			}
+			if i := strings.IndexByte(v, '='); i > 0 && !strings.HasPrefix(v, "-") && riskyVar(v[:i]) {
+				return name + " sets " + v[:i] + ", which changes what the command runs"
+			}
+		}
+	}
 	switch {
 	case varSetters[name]:
 		for _, w := range args {
@@ -303,6 +315,21 @@ var wrappers = map[string]bool{"command": true, "builtin": true, "exec": true, "
 // to check.
 func unwrapped(words []string) [][]string {
 	var out [][]string
+	if len(words) > 0 && path.Base(words[0]) == "find" {
+		// find ... -exec CMD ... ; (also -execdir, -ok, -okdir)
+		for i, w := range words {
+			if w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir" {
+				end := i + 1
+				for end < len(words) && words[end] != ";" && words[end] != "+" {
+					end++
+				}
+				if end > i+1 {
+					out = append(out, words[i+1:end])
+				}
+			}
+		}
+		return out
+	}
 	for i := 0; i < len(words); i++ {
 		if !wrappers[path.Base(words[i])] {
 			break
