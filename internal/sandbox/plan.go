@@ -80,6 +80,7 @@ type Plan struct {
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
 	fsOrigin, netOrigin   Origin
+	seccomp               bool // bwrap gets the filter (network not allow-all)
 }
 
 // OffNotice is the one line to print before running a command when the sandbox is off (both
@@ -191,7 +192,11 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 	}
 	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home)))
 	if p.NetMode != NetAllowAll {
-		if _, err := seccompFilters(); err != nil && len(p.AllowUnixSockets) == 0 {
+		// Without the filter, only a policy that lets Unix sockets through anyway may run.
+		switch _, err := seccompFilters(); {
+		case err == nil:
+			pl.seccomp = true
+		case len(p.AllowUnixSockets) == 0:
 			return nil, err
 		}
 		for _, s := range p.AllowUnixSockets {
@@ -401,7 +406,7 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	for _, m := range pl.Placeholders {
 		a = append(a, "--tmpfs", m, "--remount-ro", m)
 	}
-	if pl.NetMode != NetAllowAll {
+	if pl.seccomp {
 		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	a = append(a, pl.ExtraArgs...)

@@ -133,7 +133,7 @@ var seccompFilters = sync.OnceValues(func() (map[bool][]byte, error) {
 // bwrap installs for a plan, or nil when the plan installs none (network "allow-all" or no
 // sandbox).
 func (pl *Plan) SeccompFilter() ([]byte, error) {
-	if !pl.Sandboxed || pl.NetMode == NetAllowAll {
+	if !pl.seccomp {
 		return nil, nil
 	}
 	m, err := seccompFilters()
