@@ -29,6 +29,7 @@ func TestApprovalTwins(t *testing.T) {
 		{"comment ending in a backslash, CRLF", "git status # \\\r\ngit push origin main", "git status # ok"},
 		{"carriage return outside quotes", "echo a \\\r\ngit push", "echo \"a\rb\""},
 		{"carriage return as a separator", "git status\rgit push", "echo 'x\ry'"},
+		{"CRLF inside a quoted nested script", "eval 'sh -c '\\''echo hi >&2'\\''\r\ngit status'", "eval 'sh -c '\\''echo hi >&2'\\''\ngit status'"},
 		{"prefix assignment to PATH", "PATH=/tmp/evil git status", "FOO=1 git status"},
 		{"prefix assignment to IFS", "IFS=, git status", "LANG=C git status"},
 		{"prefix assignment to GIT_*", "GIT_DIR=/tmp/x git status", "FOO=1 git status"},

@@ -46,7 +46,8 @@ func (g gen) word() string {
 	case 2:
 		return "$(" + g.cmd(1) + ")"
 	case 3:
-		return "`" + g.pick("echo hi", "ls", "curl x", "touch f") + "`"
+		return "`" + g.pick("echo hi", "ls", "curl x", "touch f", "echo '`touch f`'", "echo \\`touch f\\`",
+			"echo \\$(touch f)", "echo \\\\$(touch f)", "# `touch f", "echo \"`touch f`\"") + "`"
 	case 4:
 		return g.pick("$X", "${X}", "${X:-y}", "$1", "$@", "${#X}", "${X/a/b}")
 	case 5:
@@ -59,6 +60,9 @@ func (g gen) word() string {
 		return "$'" + g.pick("a\\nb", "\\x72m", "x") + "'"
 	case 9:
 		return "<(" + g.cmd(1) + ")"
+	case 10:
+		return g.pick("$(cat <<EOF\n)\nEOF\n)", "$(echo # )\ntouch f\n)", "$(echo ')'; touch f)", "\"$(echo \")\")\"",
+			"$\\\n(touch f)", "${x:-`touch f`}", "${x:-'`touch f`'}", "$(case a in a) touch f;; esac)")
 	default:
 		return g.pick("a", "b", "-l", "-n", "x.txt", "--", "status", "push", "origin", "main")
 	}

@@ -208,6 +208,12 @@ func (fl *flattener) lineFindings(src string, node syntax.Node, outer int) {
 	if !strings.Contains(src, "\r") {
 		return
 	}
+	if i := strings.Index(src, "\r\n"); i >= 0 {
+		// mvdan.cc/sh reads CRLF as LF even inside quotes; bash keeps the CR, so a quoted
+		// script (eval, sh -c) or a word would differ.
+		fl.find(i, outer, "a carriage return before a newline: the parser drops it, bash keeps it")
+		return
+	}
 	var quoted [][2]int
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch n.(type) {
