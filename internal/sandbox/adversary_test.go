@@ -48,6 +48,7 @@ func TestApprovalTwins(t *testing.T) {
 		{"let on a variable", "let x=y+1", "let 1+2"},
 		{"[[ -eq ]] on a variable", "[[ $x -eq 1 ]]", "[[ 1 -eq 1 ]]"},
 		{"[[ -lt ]] on a bare name", "[[ x -lt 2 ]]", `[[ $x == y ]]`},
+		{"[[ -v ]] with a variable subscript", "[[ -v a[$x] ]]", "[[ -v a[1] ]]"},
 		{"prompt expansion", "echo ${x@P}", "echo ${x@Q}"},
 		{"indirect expansion", "echo ${!x}", "echo ${x}"},
 		{"subscript on a variable", "echo ${a[$i]}", "echo ${a[0]}"},

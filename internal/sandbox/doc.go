@@ -107,7 +107,8 @@
 //   - Where the parser and bash could disagree, the line asks ([Approval.Unsafe]): a carriage
 //     return outside quotes, a comment ending in a backslash (bash ends the comment at the
 //     newline; mvdan.cc/sh joins the next line into it, so "git status # \⏎git push" looked
-//     like one allowed command), a NUL byte, invalid UTF-8.
+//     like one allowed command), a CRLF anywhere (the parser drops the CR even inside
+//     quotes, so a quoted eval or sh -c script differs), a NUL byte, invalid UTF-8.
 //   - Code that runs without being a command asks: arithmetic on a variable ($((x)), ((x)),
 //     let, [[ $x -eq 1 ]], ${a[$i]}, ${s:$n}, a[$i]=…: bash evaluates the value, and
 //     "a[$(cmd)]" runs cmd), ${x@P}, ${!x}, a redirection that is or could be /dev/tcp or
@@ -119,8 +120,12 @@
 //   - A command with a word pigo cannot read ("git $sub", "$c", "{rm,-rf,x}", a glob) is
 //     never allowed when some expansion could make it match a deny rule.
 //   - Deny rules also look through wrappers: "sudo git push", "env git push", "xargs git
-//     push" and "command git push" are denied by "git push *" (the reference asks).
-//   - eval, trap's action and "sh -c" (also behind a wrapper) are analysed recursively.
+//     push", "command git push" and "find . -exec git push \;" are denied by "git push *"
+//     (the reference asks); "xargs git" asks, since its words come from stdin, and so does
+//     "env PATH=/tmp git status".
+//   - eval, trap's action, "sh -c" and "su -c" (also behind a wrapper) are analysed
+//     recursively; "source /dev/stdin", "bash /dev/stdin" and a shell fed by a pipe ask.
+//   - [[ -v a[$x] ]] asks (the subscript is arithmetic).
 //   - Deciding is linear in the line: at most 1000 commands and 4× the line (plus 64 KiB) of
 //     command text; past that the line asks. A 5,000-deep $(…) nest is decided in
 //     milliseconds.

@@ -138,6 +138,22 @@ func clauseRisk(n syntax.Node) string {
 	case *syntax.TestClause:
 		risk := ""
 		syntax.Walk(x.X, func(n syntax.Node) bool {
+			if u, ok := n.(*syntax.UnaryTest); ok && (u.Op == syntax.TsVarSet || u.Op == syntax.TsRefVar) {
+				if w, ok := u.X.(*syntax.Word); ok {
+					v, lit := "", true
+					for _, p := range w.Parts {
+						l, ok := p.(*syntax.Lit)
+						if !ok {
+							lit = false
+							break
+						}
+						v += l.Value
+					}
+					if !lit || strings.Contains(v, "[") && !numericSubscript(v) {
+						risk = "[[ -v ... ]] evaluates a subscript as arithmetic, which can run commands"
+					}
+				}
+			}
 			if b, ok := n.(*syntax.BinaryTest); ok {
 				switch b.Op {
 				case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
@@ -151,6 +167,20 @@ func clauseRisk(n syntax.Node) string {
 		return risk
 	}
 	return ""
+}
+
+// numericSubscript reports "name[123]" (a literal index).
+func numericSubscript(v string) bool {
+	i, j := strings.IndexByte(v, '['), strings.LastIndexByte(v, ']')
+	if i < 0 || j != len(v)-1 || j <= i+1 {
+		return false
+	}
+	for _, c := range v[i+1 : j] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // numberWord reports a test operand that is a plain decimal number.
