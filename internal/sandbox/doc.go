@@ -30,7 +30,9 @@
 // protected paths are the workspace's .pi, .agent and .git, what a .git file points to
 // (gitdir and commondir: a worktree's hooks and config), nested .git entries when the
 // workspace has none, and the agent dir (global sandbox.json, settings, trust.json), given as
-// [Policy.AgentDir]. They are protected in every sandboxed mode, fs "allow-all" included (the
+// [Policy.AgentDir]; and, when a writable bind covers them, the existing shell startup files
+// and git config in $HOME (.bashrc, .profile, .zshrc, .gitconfig, ...), which the next
+// unsandboxed "bash -lc" or git reads. They are protected in every sandboxed mode, fs "allow-all" included (the
 // reference protects nothing there; writing .pi/sandbox.json would turn the network axis off
 // too), and whatever writablePaths says ("~" or "/" included):
 //   - an existing path (file or directory) gets a read-only bind of its real path: nothing

@@ -423,3 +423,24 @@ func TestPlaceholdersConcurrent(t *testing.T) {
 		t.Error("the placeholder was left behind after both runs")
 	}
 }
+
+// TestHomeStartupFilesProtected: with ~ writable, the shell startup files and git's global
+// config (which later unsandboxed commands read) stay read-only; elsewhere in ~ is writable.
+func TestHomeStartupFilesProtected(t *testing.T) {
+	needBwrap(t)
+	ws := newWorkspace(t)
+	env := testEnvReal(t)
+	must(t, os.WriteFile(filepath.Join(env.Home, ".bashrc"), []byte("# mine\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(env.Home, ".gitconfig"), []byte("[user]\n"), 0o644))
+	p := DefaultPolicy()
+	p.WritablePaths = []string{".", "~"}
+	pl, err := NewPlan(p, ws, env)
+	must(t, err)
+	res, err := Run(context.Background(), pl, `echo evil >> ~/.bashrc; printf '[core]\n\tfsmonitor = evil\n' >> ~/.gitconfig; echo ok > ~/other`, Options{})
+	must(t, err)
+	for name, want := range map[string]string{".bashrc": "# mine\n", ".gitconfig": "[user]\n", "other": "ok\n"} {
+		if b, _ := os.ReadFile(filepath.Join(env.Home, name)); string(b) != want {
+			t.Errorf("~/%s = %q, want %q (%s)", name, b, want, res.Stderr)
+		}
+	}
+}

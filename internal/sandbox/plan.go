@@ -191,6 +191,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		pl.Deny = append(pl.Deny, Mount{Path: r, Dir: fi.IsDir()})
 	}
 	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home)))
+	pl.protect(homeStartupFiles(env.Home, pl))
 	if p.NetMode != NetAllowAll {
 		// Without the filter, only a policy that lets Unix sockets through anyway may run.
 		switch _, err := seccompFilters(); {

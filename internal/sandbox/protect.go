@@ -33,6 +33,26 @@ func protectedPaths(ws, agentDir string) []string {
 	return ps
 }
 
+// homeStartupNames are files in $HOME that run code outside the sandbox later: the shell
+// startup files "bash -lc" reads for every unsandboxed command, and git's global config
+// (core.fsmonitor, aliases, hooks path). sandbox-runtime protects the same kind of files.
+var homeStartupNames = []string{".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_logout",
+	".zshrc", ".zprofile", ".zshenv", ".gitconfig", ".config/git"}
+
+// homeStartupFiles returns the existing startup files under a writable bind (only then can a
+// command change them). A missing one is not covered: a placeholder would be a directory
+// where the shell expects a file.
+func homeStartupFiles(home string, pl *Plan) []string {
+	var out []string
+	for _, n := range homeStartupNames {
+		p := filepath.Join(home, n)
+		if _, err := os.Lstat(p); err == nil && pl.writableInside(filepath.Dir(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // gitFileTargets reads a .git file ("gitdir: DIR", a worktree or submodule) and returns DIR
 // and its common dir: their hooks and config run outside the sandbox too.
 func gitFileTargets(gitPath string) []string {
