@@ -18,7 +18,7 @@
 // (it is cheap) so that paths created in between are covered.
 //
 // The argv order is the reference one: bwrap's fixed namespace flags, writable binds, extra
-// writable binds, deny mounts, the hidden socket directories, --unshare-net (network
+// writable binds, the pinned directories, deny mounts, the hidden socket directories, --unshare-net (network
 // "block"), the protected paths, --seccomp 3, extraArgs, /dev, /proc, then
 // "-- /bin/bash -lc COMMAND". When both axes are "allow-all" nothing is sandboxed and the
 // shell runs directly. The environment is always exactly five variables (HOME, SHELL, TERM,
@@ -37,6 +37,10 @@
 // too), and whatever writablePaths says ("~" or "/" included):
 //   - an existing path (file or directory) gets a read-only bind of its real path: nothing
 //     inside can be written, and the mount point cannot be renamed or removed (EBUSY);
+//   - the workspace and every directory above a protected path that lies in a writable bind
+//     are bound onto themselves ([Plan.Pinned], as writable as before): renaming a directory
+//     that only contains a mount point is allowed, so "mv ~/.pi ~/.pi.old; mkdir -p
+//     ~/.pi/agent" would otherwise replace the agent dir; renaming a mount point is not;
 //   - a missing one, when a writable bind would let the command create it, gets an empty
 //     read-only tmpfs at its first missing component. bwrap needs a mount point on the host,
 //     so [Run] creates it first as a placeholder directory (mode 0500 and sticky: readable,

@@ -444,3 +444,39 @@ func TestHomeStartupFilesProtected(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameAncestorBlocked: a writable parent does not let a command rename the workspace
+// or the agent dir's parent away and plant a policy in its place.
+func TestRenameAncestorBlocked(t *testing.T) {
+	needBwrap(t)
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(base, "proj")
+	must(t, os.MkdirAll(filepath.Join(ws, ".pi"), 0o755))
+	env := testEnvReal(t)
+	env.Home = filepath.Join(base, "home")
+	agent := filepath.Join(env.Home, ".pi", "agent")
+	must(t, os.MkdirAll(agent, 0o755))
+	p := DefaultPolicy()
+	p.WritablePaths = []string{base} // the parent of both, not "." itself
+	p.AgentDir = agent
+	pl, err := NewPlan(p, ws, env)
+	must(t, err)
+	attack := fmt.Sprintf(`mv %[1]q %[1]q.old; mkdir -p %[1]q/.pi && echo '{}' > %[1]q/.pi/sandbox.json
+mv %[2]q %[2]q.old; mkdir -p %[2]q/agent && echo '{}' > %[2]q/agent/sandbox.json
+echo ok > %[3]q/free`, ws, filepath.Dir(agent), base)
+	res, err := Run(context.Background(), pl, attack, Options{})
+	must(t, err)
+	for _, planted := range []string{filepath.Join(ws, ".pi", "sandbox.json"), filepath.Join(agent, "sandbox.json")} {
+		if _, err := os.Stat(planted); err == nil {
+			t.Errorf("planted %s (%s)", planted, res.Stderr)
+		}
+	}
+	for _, moved := range []string{ws + ".old", filepath.Dir(agent) + ".old"} {
+		if _, err := os.Stat(moved); err == nil {
+			t.Errorf("renamed to %s", moved)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(base, "free")); string(b) != "ok\n" {
+		t.Errorf("the writable parent is no longer writable: %q %s", b, res.Stderr)
+	}
+}

@@ -63,7 +63,11 @@ type Plan struct {
 	// writable bind would let a command create: each gets an empty read-only tmpfs.
 	Placeholders []string `json:"placeholders,omitempty"`
 	// Links are protected paths that are symbolic links, checked and restored after a run.
-	Links   []Link    `json:"links,omitempty"`
+	Links []Link `json:"links,omitempty"`
+	// Pinned are the workspace and the writable ancestors of the protected paths, bound onto
+	// themselves (as writable as before) so that they are mount points: a command cannot
+	// rename one away and put a policy of its own in its place.
+	Pinned  []string  `json:"pinned,omitempty"`
 	Skipped []Skipped `json:"skipped,omitempty"`
 	// Hidden are directories where host Unix sockets live, hidden behind an empty tmpfs when the
 	// network is not allow-all (/run, $XDG_RUNTIME_DIR, /tmp/tmux-*, /tmp/.X11-unix, ...).
@@ -192,6 +196,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 	}
 	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home)))
 	pl.protect(homeStartupFiles(env.Home, pl))
+	pl.pin()
 	if p.NetMode != NetAllowAll {
 		// Without the filter, only a policy that lets Unix sockets through anyway may run.
 		switch _, err := seccompFilters(); {
@@ -383,6 +388,9 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 		a = append(a, "--bind-try", w, w)
 	}
 	for _, w := range pl.Extra {
+		a = append(a, "--bind-try", w, w)
+	}
+	for _, w := range pl.Pinned {
 		a = append(a, "--bind-try", w, w)
 	}
 	for _, d := range pl.Deny {

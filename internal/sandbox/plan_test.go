@@ -93,7 +93,7 @@ func TestArgvGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				res := pl.Preview("echo 'hi there'")
-				repl := []string{ws, "$WS", env.Home, "$HOME"}
+				repl := []string{ws, "$WS", env.Home, "$HOME", filepath.Dir(ws), "$TESTDIR"}
 				if pl.Bwrap != "" {
 					repl = append(repl, pl.Bwrap, "$BWRAP")
 				}
@@ -121,13 +121,23 @@ func TestReferenceArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := normalise(pl.Argv("cmd", 0), ws, "/ws")
+	// pigo beyond the reference: the workspace (under /tmp here, so the /tmp bind covered its
+	// own) and the directories between are bound again, as mount points nothing can rename.
+	var pins []string
+	for _, p := range normalise(pl.Pinned, ws, "/ws") {
+		pins = append(pins, "--bind-try", p, p)
+	}
+	if len(pins) == 0 || pins[len(pins)-1] != "/ws" {
+		t.Errorf("workspace not pinned: %v", pl.Pinned)
+	}
 	want := []string{pl.Bwrap, "--ro-bind", "/", "/", "--new-session", "--die-with-parent", "--unshare-user",
-		"--unshare-pid", "--uid", "1000", "--gid", "1000", "--bind-try", "/ws", "/ws", "--bind-try", "/tmp", "/tmp",
-		"--unshare-net", "--ro-bind-try", "/ws/.pi", "/ws/.pi", "--ro-bind-try", "/ws/.git", "/ws/.git",
+		"--unshare-pid", "--uid", "1000", "--gid", "1000", "--bind-try", "/ws", "/ws", "--bind-try", "/tmp", "/tmp"}
+	want = append(want, pins...)
+	want = append(want, "--unshare-net", "--ro-bind-try", "/ws/.pi", "/ws/.pi", "--ro-bind-try", "/ws/.git", "/ws/.git",
 		// pigo beyond the reference: the missing .agent gets an empty read-only tmpfs, and a
 		// seccomp filter refuses Unix sockets.
 		"--tmpfs", "/ws/.agent", "--remount-ro", "/ws/.agent",
-		"--seccomp", "3", "--dev", "/dev", "--proc", "/proc", "--", "/bin/bash", "-lc", "cmd"}
+		"--seccomp", "3", "--dev", "/dev", "--proc", "/proc", "--", "/bin/bash", "-lc", "cmd")
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("argv (-want +got):\n%s", d)
 	}

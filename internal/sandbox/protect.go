@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -126,6 +128,60 @@ func (pl *Plan) protect(paths []string) {
 	for _, p := range paths {
 		add(p, 0)
 	}
+}
+
+// pin computes [Plan.Pinned]: every existing directory from the workspace, and from the
+// parent of each protected path, placeholder and link, up to "/", that lies in a writable
+// bind. Renaming a directory that merely contains a mount point is allowed ("mv ~/.pi
+// ~/.pi.old; mkdir -p ~/.pi/agent" would replace the agent dir); renaming a mount point is
+// not (EBUSY). Shallow ones first, so that each bind shows what the one above it showed.
+func (pl *Plan) pin() {
+	if len(pl.Writable)+len(pl.Extra) == 0 {
+		return
+	}
+	starts := []string{pl.Workspace}
+	for _, p := range pl.Protected {
+		starts = append(starts, filepath.Dir(p))
+	}
+	for _, p := range pl.Placeholders {
+		starts = append(starts, filepath.Dir(p))
+	}
+	for _, l := range pl.Links {
+		starts = append(starts, filepath.Dir(l.Path))
+	}
+	binds := append(append([]string{}, pl.Writable...), pl.Extra...)
+	// stillMount: a bind whose root no later bind covers is a mount point already.
+	stillMount := func(a string) bool {
+		i := slices.Index(binds, a)
+		if i < 0 {
+			return false
+		}
+		for _, b := range binds[i+1:] {
+			if b == "/" || b == a || strings.HasPrefix(a, b+"/") {
+				return false
+			}
+		}
+		return true
+	}
+	seen := map[string]bool{}
+	for _, s := range starts {
+		for a := realIfExists(s); a != "/" && a != "." && !seen[a]; a = filepath.Dir(a) {
+			seen[a] = true
+			if stillMount(a) {
+				continue
+			}
+			if fi, err := os.Stat(a); err == nil && fi.IsDir() && pl.writableInside(a) {
+				pl.Pinned = append(pl.Pinned, a)
+			}
+		}
+	}
+	sort.Slice(pl.Pinned, func(i, j int) bool {
+		di, dj := strings.Count(pl.Pinned[i], "/"), strings.Count(pl.Pinned[j], "/")
+		if di != dj {
+			return di < dj
+		}
+		return pl.Pinned[i] < pl.Pinned[j]
+	})
 }
 
 // firstMissing returns the first component of p that does not exist (its parent exists and
