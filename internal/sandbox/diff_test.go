@@ -51,7 +51,7 @@ func (g gen) word() string {
 	case 4:
 		return g.pick("$X", "${X}", "${X:-y}", "$1", "$@", "${#X}", "${X/a/b}")
 	case 5:
-		return g.pick("$((1+2))", "$((X))", "${X@P}", "${!X}", "${a[$i]}")
+		return g.pick("$((1+2))", "$((X))", "${X@P}", "${!X}", "${a[$i]}", "$((x))", "${a[x]}", "$((x+1))")
 	case 6:
 		return g.pick("\\;", "\\&\\&", "a\\ b", "\\$X", "\\\\")
 	case 7:
@@ -113,7 +113,7 @@ func (g gen) cmd(depth int) string {
 	case 6:
 		return g.pick("bash -c ", "sh -c ") + shQuote(g.cmd(depth+1))
 	case 7:
-		return g.pick("X=a; ", "PATH=/tmp; ", "x=$(curl y); ", "IFS=/; ") + g.cmd(depth+1)
+		return g.pick("X=a; ", "PATH=/tmp; ", "x=$(curl y); ", "IFS=/; ", "x='a[$(touch f)]'; ", "x=1; ", "read x; ") + g.cmd(depth+1)
 	case 8:
 		return "f() { " + g.cmd(depth+1) + "; }; f"
 	case 9:

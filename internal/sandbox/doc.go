@@ -115,10 +115,14 @@
 //     newline; mvdan.cc/sh joins the next line into it, so "git status # \⏎git push" looked
 //     like one allowed command), a CRLF anywhere (the parser drops the CR even inside
 //     quotes, so a quoted eval or sh -c script differs), a NUL byte, invalid UTF-8.
-//   - Code that runs without being a command asks: arithmetic on a variable ($((x)), ((x)),
-//     let, [[ $x -eq 1 ]], ${a[$i]}, ${s:$n}, a[$i]=…: bash evaluates the value, and
-//     "a[$(cmd)]" runs cmd), ${x@P}, ${!x}, a redirection that is or could be /dev/tcp or
-//     /dev/udp, a shell reading its script from stdin ("curl … | bash", a heredoc).
+//   - Code that runs without being a command asks: arithmetic ($((x)), ((x)), let, for ((…)),
+//     [[ $x -eq 1 ]], ${a[$i]}, ${s:$n}, a[$i]=…) on a variable the line itself may give a
+//     non-numeric value (an assignment, read, for-in, mapfile, ${x:=…}, source, or one bash
+//     sets from the line such as $_ or $PWD), or on a substitution, a parameter ($1) or a
+//     quoted word: bash evaluates the value again and "a[$(cmd)]" runs cmd. A variable the
+//     line does not set comes from the clean environment, the user's, and a counter
+//     ("i=0; i=$((i+1))") stays allowed. Also ${x@P}, ${!x}, declare -i, a redirection that
+//     is or could be /dev/tcp or /dev/udp, a shell reading its script from stdin.
 //   - Assignments that change what later commands run ask, as a prefix, a statement or a
 //     declaration (export, declare, read, printf -v, a name reference): PATH, HOME, IFS, ENV,
 //     BASH_ENV, SHELLOPTS, PS4, LD_*, GIT_*, PYTHON*, NODE_OPTIONS, *PATH, … ("FOO=1" and

@@ -57,6 +57,7 @@ func flatten(line string) (*flattener, error) {
 	}
 	fl := &flattener{budget: maxTextBytes(len(line))}
 	fl.walk(line, f, 0, -1)
+	fl.checkUses()
 	return fl, nil
 }
 
@@ -77,6 +78,17 @@ type flattener struct {
 	findings []Finding
 	budget   int  // raw text bytes left
 	tooBig   bool // a bound was hit: the commands are incomplete
+	// Arithmetic reads of variables, and the variables the line may give a non-numeric
+	// value (the environment of an approved command is the clean one: what it did not set is
+	// the user's).
+	uses     []arithUse
+	tainted  map[string]bool
+	taintAll bool
+}
+
+type arithUse struct {
+	name       string
+	off, outer int
 }
 
 // find records a line-level finding at offset off of src (outer >= 0: the nested script's
@@ -118,13 +130,50 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 			if r := paramRisk(x); r != "" {
 				fl.find(int(x.Pos().Offset()), outer, r)
 			}
+			if x.Index != nil {
+				if w, ok := x.Index.(*syntax.Word); !ok || !isAllElems(w) {
+					fl.arith(x.Index, int(x.Pos().Offset()), outer)
+				}
+			}
+			if x.Slice != nil {
+				fl.arith(x.Slice.Offset, int(x.Pos().Offset()), outer)
+				fl.arith(x.Slice.Length, int(x.Pos().Offset()), outer)
+			}
+			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) && x.Param != nil {
+				fl.taint(x.Param.Value)
+			}
 		case *syntax.ArithmExp:
-			if arithmHasVar(x.X) {
-				fl.find(int(x.Pos().Offset()), outer, "arithmetic on a variable: its value is evaluated and can run commands")
+			fl.arith(x.X, int(x.Pos().Offset()), outer)
+		case *syntax.CStyleLoop:
+			for _, e := range []syntax.ArithmExpr{x.Init, x.Cond, x.Post} {
+				fl.arith(e, int(x.Pos().Offset()), outer)
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				// [[ a -eq b ]] evaluates both operands as arithmetic.
+				for _, side := range []syntax.TestExpr{x.X, x.Y} {
+					if w, ok := side.(*syntax.Word); ok && !numberWord(side) {
+						fl.arith(w, int(x.Pos().Offset()), outer)
+					}
+				}
+			}
+		case *syntax.ForClause:
+			if wi, ok := x.Loop.(*syntax.WordIter); ok {
+				numeric := wi.InPos.IsValid()
+				for _, it := range wi.Items {
+					numeric = numeric && numericValue(it)
+				}
+				if !numeric || x.Select {
+					fl.taint(wi.Name.Value)
+				}
 			}
 		case *syntax.Assign:
-			if x.Index != nil && arithmHasVar(x.Index) {
-				fl.find(int(x.Pos().Offset()), outer, "an array subscript on a variable: its value is evaluated and can run commands")
+			if x.Index != nil {
+				fl.arith(x.Index, int(x.Pos().Offset()), outer)
+			}
+			if x.Name != nil && (x.Array != nil || !numericValue(x.Value)) {
+				fl.taint(x.Name.Value)
 			}
 		case *syntax.CallExpr:
 			for _, a := range x.Assigns {
@@ -169,6 +218,7 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 				}
 			}
 			c.Unsafe = callRisk(x)
+			fl.taintArgs(x)
 			fl.nested(c, x, depth)
 		case *syntax.DeclClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
 			if !fl.spend(x) {
@@ -179,9 +229,74 @@ func (fl *flattener) walk(src string, node syntax.Node, depth, outer int) {
 			c.Plain = strings.Join(c.Words, " ")
 			c.prefix = c.Plain
 			c.Unsafe = clauseRisk(x)
+			switch y := x.(type) {
+			case *syntax.ArithmCmd:
+				fl.arith(y.X, int(y.Pos().Offset()), outer)
+			case *syntax.LetClause:
+				for _, e := range y.Exprs {
+					fl.arith(e, int(y.Pos().Offset()), outer)
+				}
+			}
 		}
 		return true
 	})
+}
+
+// arith records the variables an arithmetic expression reads (checked against the taint
+// once the whole line is walked), or a finding when it reads a substitution or a parameter.
+func (fl *flattener) arith(x syntax.ArithmExpr, off, outer int) {
+	if x == nil {
+		return
+	}
+	names, hard := arithUses(x)
+	if hard {
+		fl.find(off, outer, "arithmetic on a substitution or a parameter: its value is evaluated and can run commands")
+		return
+	}
+	for _, n := range names {
+		fl.uses = append(fl.uses, arithUse{name: n, off: off, outer: outer})
+	}
+}
+
+// taint marks a variable the line gives a value that may not be a number.
+func (fl *flattener) taint(name string) {
+	if fl.tainted == nil {
+		fl.tainted = map[string]bool{}
+	}
+	fl.tainted[name] = true
+}
+
+// taintArgs marks the variables a command assigns through its arguments (read, mapfile,
+// getopts, printf -v), and everything after source or ".".
+func (fl *flattener) taintArgs(x *syntax.CallExpr) {
+	name, ok := wordValue(x.Args[0])
+	if !ok {
+		return
+	}
+	switch name {
+	case "source", ".":
+		fl.taintAll = true
+	case "read", "mapfile", "readarray", "getopts", "printf", "select":
+		for _, w := range x.Args[1:] {
+			if v, ok := wordValue(w); ok {
+				if i := strings.IndexAny(v, "=["); i >= 0 {
+					v = v[:i]
+				}
+				if isIdent(v) {
+					fl.taint(v)
+				}
+			}
+		}
+	}
+}
+
+// checkUses turns each arithmetic read of a tainted variable into a finding.
+func (fl *flattener) checkUses() {
+	for _, u := range fl.uses {
+		if fl.taintAll || fl.tainted[u.name] {
+			fl.find(u.off, u.outer, "arithmetic on "+u.name+", which the line sets: its value is evaluated and can run commands")
+		}
+	}
 }
 
 // spend takes a command's raw text from the budget; false (and tooBig) when it is spent.

@@ -117,6 +117,9 @@ func clauseRisk(n syntax.Node) string {
 				if !ok {
 					return x.Variant.Value + " with an argument pigo cannot read could assign any variable"
 				}
+				if strings.HasPrefix(v, "-") && strings.ContainsAny(v, "i") {
+					return x.Variant.Value + " " + v + ": every assignment to it is arithmetic, which can run commands"
+				}
 				if strings.HasPrefix(v, "-") && strings.ContainsAny(v, "nf") || strings.HasPrefix(v, "+") {
 					return x.Variant.Value + " " + v + " (a name reference or a function) can redirect later assignments"
 				}
@@ -124,16 +127,6 @@ func clauseRisk(n syntax.Node) string {
 		}
 		if x.Variant.Value == "nameref" {
 			return "a name reference can redirect later assignments"
-		}
-	case *syntax.ArithmCmd:
-		if arithmHasVar(x.X) {
-			return "arithmetic on a variable: its value is evaluated and can run commands"
-		}
-	case *syntax.LetClause:
-		for _, e := range x.Exprs {
-			if arithmHasVar(e) {
-				return "arithmetic on a variable: its value is evaluated and can run commands"
-			}
 		}
 	case *syntax.TestClause:
 		risk := ""
@@ -151,14 +144,6 @@ func clauseRisk(n syntax.Node) string {
 					}
 					if !lit || strings.Contains(v, "[") && !numericSubscript(v) {
 						risk = "[[ -v ... ]] evaluates a subscript as arithmetic, which can run commands"
-					}
-				}
-			}
-			if b, ok := n.(*syntax.BinaryTest); ok {
-				switch b.Op {
-				case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-					if !numberWord(b.X) || !numberWord(b.Y) {
-						risk = "[[ ... -eq ... ]] evaluates its operands as arithmetic, which can run commands"
 					}
 				}
 			}
@@ -202,22 +187,80 @@ func numberWord(n syntax.TestExpr) bool {
 	return v != ""
 }
 
-// arithmHasVar reports arithmetic that reads a variable or a substitution: bash evaluates the
-// value as arithmetic again, and an array subscript in it ("a[$(cmd)]") runs a command.
-func arithmHasVar(x syntax.ArithmExpr) bool {
-	found := false
+// arithUses returns the variables an arithmetic expression reads, and hard when it reads
+// something the taint check below does not cover: a substitution (its output is evaluated
+// again), a positional or special parameter, an expansion with an operator. bash evaluates a
+// variable's value as arithmetic again, and an array subscript in it ("a[$(cmd)]") runs a
+// command; so a read is unsafe when the line can give the variable such a value.
+func arithUses(x syntax.ArithmExpr) (names []string, hard bool) {
 	syntax.Walk(x, func(n syntax.Node) bool {
 		switch y := n.(type) {
-		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
-			found = true
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.SglQuoted, *syntax.DblQuoted:
+			hard = true // a quoted word is expanded, then evaluated: "a[$(cmd)]" runs cmd
+		case *syntax.ParamExp:
+			if y.Param == nil || y.Excl || y.Exp != nil || y.Repl != nil || y.Slice != nil || y.Names != 0 {
+				hard = true
+				break
+			}
+			switch v := y.Param.Value; {
+			case v == "#" || v == "?" || v == "$" || v == "!" || y.Length:
+			case isIdent(v) && !shellSet[v]:
+				names = append(names, v)
+			default:
+				hard = true // $1, $@, $*: function and set -- arguments
+			}
 		case *syntax.Lit:
-			if y.Value != "" && (y.Value[0] < '0' || y.Value[0] > '9') {
-				found = true // a bare name
+			if shellSet[y.Value] {
+				hard = true
+			} else if isIdent(y.Value) {
+				names = append(names, y.Value)
+			} else if strings.ContainsAny(y.Value, "$`\\'\"") {
+				hard = true
 			}
 		}
-		return !found
+		return !hard
 	})
-	return found
+	return names, hard
+}
+
+// shellSet are variables bash sets from what the line did (the last argument, the directory,
+// input, a regex match): always treated as set by the line.
+var shellSet = map[string]bool{"_": true, "PWD": true, "OLDPWD": true, "REPLY": true, "OPTARG": true,
+	"MAPFILE": true, "BASH_REMATCH": true, "BASH_COMMAND": true, "BASH_ARGV": true, "BASH_SOURCE": true,
+	"FUNCNAME": true, "COPROC": true, "BASH_EXECUTION_STRING": true, "READLINE_LINE": true}
+
+func isIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// numericValue reports an assigned value that is always a number: digits or $((...)).
+func numericValue(w *syntax.Word) bool {
+	if w == nil {
+		return true
+	}
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.ArithmExp:
+		case *syntax.Lit:
+			for i := 0; i < len(x.Value); i++ {
+				if x.Value[i] < '0' || x.Value[i] > '9' {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // paramRisk says why a parameter expansion can run code, or "": ${x@P} (prompt expansion
@@ -236,14 +279,6 @@ func paramRisk(p *syntax.ParamExp) string {
 		default:
 			return "a ${...@" + op + "} expansion: it can run commands"
 		}
-	}
-	if p.Index != nil && arithmHasVar(p.Index) {
-		if w, ok := p.Index.(*syntax.Word); !ok || !isAllElems(w) {
-			return "an array subscript on a variable: its value is evaluated and can run commands"
-		}
-	}
-	if p.Slice != nil && (p.Slice.Offset != nil && arithmHasVar(p.Slice.Offset) || p.Slice.Length != nil && arithmHasVar(p.Slice.Length)) {
-		return "a ${x:offset:length} on a variable: its value is evaluated and can run commands"
 	}
 	return ""
 }
