@@ -79,6 +79,8 @@ func TestApprovalTwins(t *testing.T) {
 		{"set -o posix enables aliases", "set -o posix; git status", "set -e; git status"},
 		{"shopt expand_aliases", "shopt -s expand_aliases; git status", "shopt -s nullglob; git status"},
 		{"NUL byte", "echo a\x00; git push", "echo a"},
+		{"vertical tab between words", "git\vpush", "echo 'a\vb'"},
+		{"form feed after a command", "git status\f; echo", "echo \"a\fb\""},
 		{"xargs completes a denied command", "echo push | xargs git", "ls | xargs echo"},
 		{"find -exec runs a denied command", `find . -exec git push \;`, "find . -name x"},
 		{"su -c runs a script", "su root -c 'git push origin'", "su root -c 'git status'"},
@@ -106,6 +108,7 @@ func TestApprovalBounded(t *testing.T) {
 		strings.Repeat("echo `", 1) + strings.Repeat("echo $(echo ", 3000) + strings.Repeat(")", 3000) + "`",
 		strings.Repeat("echo a; ", 20000),
 		strings.Repeat("(", 3000) + "echo" + strings.Repeat(")", 3000),
+		strings.Repeat("echo 'a\rb'; ", 20000) + "\r", // many quoted carriage returns, one outside
 	} {
 		start := time.Now()
 		a := rs.Evaluate(line)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -312,7 +313,9 @@ func (fl *flattener) spend(n syntax.Node) bool {
 
 // lineFindings reports what the parser sees differently from bash in src: a carriage return
 // outside quotes (bash keeps it in the word, the parser may end the line there or join it to
-// a continuation), a NUL byte and invalid UTF-8.
+// a continuation) or before a newline anywhere (the parser drops it), another control
+// character outside quotes (bash splits words only at blanks), a NUL byte and invalid UTF-8.
+// Linear in src.
 func (fl *flattener) lineFindings(src string, node syntax.Node, outer int) {
 	if strings.IndexByte(src, 0) >= 0 {
 		fl.find(strings.IndexByte(src, 0), outer, "a NUL byte")
@@ -320,42 +323,50 @@ func (fl *flattener) lineFindings(src string, node syntax.Node, outer int) {
 	if !utf8.ValidString(src) {
 		fl.find(0, outer, "invalid UTF-8")
 	}
-	if !strings.Contains(src, "\r") {
-		return
-	}
 	if i := strings.Index(src, "\r\n"); i >= 0 {
 		// mvdan.cc/sh reads CRLF as LF even inside quotes; bash keeps the CR, so a quoted
 		// script (eval, sh -c) or a word would differ.
 		fl.find(i, outer, "a carriage return before a newline: the parser drops it, bash keeps it")
 		return
 	}
-	var quoted [][2]int
+	control := func(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' && c != 0 || c == 0x7f }
+	first := -1
+	for i := 0; i < len(src); i++ {
+		if control(src[i]) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return
+	}
+	quoted := make([]bool, len(src))
+	mark := func(a, b int) {
+		for i := max(a, 0); i < b && i < len(src); i++ {
+			quoted[i] = true
+		}
+	}
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch n.(type) {
 		case *syntax.SglQuoted, *syntax.DblQuoted:
-			quoted = append(quoted, [2]int{int(n.Pos().Offset()), int(n.End().Offset())})
+			mark(int(n.Pos().Offset())+1, int(n.End().Offset())-1)
 			return false
 		}
 		if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil {
-			quoted = append(quoted, [2]int{int(r.Hdoc.Pos().Offset()), int(r.Hdoc.End().Offset())})
+			mark(int(r.Hdoc.Pos().Offset()), int(r.Hdoc.End().Offset()))
 		}
 		return true
 	})
-	for i := 0; i < len(src); i++ {
-		if src[i] != '\r' {
+	for i := first; i < len(src); i++ {
+		if !control(src[i]) || quoted[i] {
 			continue
 		}
-		in := false
-		for _, q := range quoted {
-			if i > q[0] && i < q[1] {
-				in = true
-				break
-			}
-		}
-		if !in {
+		if src[i] == '\r' {
 			fl.find(i, outer, "a carriage return outside quotes: bash keeps it in the word, the parser may not")
-			return
+		} else {
+			fl.find(i, outer, fmt.Sprintf("a control character (%#x) outside quotes: bash and the parser may split the words differently", src[i]))
 		}
+		return
 	}
 }
 
