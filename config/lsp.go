@@ -17,5 +17,24 @@ func (c *Config) LSPConfig() (*lsp.Config, *Effective, error) {
 	if err != nil {
 		return nil, e, err
 	}
+	lc.ProjectTrusted = c.projectFilesTrusted() // an untrusted project's bins never run (D5)
 	return lc, e, nil
+}
+
+// projectFilesTrusted says whether files of the project itself may run (LSP bins found in
+// node_modules/.bin, .venv/bin, ...). A project without .pi/ counts as trusted for its
+// overlay (there is none), but its files were never vouched for: they need the same decision
+// an overlay would (--approve, a trust.json entry, defaultProjectTrust "always"); "ask" does not
+// ask here and means no.
+func (c *Config) projectFilesTrusted() bool {
+	if c.HasProject {
+		return c.Trusted
+	}
+	if c.Opts.Approve != nil {
+		return *c.Opts.Approve
+	}
+	if t, _, ok := c.trustEntry(); ok {
+		return t
+	}
+	return c.defaultProjectTrust() == "always"
 }

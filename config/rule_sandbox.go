@@ -39,6 +39,7 @@ func (c *Config) checkSandboxRules(f *File) {
 			}
 		}
 	}
+	c.checkSandboxPaths(f)
 	if rules := root.Get("approvalRules"); rules != nil && rules.Kind == jsonc.Array {
 		for i, e := range rules.Elems {
 			if e.Kind != jsonc.Object {
@@ -61,6 +62,47 @@ func (c *Config) checkSandboxRules(f *File) {
 			}
 			d := f.Diags.Add(inString(f, pattern, re.Offset), diag.Error, "bad-approval-rule", path+".pattern", re.Message)
 			d.Hint = "each command of a line is matched on its own, against its raw text"
+		}
+	}
+}
+
+// checkSandboxPaths reports path entries pigo would not read as written: a variable other
+// than $HOME / ${HOME} (unexpanded-variable: it would be taken literally) and an
+// allowUnixSockets entry that is not absolute (bad-unix-socket: a relative socket path would
+// depend on the command's directory).
+func (c *Config) checkSandboxPaths(f *File) {
+	root := f.Root
+	lists := []struct{ parent, key string }{
+		{"fs", "writablePaths"}, {"fs", "extraWritablePaths"}, {"fs", "denyPaths"}, {"network", "allowUnixSockets"},
+	}
+	for _, l := range lists {
+		parent := root.Get(l.parent)
+		if parent == nil || parent.Kind != jsonc.Object {
+			continue
+		}
+		list := parent.Get(l.key)
+		if list == nil || list.Kind != jsonc.Array {
+			continue
+		}
+		for i, e := range list.Elems {
+			if e.Kind != jsonc.String {
+				continue
+			}
+			path := indexPath(l.parent+"."+l.key, i)
+			expanded := sandbox.ExpandHomeVar(e.Str, "/home")
+			if j := strings.IndexByte(expanded, '$'); j >= 0 {
+				off := j
+				if expanded != e.Str {
+					off = strings.IndexByte(e.Str[1:], '$') + 1
+				}
+				d := f.Diags.Add(inString(f, e, off), diag.Warning, "unexpanded-variable", path,
+					fmt.Sprintf("%q is not expanded: pigo expands only a leading ~, $HOME or ${HOME}, so this path is taken literally", e.Str))
+				d.Hint = "write the path out, or start it with ~/"
+			}
+			if l.key == "allowUnixSockets" && !filepath.IsAbs(expanded) && expanded != "~" && !strings.HasPrefix(expanded, "~/") {
+				f.Diags.Add(diag.At(f.Src, e.Start, e.End), diag.Error, "bad-unix-socket", path,
+					fmt.Sprintf("%q is not an absolute path; a Unix socket must be named by an absolute path or one starting with ~/", e.Str))
+			}
 		}
 	}
 }

@@ -63,7 +63,9 @@ func (c *Config) SandboxPolicy() (sandbox.Policy, *Effective, error) {
 		}
 		return sandbox.Policy{}, eff, pe
 	}
-	return policyOf(eff.Root), eff, nil
+	p := policyOf(eff.Root)
+	p.AgentDir = c.AgentDir // never writable from inside (global sandbox.json, trust.json)
+	return p, eff, nil
 }
 
 // ValueOrigin says where an effective value was written; the zero Origin means the default.
@@ -85,6 +87,7 @@ func policyOf(root *Value) sandbox.Policy {
 	fs, net := root.Get("fs"), root.Get("network")
 	if s, ok := strValue(fs.Get("mode")); ok {
 		p.FSMode = s
+		p.FSModeOrigin = ValueOrigin(fs.Get("mode"))
 	}
 	if l, ok := strList(fs.Get("writablePaths")); ok {
 		p.WritablePaths = l
@@ -97,6 +100,10 @@ func policyOf(root *Value) sandbox.Policy {
 	}
 	if s, ok := strValue(net.Get("mode")); ok {
 		p.NetMode = s
+		p.NetModeOrigin = ValueOrigin(net.Get("mode"))
+	}
+	if l, ok := strList(net.Get("allowUnixSockets")); ok {
+		p.AllowUnixSockets = l
 	}
 	if l, ok := strList(net.Get("allowlist")); ok {
 		p.Allowlist = l

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/sandbox"
@@ -216,8 +217,19 @@ func TestSandboxPolicyMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want(root), pol); diff != "" {
+			if diff := cmp.Diff(tc.want(root), pol, cmpopts.IgnoreFields(sandbox.Policy{}, "FSModeOrigin", "NetModeOrigin", "AgentDir")); diff != "" {
 				t.Errorf("policy (-want +got):\n%s", diff)
+			}
+			// The agent dir is protected inside the sandbox; the modes say where they were set.
+			if want := filepath.Join(root, "home", ".pi", "agent"); pol.AgentDir != want {
+				t.Errorf("AgentDir = %q, want %q", pol.AgentDir, want)
+			}
+			if v := eff.Root.Get("fs").Get("mode"); v != nil && v.File != nil {
+				if o := pol.FSModeOrigin; o.File != v.File.Path || o.Line == 0 {
+					t.Errorf("FSModeOrigin = %+v, want in %s", o, v.File.Path)
+				}
+			} else if pol.FSModeOrigin != (sandbox.Origin{}) {
+				t.Errorf("default fs.mode has origin %+v", pol.FSModeOrigin)
 			}
 			var got []ignored
 			for _, ig := range eff.Ignored {

@@ -535,6 +535,7 @@ func TestMergeAttributes(t *testing.T) {
 		"#PersonalExtensions.codemodeOnlyTools": "append",
 		"#Sandbox.approvalRules":                "append",
 		"#SandboxFS.extraWritablePaths":         "append",
+		"#SandboxNetwork.allowUnixSockets":      "replace",
 		"#LSP.servers":                          "entries",
 		"#LSPWatch.ignore":                      "union",
 	}

@@ -79,6 +79,7 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
 		return nil, "", ExitInternal
 	}
+	lc.DeferCommands = name == "lsp plan" // planning runs nothing; only starting does
 	plan, err := lc.Plan(cwd, abs, lsp.OSEnv())
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)

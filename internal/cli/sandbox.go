@@ -70,7 +70,7 @@ func (c *CLI) ignoredNotices(eff *config.Effective) {
 
 // hostEnviron is sandbox.HostEnviron through the CLI's environment.
 func (c *CLI) hostEnviron() sandbox.Environ {
-	return sandbox.Environ{Home: c.getenv("HOME"), Path: c.getenv("PATH"), UID: os.Getuid(), GID: os.Getgid()}
+	return sandbox.Environ{Home: c.getenv("HOME"), Path: c.getenv("PATH"), UID: os.Getuid(), GID: os.Getgid(), RuntimeDir: c.getenv("XDG_RUNTIME_DIR")}
 }
 
 // commandLine returns the line to run: -c LINE, or the words after -- shell-quoted and joined.
@@ -165,6 +165,12 @@ type denyJSON struct {
 	Origin  originJSON `json:"origin"`
 }
 
+// socketJSON says whether host Unix sockets are reachable from inside.
+type socketJSON struct {
+	Blocked bool     `json:"blocked"` // the seccomp filter refuses socket(AF_UNIX)
+	Allowed []string `json:"allowed"` // network.allowUnixSockets, resolved
+}
+
 type ruleJSON struct {
 	Action  string `json:"action"`
 	Pattern string `json:"pattern"`
@@ -179,19 +185,22 @@ type ignoredJSON struct {
 }
 
 type showJSON struct {
-	Version   int           `json:"version"`
-	Sandboxed bool          `json:"sandboxed"`
-	Workspace string        `json:"workspace"`
-	Bwrap     string        `json:"bwrap,omitempty"`
-	FS        modeJSON      `json:"fs"`
-	Network   netJSON       `json:"network"`
-	Writable  []pathJSON    `json:"writable"`
-	Protected []string      `json:"protected"`
-	Deny      []denyJSON    `json:"deny"`
-	ExtraArgs []entryJSON   `json:"extra_args"`
-	BwrapPath *entryJSON    `json:"bwrap_path,omitempty"`
-	Rules     []ruleJSON    `json:"rules"`
-	Ignored   []ignoredJSON `json:"ignored"`
+	Version   int        `json:"version"`
+	Sandboxed bool       `json:"sandboxed"`
+	Workspace string     `json:"workspace"`
+	Bwrap     string     `json:"bwrap,omitempty"`
+	FS        modeJSON   `json:"fs"`
+	Network   netJSON    `json:"network"`
+	Writable  []pathJSON `json:"writable"`
+	Protected []string   `json:"protected"`
+	// Placeholders are missing protected paths covered by an empty read-only tmpfs.
+	Placeholders []string      `json:"placeholders"`
+	UnixSockets  socketJSON    `json:"unix_sockets"`
+	Deny         []denyJSON    `json:"deny"`
+	ExtraArgs    []entryJSON   `json:"extra_args"`
+	BwrapPath    *entryJSON    `json:"bwrap_path,omitempty"`
+	Rules        []ruleJSON    `json:"rules"`
+	Ignored      []ignoredJSON `json:"ignored"`
 	// Error is why no plan could be made (no bwrap, HOME unset); the paths are then as written.
 	Error string `json:"error,omitempty"`
 }
@@ -224,20 +233,27 @@ func strElems(v *config.Value) []*config.Value {
 
 func buildShow(cfg *config.Config, pol sandbox.Policy, eff *config.Effective, pl *sandbox.Plan, planErr error) showJSON {
 	out := showJSON{Version: 1, Sandboxed: pol.Sandboxed(), Workspace: cfg.ProjectDir,
-		FS:        modeJSON{Mode: pol.FSMode, Origin: originOf(effGet(eff, "fs", "mode"))},
-		Network:   netJSON{Mode: pol.NetMode, Origin: originOf(effGet(eff, "network", "mode")), Allowlist: []entryJSON{}},
-		Writable:  []pathJSON{},
-		Protected: []string{},
-		Deny:      []denyJSON{},
-		ExtraArgs: []entryJSON{},
-		Rules:     []ruleJSON{},
-		Ignored:   []ignoredJSON{},
+		FS:           modeJSON{Mode: pol.FSMode, Origin: originOf(effGet(eff, "fs", "mode"))},
+		Network:      netJSON{Mode: pol.NetMode, Origin: originOf(effGet(eff, "network", "mode")), Allowlist: []entryJSON{}},
+		Writable:     []pathJSON{},
+		Protected:    []string{},
+		Placeholders: []string{},
+		UnixSockets:  socketJSON{Allowed: []string{}},
+		Deny:         []denyJSON{},
+		ExtraArgs:    []entryJSON{},
+		Rules:        []ruleJSON{},
+		Ignored:      []ignoredJSON{},
 	}
 	if planErr != nil {
 		out.Error = planErr.Error()
 	}
 	if pl != nil {
 		out.Workspace, out.Bwrap, out.Protected = pl.Workspace, pl.Bwrap, pl.Protected
+		out.Placeholders = append(out.Placeholders, pl.Placeholders...)
+		if pl.Sandboxed && pl.NetMode != sandbox.NetAllowAll {
+			out.UnixSockets.Blocked = len(pl.UnixSockets) == 0
+			out.UnixSockets.Allowed = append(out.UnixSockets.Allowed, pl.UnixSockets...)
+		}
 	}
 	// writable adds the paths of one list with their resolved form and origin.
 	writable := func(paths []string, key string, resolvedList func() []string, extra bool) {
@@ -379,11 +395,22 @@ func writeShowText(w io.Writer, s showJSON) {
 		fmt.Fprintf(w, "  %s  (%q from %s, %s)\n", p.Path, p.Written, what, p.Origin)
 	}
 	fmt.Fprintln(w, "protected (read-only):")
-	if len(s.Protected) == 0 {
+	if len(s.Protected)+len(s.Placeholders) == 0 {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, p := range s.Protected {
 		fmt.Fprintf(w, "  %s\n", p)
+	}
+	for _, p := range s.Placeholders {
+		fmt.Fprintf(w, "  %s  (missing: an empty read-only placeholder, so it cannot be created)\n", p)
+	}
+	if s.Sandboxed && s.Network.Mode != sandbox.NetAllowAll {
+		switch {
+		case s.UnixSockets.Blocked:
+			fmt.Fprintln(w, "unix sockets: refused (seccomp filter); socket directories hidden")
+		case len(s.UnixSockets.Allowed) > 0:
+			fmt.Fprintf(w, "unix sockets: only %s (network.allowUnixSockets); socket directories hidden\n", strings.Join(s.UnixSockets.Allowed, ", "))
+		}
 	}
 	fmt.Fprintln(w, "deny:")
 	if len(s.Deny) == 0 {
@@ -490,12 +517,22 @@ func runSandboxRun(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
 		return ExitFailed
 	}
+	if n := pl.OffNotice(); n != "" {
+		fmt.Fprintln(c.Stderr, n)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := sandbox.Run(ctx, pl, line, sandbox.Options{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Timeout: timeout})
+	for _, r := range res.Restored {
+		fmt.Fprintf(c.Stderr, "pigo: %s\n", r)
+	}
 	var te *sandbox.TimeoutError
 	var ae *sandbox.AbortError
+	var se *sandbox.SetupError
 	switch {
+	case errors.As(err, &se):
+		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
+		return ExitFailed
 	case errors.As(err, &te):
 		fmt.Fprintf(c.Stderr, "pigo: the command was killed after its timeout of %s (%v)\n", timeout, err)
 		return sandbox.ExitTimeout

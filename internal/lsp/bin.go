@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,28 +21,56 @@ func isExecutable(path string) bool {
 // with a separator is taken relative to cwd; a bare name is looked up in
 // node_modules/.bin, .venv/bin and venv/bin under root, then under cwd,
 // then in PATH.
-func findBin(bin, root, cwd, pathList string) (string, bool) {
+//
+// In an untrusted project nothing of the project runs (D5): the project bin
+// directories are not searched, a bin inside the project (relative, or
+// absolute under root or cwd) is refused with errUntrustedBin, and PATH
+// entries that are relative or inside the project are skipped.
+func findBin(bin, root, cwd, pathList string, trusted bool) (string, bool, error) {
+	inProject := func(p string) bool { return within(p, cwd) || within(p, root) }
 	switch {
 	case bin == "":
-		return "", false
+		return "", false, nil
 	case filepath.IsAbs(bin):
-		return bin, isExecutable(bin)
+		if !trusted && inProject(filepath.Clean(bin)) {
+			return "", false, errUntrustedBin(bin)
+		}
+		return bin, isExecutable(bin), nil
 	case strings.ContainsAny(bin, `/\`):
 		p := filepath.Join(cwd, filepath.FromSlash(bin))
-		return p, isExecutable(p)
+		if !trusted && inProject(p) {
+			return "", false, errUntrustedBin(bin)
+		}
+		return p, isExecutable(p), nil
 	}
-	bases := []string{root}
-	if cwd != root {
-		bases = append(bases, cwd)
-	}
-	for _, base := range bases {
-		for _, d := range projectBinDirs {
-			if p := filepath.Join(base, d, bin); isExecutable(p) {
-				return p, true
+	if trusted {
+		bases := []string{root}
+		if cwd != root {
+			bases = append(bases, cwd)
+		}
+		for _, base := range bases {
+			for _, d := range projectBinDirs {
+				if p := filepath.Join(base, d, bin); isExecutable(p) {
+					return p, true, nil
+				}
 			}
 		}
+		p, ok := lookPath(bin, pathList)
+		return p, ok, nil
 	}
-	return lookPath(bin, pathList)
+	var safe []string
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir != "" && filepath.IsAbs(dir) && !inProject(filepath.Clean(dir)) {
+			safe = append(safe, dir)
+		}
+	}
+	p, ok := lookPath(bin, strings.Join(safe, string(filepath.ListSeparator)))
+	return p, ok, nil
+}
+
+// errUntrustedBin refuses a bin that lies in an untrusted project.
+func errUntrustedBin(bin string) error {
+	return fmt.Errorf("bin %q is inside the project, which is not trusted: it is not run (trust the project to use it)", bin)
 }
 
 // lookPath finds a bare name in a PATH-style list (empty entries mean ".").

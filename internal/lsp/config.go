@@ -51,6 +51,15 @@ type Config struct {
 	// Warnings are problems that do not stop the config from being used:
 	// invalid duration strings (the default is used) and unknown fields.
 	Warnings []Warning
+	// ProjectTrusted says the project is trusted (D5). Only then does bin
+	// discovery look in the project (node_modules/.bin, .venv/bin, venv/bin, a
+	// relative bin, PATH entries inside it): an untrusted project's files never
+	// run. The zero value is the safe one.
+	ProjectTrusted bool
+	// DeferCommands makes Plan run nothing: {sh} env values and
+	// initializationOptionsCommand are listed in ServerPlan.Deferred instead
+	// (`pigo lsp plan`). Starting a server plans without it.
+	DeferCommands bool
 }
 
 // Timeouts are the top-level durations of lsp.json.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // Plan is what would run for one file: the servers that handle it and, for
@@ -33,6 +34,10 @@ type ServerPlan struct {
 	InitializationOptions map[string]any    `json:"initialization_options,omitempty"`
 	Settings              map[string]any    `json:"settings,omitempty"`
 	Timeouts              PlanTimeouts      `json:"timeouts"`
+	// Deferred lists the commands planning did not run (Config.DeferCommands): the {sh}
+	// env values ("env NAME: argv") and initializationOptionsCommand. Starting the server
+	// runs them; `pigo lsp plan` runs nothing.
+	Deferred []string `json:"deferred,omitempty"`
 	// Environ is the full environment of the server process (the process
 	// env overlaid with Env), as sorted K=V strings. Not part of the JSON.
 	Environ []string `json:"-"`
@@ -140,7 +145,10 @@ func (c *Config) planServer(ctx context.Context, s *Server, cwd, file string, en
 	if s.Bin == "" {
 		return fail(fmt.Errorf("no bin configured"))
 	}
-	bin, ok := findBin(s.Bin, root, cwd, env["PATH"])
+	bin, ok, err := findBin(s.Bin, root, cwd, env["PATH"], c.ProjectTrusted)
+	if err != nil {
+		return fail(err)
+	}
 	if !ok {
 		return fail(fmt.Errorf("bin %q not found", s.Bin))
 	}
@@ -161,15 +169,29 @@ func (c *Config) planServer(ctx context.Context, s *Server, cwd, file string, en
 	if s.DiagnosticsWait > 0 {
 		docWait = s.DiagnosticsWait
 	}
-	vars, err := resolveEnv(ctx, s, root, cwd, spawnDir, env, startup)
-	if err != nil {
-		return fail(err)
+	var deferred []string
+	var vars map[string]string
+	var opts map[string]any
+	if c.DeferCommands {
+		vars, deferred = planEnv(s, root, cwd, env)
+		full := env.with(vars)
+		if s.InitializationOptions != nil {
+			opts = interpolateDeep(s.InitializationOptions, full).(map[string]any)
+		}
+		if len(s.InitializationOptionsCommand) > 0 {
+			deferred = append(deferred, "initializationOptionsCommand: "+strings.Join(s.InitializationOptionsCommand, " "))
+		}
+	} else {
+		vars, err = resolveEnv(ctx, s, root, cwd, spawnDir, env, startup)
+		if err != nil {
+			return fail(err)
+		}
+		opts, err = resolveInitOptions(ctx, s, root, cwd, env.with(vars), startup)
+		if err != nil {
+			return fail(err)
+		}
 	}
 	full := env.with(vars)
-	opts, err := resolveInitOptions(ctx, s, root, cwd, full, startup)
-	if err != nil {
-		return fail(err)
-	}
 	return &ServerPlan{
 		ID:                    s.ID,
 		Kind:                  s.Kind,
@@ -188,6 +210,21 @@ func (c *Config) planServer(ctx context.Context, s *Server, cwd, file string, en
 			DebounceMs:     t.DiagnosticsDebounce.Milliseconds(),
 			RequestMs:      t.DiagnosticsRequest.Milliseconds(),
 		},
-		Environ: full.List(),
+		Environ:  full.List(),
+		Deferred: deferred,
 	}, nil
+}
+
+// planEnv resolves the plain env values of s and lists the {sh} ones without running them.
+func planEnv(s *Server, root, cwd string, env Env) (map[string]string, []string) {
+	out := make(map[string]string, len(s.Env))
+	var deferred []string
+	for _, v := range s.Env {
+		if v.Sh != nil {
+			deferred = append(deferred, "env "+v.Name+": "+strings.Join(v.Sh, " "))
+			continue
+		}
+		out[v.Name] = expandVars(expandPlaceholders(v.Value, root, cwd), env)
+	}
+	return out, deferred
 }

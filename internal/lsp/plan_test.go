@@ -39,12 +39,14 @@ func tree(t *testing.T, paths ...string) string {
 	return dir
 }
 
+// mustParse parses js as the config of a trusted project (TestPlanUntrusted covers the rest).
 func mustParse(t *testing.T, js string) *Config {
 	t.Helper()
 	c, err := ParseConfig([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.ProjectTrusted = true
 	return c
 }
 
@@ -301,11 +303,90 @@ func BenchmarkPlan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	c.ProjectTrusted = true
 	env := Env{"PATH": "/usr/bin", "HOME": "/home/x"}
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := c.Plan(ws, "mod/sub/pkg/a.go", env); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPlanUntrusted: nothing of an untrusted project runs. Bin discovery skips the project's
+// bin directories, refuses bins inside the project and PATH entries inside it or relative;
+// a bin installed outside the project is still found. The servers run outside the sandbox
+// (the argv is the bin itself), so this is what keeps a planted node_modules/.bin/gopls out.
+func TestPlanUntrusted(t *testing.T) {
+	ws := tree(t, "*node_modules/.bin/gopls", "*.venv/bin/pyls", "*tools/srv", "*projbin/gopls", "a.go")
+	outside := tree(t, "*bin/gopls", "*bin/pyls")
+	path := filepath.Join(ws, "projbin") + ":" + "rel/bin" + "::" + filepath.Join(outside, "bin")
+	tests := []struct{ bin, want string }{
+		{"gopls", filepath.Join(outside, "bin/gopls")}, // not node_modules/.bin, not projbin, not "" or "rel/bin"
+		{"pyls", filepath.Join(outside, "bin/pyls")},
+		{"./tools/srv", `!bin "./tools/srv" is inside the project, which is not trusted: it is not run (trust the project to use it)`},
+		{filepath.Join(ws, "tools/srv"), `!bin "` + filepath.Join(ws, "tools/srv") + `" is inside the project, which is not trusted: it is not run (trust the project to use it)`},
+	}
+	for _, trusted := range []bool{false, true} {
+		for _, tt := range tests {
+			c, err := ParseConfig([]byte(`{"servers": {"s": {"bin": "` + tt.bin + `"}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.ProjectTrusted = trusted
+			p, err := c.Plan(ws, "a.go", Env{"PATH": path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if len(p.Servers) == 1 {
+				got = p.Servers[0].Argv[0]
+			} else {
+				got = "!" + p.Skipped[0].Reason
+			}
+			if !trusted && got != tt.want {
+				t.Errorf("untrusted, bin %q: got %q, want %q", tt.bin, got, tt.want)
+			}
+			if trusted && (strings.HasPrefix(got, "!") || !strings.HasPrefix(got, ws)) {
+				t.Errorf("trusted, bin %q: got %q, want the project's own", tt.bin, got)
+			}
+		}
+	}
+}
+
+// TestPlanDefersCommands: with DeferCommands (lsp plan) no {sh} env value and no
+// initializationOptionsCommand runs; they are listed instead. Without it they run.
+func TestPlanDefersCommands(t *testing.T) {
+	ws := tree(t, "*bin/srv", "a.go")
+	marker := filepath.Join(ws, "ran")
+	c := mustParse(t, `{"servers": {"s": {"bin": "`+filepath.Join(ws, "bin/srv")+`",
+		"env": {"PLAIN": "{root}/x", "T": {"sh": ["sh", "-c", "touch `+marker+`; echo tok"]}},
+		"initializationOptions": {"a": 1},
+		"initializationOptionsCommand": ["sh", "-c", "touch `+marker+`.init; echo '{}'"]}}}`)
+	c.DeferCommands = true
+	p, err := c.Plan(ws, "a.go", Env{"PATH": os.Getenv("PATH")})
+	if err != nil || len(p.Servers) != 1 {
+		t.Fatalf("%v %+v", err, p)
+	}
+	for _, m := range []string{marker, marker + ".init"} {
+		if _, err := os.Stat(m); err == nil {
+			t.Errorf("planning ran a command (%s exists)", m)
+		}
+	}
+	s := p.Servers[0]
+	want := []string{"env T: sh -c touch " + marker + "; echo tok", "initializationOptionsCommand: sh -c touch " + marker + ".init; echo '{}'"}
+	if d := cmp.Diff(want, s.Deferred); d != "" {
+		t.Errorf("deferred (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"PLAIN": ws + "/x"}, s.Env); d != "" {
+		t.Errorf("env (-want +got):\n%s", d)
+	}
+	c.DeferCommands = false
+	p, _ = c.Plan(ws, "a.go", Env{"PATH": os.Getenv("PATH")})
+	if len(p.Servers) != 1 || p.Servers[0].Env["T"] != "tok" || len(p.Servers[0].Deferred) != 0 {
+		t.Errorf("starting plan: %+v", p)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("the start plan did not run the env command")
 	}
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"unicode"
@@ -34,6 +35,7 @@ type CommandDecision struct {
 	Redirect bool     `json:"redirect"`
 	Opaque   bool     `json:"opaque,omitempty"`
 	Nested   bool     `json:"nested,omitempty"`
+	Unsafe   string   `json:"unsafe,omitempty"` // why it can never be allowed
 }
 
 // Approval is the result of evaluating a command line; its JSON is the shape of
@@ -44,6 +46,9 @@ type Approval struct {
 	Redirect    bool              `json:"redirect"`
 	Suggestions []string          `json:"suggestions"`
 	Error       string            `json:"error,omitempty"` // parse failure, or why nothing was found
+	// Unsafe lists constructs of the line where the parser and bash could disagree, or that
+	// run code no rule sees: such a line is never allowed.
+	Unsafe []Finding `json:"unsafe,omitempty"`
 }
 
 // Rules is a compiled list of approval rules, in order (later rules win).
@@ -121,24 +126,32 @@ func Evaluate(rules []Rule, line string) Approval {
 // is not allowed; allow otherwise.
 func (rs *Rules) Evaluate(line string) Approval {
 	a := Approval{Decision: Ask, Commands: []CommandDecision{}, Suggestions: []string{}}
-	cmds, redirect, err := Flatten(line)
+	fl, err := flatten(line)
 	if err != nil {
 		a.Error = err.Error()
 		return a
 	}
-	a.Redirect = redirect
+	cmds := fl.cmds
+	a.Redirect = fl.redirect
+	a.Unsafe = fl.findings
+	if fl.tooBig {
+		a.Error = fmt.Sprintf("the line has too many commands to decide (more than %d, or nested substitutions repeating %d bytes)", maxCommands, maxTextBytes(len(line)))
+	}
 	if len(cmds) == 0 {
-		a.Error = "no command found"
+		if a.Error == "" {
+			a.Error = "no command found"
+		}
 		return a
 	}
 	denied, allowed := false, 0
 	seen := map[string]bool{}
-	for _, c := range cmds {
-		d := CommandDecision{Text: c.Text, Offset: c.Offset, Decision: Ask, Redirect: c.Redirect, Opaque: c.Opaque, Nested: c.Nested}
+	for i := range cmds {
+		c := &cmds[i]
+		d := CommandDecision{Text: c.Text, Offset: c.Offset, Decision: Ask, Redirect: c.Redirect, Opaque: c.Opaque, Nested: c.Nested, Unsafe: c.Unsafe}
 		r := rs.last(c.Text)
 		if r == nil || r.Action != Deny {
-			// Deny also looks through quoting, continuations, paths and env prefixes.
-			if p := rs.last(c.Plain); p != nil && p.Action == Deny && c.Plain != c.Text {
+			// Deny also looks through quoting, continuations, paths, env prefixes and wrappers.
+			if p := rs.denyPlain(c); p != nil {
 				r = p
 			}
 		}
@@ -148,14 +161,23 @@ func (rs *Rules) Evaluate(line string) Approval {
 			case r.Action == Deny:
 				d.Decision = Deny
 				denied = true
-			case !c.Opaque:
+			case c.Opaque || c.Unsafe != "":
+			case c.partial || c.appends:
+				// A word pigo cannot read could make the command one a deny rule names.
+				if dr := rs.couldDeny(c); dr != nil {
+					d.Unsafe = fmt.Sprintf("a word pigo cannot read could make it match deny rule %q", dr.Pattern)
+					break
+				}
+				d.Decision = Allow
+				allowed++
+			default:
 				d.Decision = Allow
 				allowed++
 			}
 		}
 		a.Commands = append(a.Commands, d)
-		if d.Decision == Allow || c.Opaque {
-			continue
+		if d.Decision != Ask || c.Opaque || d.Unsafe != "" {
+			continue // suggestions only for commands left undecided
 		}
 		s := Suggest(c.Words)
 		if c.Assigns != "" {
@@ -173,12 +195,72 @@ func (rs *Rules) Evaluate(line string) Approval {
 	switch {
 	case denied:
 		a.Decision = Deny
-	case redirect:
+	case a.Redirect, len(a.Unsafe) > 0, fl.tooBig:
 		a.Decision = Ask
 	case allowed == len(cmds):
 		a.Decision = Allow
 	}
 	return a
+}
+
+// denyPlain returns the last rule matching c's normalised text (or what a wrapper in it runs)
+// when that rule is a deny.
+func (rs *Rules) denyPlain(c *Command) *compiledRule {
+	if p := rs.last(c.Plain); p != nil && p.Action == Deny && c.Plain != c.Text {
+		return p
+	}
+	if !c.partial {
+		for _, w := range unwrapped(strings.Fields(c.Plain)) {
+			if len(w) > 0 {
+				w[0] = path.Base(w[0])
+			}
+			if p := rs.last(strings.Join(w, " ")); p != nil && p.Action == Deny {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// onlyWrappers reports words that are empty or a wrapper with options: the command they run
+// is still to come.
+func onlyWrappers(words []string) bool {
+	if len(words) == 0 {
+		return true
+	}
+	if !wrappers[path.Base(words[0])] {
+		return false
+	}
+	for _, w := range words[1:] {
+		if !wrappers[path.Base(w)] && !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return false
+		}
+	}
+	return true
+}
+
+// couldDeny returns a deny rule that some expansion of c's unreadable words could match: its
+// readable beginning (or what a wrapper there runs) is a possible beginning of the pattern.
+func (rs *Rules) couldDeny(c *Command) *compiledRule {
+	texts := []string{c.prefix}
+	for _, w := range unwrapped(strings.Fields(c.prefix)) {
+		texts = append(texts, strings.Join(w, " "))
+	}
+	if onlyWrappers(strings.Fields(c.prefix)) {
+		texts = append(texts, "") // an unreadable word in the command's place
+	}
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		if r.Action != Deny {
+			continue
+		}
+		for _, t := range texts {
+			if couldMatch(r.Pattern, t) {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // RuleError is an approval rule that can never work. Offset is the byte inside the pattern

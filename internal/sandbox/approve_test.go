@@ -127,14 +127,14 @@ func TestEvaluateResult(t *testing.T) {
 			{Text: "npm install react", Offset: 24, Decision: Ask},
 			{Text: "npm install x", Offset: 45, Decision: Ask},
 		},
-		Suggestions: []string{"git push *", "npm install *"},
+		Suggestions: []string{"npm install *"}, // never one for the denied command
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	// A suggestion already allowed by a rule is hidden.
-	got = Evaluate([]Rule{allow("git *"), deny("git push *"), allow("npm *")}, "npm  install x; git push")
-	if d := cmp.Diff([]string{"git push *"}, got.Suggestions); d != "" {
+	// A suggestion already allowed by a rule is hidden; a denied command gets none.
+	got = Evaluate([]Rule{allow("git *"), deny("git push *"), allow("npm *")}, "npm  install x; git push; make all")
+	if d := cmp.Diff([]string{"make all *"}, got.Suggestions); d != "" {
 		t.Errorf("suggestions (-want +got):\n%s", d)
 	}
 }

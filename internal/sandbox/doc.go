@@ -5,23 +5,68 @@
 //
 // # Planning
 //
-// [NewPlan] resolves every path once: a leading "~" becomes $HOME, exactly "." becomes the
-// workspace, and existing paths are replaced by their real path (bwrap refuses symlinked
-// mount targets). Decision on relative paths (the reference passes them to bwrap unresolved,
-// where they would silently resolve against pigo's own working directory): every other
-// relative path is resolved against the workspace, so "build/out" in writablePaths means
-// "<workspace>/build/out". A denyPaths entry that does not exist when the plan is made is
-// skipped and listed in [Plan.Skipped]: bwrap cannot mount over a missing target inside a
-// read-only root, and inside a writable one it would create the path on the host. Build a
-// plan per command (it is cheap) so that paths created in between are covered.
+// [NewPlan] resolves every path once: a leading "~", "$HOME" or "${HOME}" becomes $HOME
+// (no other variable is expanded; check warns), exactly "." becomes the workspace, and
+// existing paths are replaced by their real path (bwrap refuses symlinked mount targets).
+// Decision on relative paths (the reference passes them to bwrap unresolved, where they
+// would silently resolve against pigo's own working directory): every other relative path
+// is resolved against the workspace, so "build/out" in writablePaths means
+// "<workspace>/build/out". A denyPaths entry is mounted by what it is, not how it is
+// written: a directory gets a tmpfs, a file /dev/null (the reference mounts /dev/null over a
+// directory written without "/", which makes bwrap fail every command). One that does not
+// exist is skipped and listed in [Plan.Skipped]: it hides nothing. Build a plan per command
+// (it is cheap) so that paths created in between are covered.
 //
 // The argv order is the reference one: bwrap's fixed namespace flags, writable binds, extra
-// writable binds, deny mounts, --unshare-net (network "block"), read-only binds over the
-// protected paths (.pi, .agent and .git — the workspace's own .git when it exists, else
-// nested .git entries found by a bounded scan), extraArgs, /dev, /proc, then
+// writable binds, the pinned directories, deny mounts, the hidden socket directories, --unshare-net (network
+// "block"), the protected paths, --seccomp 3, extraArgs, /dev, /proc, then
 // "-- /bin/bash -lc COMMAND". When both axes are "allow-all" nothing is sandboxed and the
 // shell runs directly. The environment is always exactly five variables (HOME, SHELL, TERM,
 // LANG, PATH); an unset HOME refuses to plan.
+//
+// # pigo's own policy is never writable from inside
+//
+// A sandboxed command must not be able to change what the next command runs under. The
+// protected paths are the workspace's .pi, .agent and .git, what a .git file points to
+// (gitdir and commondir: a worktree's hooks and config), nested .git entries when the
+// workspace has none, and the agent dir (global sandbox.json, settings, trust.json), given as
+// [Policy.AgentDir]; and, when a writable bind covers them, the existing shell startup files
+// and git config in $HOME (.bashrc, .profile, .zshrc, .gitconfig, ...), which the next
+// unsandboxed "bash -lc" or git reads. They are protected in every sandboxed mode, fs "allow-all" included (the
+// reference protects nothing there; writing .pi/sandbox.json would turn the network axis off
+// too), and whatever writablePaths says ("~" or "/" included):
+//   - an existing path (file or directory) gets a read-only bind of its real path: nothing
+//     inside can be written, and the mount point cannot be renamed or removed (EBUSY);
+//   - the workspace and every directory above a protected path that lies in a writable bind
+//     are bound onto themselves ([Plan.Pinned], as writable as before): renaming a directory
+//     that only contains a mount point is allowed, so "mv ~/.pi ~/.pi.old; mkdir -p
+//     ~/.pi/agent" would otherwise replace the agent dir; renaming a mount point is not;
+//   - a missing one, when a writable bind would let the command create it, gets an empty
+//     read-only tmpfs at its first missing component. bwrap needs a mount point on the host,
+//     so [Run] creates it first as a placeholder directory (mode 0500 and sticky: readable,
+//     and unlike anything a user makes), under a shared flock on its parent; after the run,
+//     the last run holding the parent removes the placeholder if it is still an empty
+//     placeholder. A placeholder left by a killed pigo is an empty directory, never a policy;
+//   - a symbolic link cannot be covered (mounts follow links): its target is protected as
+//     above, and [Run] checks the link after the run; when the command replaced or removed
+//     it, the link is restored, what stood in its place is kept beside it
+//     ("<path>.pigo-replaced-<time>") and [Result.Restored] says so. While that command runs,
+//     a concurrent reader could see the replacement: the one window left, and only for
+//     protected paths that are links.
+//
+// # Unix sockets
+//
+// A network namespace does not isolate Unix sockets bound in the filesystem: with network
+// "block" a sandboxed "tmux run-shell" or a docker socket would run code outside. In "block"
+// and "limited" modes bwrap therefore gets a seccomp filter (--seccomp, see seccomp.go) that
+// refuses socket(AF_UNIX), io_uring_setup and every system call of a foreign ABI with EPERM,
+// and the directories where host sockets live (/run, /var/run, $XDG_RUNTIME_DIR,
+// /tmp/tmux-*, /tmp/ssh-*, /tmp/dbus-*, /tmp/.X11-unix, ~/.docker/run) are hidden behind an
+// empty tmpfs, except one that holds the workspace or a writable path. socketpair stays
+// allowed: an anonymous pair reaches nothing outside. network.allowUnixSockets names sockets
+// to bind back in; naming any lets the sandbox create Unix sockets again, so sockets outside
+// the hidden directories become reachable too (said in the schema). On an architecture other
+// than amd64 and arm64, [NewPlan] refuses rather than sandbox without the filter.
 //
 // # Network "limited"
 //
@@ -35,15 +80,21 @@
 //
 // # What is enforced
 //
-// Enforced by bwrap: the read-only root, the writable binds, the read-only protected paths,
-// deny mounts (a tmpfs over directories, /dev/null over files), a private PID namespace, a
-// new session (no terminal injection), no network in "block" mode, and death with the parent.
-// Enforced by [Run]: the clean environment, a process group killed with SIGKILL on timeout or
-// cancellation, exit code 124 on timeout. bwrap itself adds PWD to the five variables. A denied
-// file is /dev/null mounted nodev, so reading it fails with "Permission denied" rather than
-// reading empty: the content never shows either way. Not enforced: a protected path that does not exist
-// yet (.pi, .agent) can be created by a sandboxed command in "workspace-write" mode, as in the
-// reference; resource limits; seccomp.
+// Enforced by bwrap: the read-only root, the writable binds, the protected paths, deny
+// mounts, the hidden socket directories, the seccomp filter, a private PID namespace, a new
+// session (no terminal injection), no network in "block" mode, and death with the parent.
+// Enforced by [Run]: the clean environment, the placeholders and the link check, a process
+// group killed with SIGKILL on timeout or cancellation, exit code 124 on timeout, and a
+// bwrap set-up failure reported as [*SetupError] (the command did not run), never as the
+// command's own failure. bwrap itself adds PWD to the five variables. A denied file is
+// /dev/null mounted nodev, so reading it fails with "Permission denied" rather than reading
+// empty. Not enforced: resource limits.
+//
+// Unsandboxed (both axes allow-all), there is no PID namespace: [Run] starts the shell
+// through a helper, the running binary re-executed (see reaper.go), that is a child
+// subreaper, so a grandchild that called setsid is still killed on timeout, on cancellation
+// and when the shell ends. [Plan.OffNotice] is the line every caller prints once before
+// running commands unsandboxed: the sandbox off is never silent.
 //
 // # Approval rules
 //
@@ -57,7 +108,39 @@
 // redirection anywhere (> >> >| &> &>> <> and >&FILE; not 2>&1, not <) → ask; otherwise allow
 // only when every command was allowed. A parse failure or a line with no command → ask.
 //
-// Decisions beyond the reference, all towards caution:
+// Decisions beyond the reference, all towards caution (codex's execpolicy is the bar: what
+// cannot be analysed is asked, never allowed):
+//   - Where the parser and bash could disagree, the line asks ([Approval.Unsafe]): a carriage
+//     return outside quotes, a comment ending in a backslash (bash ends the comment at the
+//     newline; mvdan.cc/sh joins the next line into it, so "git status # \⏎git push" looked
+//     like one allowed command), a CRLF anywhere (the parser drops the CR even inside
+//     quotes, so a quoted eval or sh -c script differs), a NUL byte, invalid UTF-8.
+//   - Code that runs without being a command asks: arithmetic ($((x)), ((x)), let, for ((…)),
+//     [[ $x -eq 1 ]], ${a[$i]}, ${s:$n}, a[$i]=…) on a variable the line itself may give a
+//     non-numeric value (an assignment, read, for-in, mapfile, ${x:=…}, source, or one bash
+//     sets from the line such as $_ or $PWD), or on a substitution, a parameter ($1) or a
+//     quoted word: bash evaluates the value again and "a[$(cmd)]" runs cmd. A variable the
+//     line does not set comes from the clean environment, the user's, and a counter
+//     ("i=0; i=$((i+1))") stays allowed. Also ${x@P}, ${!x}, declare -i, a redirection that
+//     is or could be /dev/tcp or /dev/udp, a shell reading its script from stdin.
+//   - Assignments that change what later commands run ask, as a prefix, a statement or a
+//     declaration (export, declare, read, printf -v, a name reference): PATH, HOME, IFS, ENV,
+//     BASH_ENV, SHELLOPTS, PS4, LD_*, GIT_*, PYTHON*, NODE_OPTIONS, *PATH, … ("FOO=1" and
+//     "LANG=C" do not); so do set -o posix and shopt -s expand_aliases (aliases).
+//   - A command with a word pigo cannot read ("git $sub", "$c", "{rm,-rf,x}", a glob) is
+//     never allowed when some expansion could make it match a deny rule.
+//   - Deny rules also look through wrappers: "sudo git push", "env git push", "xargs git
+//     push", "command git push" and "find . -exec git push \;" are denied by "git push *"
+//     (the reference asks); "xargs git" asks, since its words come from stdin, and so does
+//     "env PATH=/tmp git status".
+//   - eval, trap's action, "sh -c" and "su -c" (also behind a wrapper) are analysed
+//     recursively; "source /dev/stdin", "bash /dev/stdin" and a shell fed by a pipe ask.
+//   - [[ -v a[$x] ]] asks (the subscript is arithmetic).
+//   - Deciding is linear in the line: at most 1000 commands and 4× the line (plus 64 KiB) of
+//     command text; past that the line asks. A 5,000-deep $(…) nest is decided in
+//     milliseconds.
+//   - "Allow forever" is suggested only for commands left undecided, never for a denied or
+//     unreadable one.
 //   - Nested scripts: the argument of eval (all arguments joined by spaces) and the -c string
 //     of bash, sh, dash, zsh and ksh are parsed as scripts and their commands flattened after
 //     the outer command. When the script is not a literal (it contains an expansion) or does
@@ -67,8 +150,7 @@
 //     repeated blanks collapsed, a command path reduced to its base name. So "A=1 git push",
 //     `g"i"t push`, "git \<newline> push" and "/usr/bin/git push" are all denied by
 //     "git push *", while "git *" allows none of them except "git push" written plainly.
-//   - Wrappers (sudo, env, xargs, nohup) are not unwrapped (time and coproc are shell syntax and are): "sudo git push"
-//     is not denied by "git push *" — it asks, unless a rule allows "sudo *".
+//   - Allow rules match the wrapper as written: "sudo git status" needs a rule for sudo.
 //   - A command whose name is not a plain literal ("$X", "$(echo rm) -rf /") is matched as
 //     written; only a pattern such as "*" can allow it.
 //

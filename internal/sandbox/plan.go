@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -26,11 +27,13 @@ type Environ struct {
 	Path string // $PATH used to discover bwrap, mihomo and slirp4netns
 	UID  int    // passed to bwrap --uid
 	GID  int    // passed to bwrap --gid
+	// RuntimeDir is $XDG_RUNTIME_DIR (sockets of the user's session); "" when unset.
+	RuntimeDir string
 }
 
 // HostEnviron reads the current process's HOME, PATH, uid and gid.
 func HostEnviron() Environ {
-	return Environ{Home: os.Getenv("HOME"), Path: os.Getenv("PATH"), UID: os.Getuid(), GID: os.Getgid()}
+	return Environ{Home: os.Getenv("HOME"), Path: os.Getenv("PATH"), UID: os.Getuid(), GID: os.Getgid(), RuntimeDir: os.Getenv("XDG_RUNTIME_DIR")}
 }
 
 // Mount is one deny entry as planned.
@@ -47,24 +50,62 @@ type Skipped struct {
 
 // Plan is a resolved policy: everything needed to build the argv of one command.
 type Plan struct {
-	Sandboxed bool      `json:"sandboxed"`
-	FSMode    string    `json:"fs_mode"`
-	NetMode   string    `json:"net_mode"`
-	Workspace string    `json:"workspace"` // real path of the workspace
-	Bwrap     string    `json:"bwrap,omitempty"`
-	Writable  []string  `json:"writable"`  // effective writable paths, resolved
-	Extra     []string  `json:"extra"`     // extraWritablePaths, resolved
-	Deny      []Mount   `json:"deny"`      // denyPaths, resolved
-	Protected []string  `json:"protected"` // read-only binds over .pi, .agent, .git
-	Skipped   []Skipped `json:"skipped,omitempty"`
-	Allowlist []string  `json:"allowlist"`
-	ExtraArgs []string  `json:"extra_args"`
-	Env       []string  `json:"env"`
-	UID       int       `json:"uid"`
-	GID       int       `json:"gid"`
+	Sandboxed bool     `json:"sandboxed"`
+	FSMode    string   `json:"fs_mode"`
+	NetMode   string   `json:"net_mode"`
+	Workspace string   `json:"workspace"` // real path of the workspace
+	Bwrap     string   `json:"bwrap,omitempty"`
+	Writable  []string `json:"writable"`  // effective writable paths, resolved
+	Extra     []string `json:"extra"`     // extraWritablePaths, resolved
+	Deny      []Mount  `json:"deny"`      // denyPaths, resolved
+	Protected []string `json:"protected"` // read-only binds over .pi, .agent, .git, the agent dir
+	// Placeholders are missing protected paths (or their first missing component) that a
+	// writable bind would let a command create: each gets an empty read-only tmpfs.
+	Placeholders []string `json:"placeholders,omitempty"`
+	// Links are protected paths that are symbolic links, checked and restored after a run.
+	Links []Link `json:"links,omitempty"`
+	// Pinned are the workspace and the writable ancestors of the protected paths, bound onto
+	// themselves (as writable as before) so that they are mount points: a command cannot
+	// rename one away and put a policy of its own in its place.
+	Pinned  []string  `json:"pinned,omitempty"`
+	Skipped []Skipped `json:"skipped,omitempty"`
+	// Hidden are directories where host Unix sockets live, hidden behind an empty tmpfs when the
+	// network is not allow-all (/run, $XDG_RUNTIME_DIR, /tmp/tmux-*, /tmp/.X11-unix, ...).
+	Hidden []string `json:"hidden,omitempty"`
+	// UnixSockets are the sockets network.allowUnixSockets names, bound back in; when there are
+	// any, the seccomp filter lets the sandbox create Unix sockets.
+	UnixSockets []string `json:"unix_sockets,omitempty"`
+	Allowlist   []string `json:"allowlist"`
+	ExtraArgs   []string `json:"extra_args"`
+	Env         []string `json:"env"`
+	UID         int      `json:"uid"`
+	GID         int      `json:"gid"`
 
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
+	fsOrigin, netOrigin   Origin
+	seccomp               bool // bwrap gets the filter (network not allow-all)
+}
+
+// OffNotice is the one line to print before running a command when the sandbox is off (both
+// axes allow-all), naming where each mode was set; "" when the plan is sandboxed. Every
+// caller that runs commands (sandbox run, the tool runtime) prints it once: the sandbox off
+// is never silent.
+func (pl *Plan) OffNotice() string {
+	if pl.Sandboxed {
+		return ""
+	}
+	where := func(o Origin) string {
+		if o.File == "" {
+			return "set by the caller"
+		}
+		if o.Line == 0 {
+			return o.File
+		}
+		return fmt.Sprintf("%s:%d:%d", o.File, o.Line, o.Column)
+	}
+	return fmt.Sprintf("pigo: the sandbox is off: fs.mode \"allow-all\" (%s) and network.mode \"allow-all\" (%s); commands run directly on this machine",
+		where(pl.fsOrigin), where(pl.netOrigin))
 }
 
 // NewPlan resolves p for workspace (made absolute and real). It fails on an unset HOME, an
@@ -122,6 +163,8 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		slirpPath:  p.Slirp4netnsPath,
 		home:       env.Home,
 		pathEnv:    env.Path,
+		fsOrigin:   p.FSModeOrigin,
+		netOrigin:  p.NetModeOrigin,
 	}
 	if !pl.Sandboxed {
 		return pl, nil
@@ -141,24 +184,120 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		pl.Extra = append(pl.Extra, resolvePath(w, ws, env.Home))
 	}
 	for _, d := range p.DenyPaths {
-		dir := strings.HasSuffix(d, "/")
 		r := resolvePath(d, ws, env.Home)
-		if _, err := os.Lstat(r); err != nil {
+		fi, err := os.Stat(r)
+		if err != nil {
 			pl.Skipped = append(pl.Skipped, Skipped{Path: d, Reason: "does not exist"})
 			continue
 		}
-		pl.Deny = append(pl.Deny, Mount{Path: r, Dir: dir})
+		// What the path is decides the mount, not how it is written: /dev/null cannot cover
+		// a directory (bwrap would fail every command) and a tmpfs cannot cover a file.
+		pl.Deny = append(pl.Deny, Mount{Path: r, Dir: fi.IsDir()})
 	}
-	if p.FSMode != FSAllowAll {
-		pl.Protected = append(pl.Protected, realIfExists(filepath.Join(ws, ".pi")), realIfExists(filepath.Join(ws, ".agent")))
-		pl.Protected = append(pl.Protected, gitPaths(ws)...)
+	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home)))
+	pl.protect(homeStartupFiles(env.Home, pl))
+	pl.pin()
+	if p.NetMode != NetAllowAll {
+		// Without the filter, only a policy that lets Unix sockets through anyway may run.
+		switch _, err := seccompFilters(); {
+		case err == nil:
+			pl.seccomp = true
+		case len(p.AllowUnixSockets) == 0:
+			return nil, err
+		}
+		for _, s := range p.AllowUnixSockets {
+			pl.UnixSockets = append(pl.UnixSockets, resolvePath(s, ws, env.Home))
+		}
+		pl.Hidden = socketDirs(env, append(append([]string{ws}, pl.Writable...), pl.Extra...))
 	}
 	return pl, nil
 }
 
-// resolvePath expands "~", maps exactly "." to the workspace, resolves other relative paths
-// against the workspace, and replaces an existing path by its real path.
+// ExpandHomeVar replaces a leading "$HOME" or "${HOME}" (alone or before "/") by home; other
+// variables are not expanded (check reports them).
+func ExpandHomeVar(p, home string) string {
+	for _, v := range []string{"${HOME}", "$HOME"} {
+		if p == v || strings.HasPrefix(p, v+"/") {
+			return home + p[len(v):]
+		}
+	}
+	return p
+}
+
+// socketDirs returns the existing directories where host Unix sockets usually live, real
+// paths, sorted and without duplicates, leaving out any that holds the workspace or a
+// writable path (hiding it would hide them too).
+func socketDirs(env Environ, keep []string) []string {
+	return hideable(socketCandidates(env), keep)
+}
+
+// socketCandidates lists where host Unix sockets usually live (a variable so that golden
+// tests do not depend on the sockets of the machine they run on).
+var socketCandidates = func(env Environ) []string {
+	cands := []string{"/run", "/var/run", "/tmp/.X11-unix", "/tmp/.ICE-unix"}
+	if env.RuntimeDir != "" && filepath.IsAbs(env.RuntimeDir) {
+		cands = append(cands, env.RuntimeDir)
+	}
+	// One listing of /tmp for the per-user socket directories (tmux, ssh-agent, dbus, screen).
+	if ents, err := os.ReadDir("/tmp"); err == nil {
+		for _, e := range ents {
+			n := e.Name()
+			for _, pre := range []string{"tmux-", "ssh-", "dbus-", "screen-"} {
+				if strings.HasPrefix(n, pre) {
+					cands = append(cands, "/tmp/"+n)
+				}
+			}
+		}
+	}
+	if env.Home != "" {
+		cands = append(cands, filepath.Join(env.Home, ".docker", "run"))
+	}
+	return cands
+}
+
+// hideable keeps the existing directories of cands, as real paths, sorted, without one inside
+// another, and without any that holds a path of keep.
+func hideable(cands, keep []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cands {
+		r, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || seen[r] {
+			continue
+		}
+		holds := false
+		for _, k := range keep {
+			if k == r || strings.HasPrefix(k, r+"/") {
+				holds = true
+				break
+			}
+		}
+		if holds {
+			continue
+		}
+		seen[r] = true
+		out = append(out, r)
+	}
+	// A directory inside another hidden one needs no mount of its own.
+	sort.Strings(out)
+	var flat []string
+	for _, d := range out {
+		if len(flat) > 0 && strings.HasPrefix(d, flat[len(flat)-1]+"/") {
+			continue
+		}
+		flat = append(flat, d)
+	}
+	return flat
+}
+
+// resolvePath expands "~", "$HOME" and "${HOME}", maps exactly "." to the workspace,
+// resolves other relative paths against the workspace, and replaces an existing path by its
+// real path.
 func resolvePath(p, ws, home string) string {
+	p = ExpandHomeVar(p, home)
 	switch {
 	case p == ".":
 		p = ws
@@ -251,6 +390,9 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	for _, w := range pl.Extra {
 		a = append(a, "--bind-try", w, w)
 	}
+	for _, w := range pl.Pinned {
+		a = append(a, "--bind-try", w, w)
+	}
 	for _, d := range pl.Deny {
 		if d.Dir {
 			a = append(a, "--tmpfs", d.Path)
@@ -258,11 +400,23 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 			a = append(a, "--ro-bind-try", "/dev/null", d.Path)
 		}
 	}
+	for _, h := range pl.Hidden {
+		a = append(a, "--tmpfs", h)
+	}
+	for _, s := range pl.UnixSockets {
+		a = append(a, "--bind-try", s, s)
+	}
 	if pl.NetMode == NetBlock {
 		a = append(a, "--unshare-net")
 	}
 	for _, p := range pl.Protected {
 		a = append(a, "--ro-bind-try", p, p)
+	}
+	for _, m := range pl.Placeholders {
+		a = append(a, "--tmpfs", m, "--remount-ro", m)
+	}
+	if pl.seccomp {
+		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	a = append(a, pl.ExtraArgs...)
 	a = append(a, "--dev", "/dev", "--proc", "/proc", "--")

@@ -14,7 +14,16 @@ import (
 // testEnv is a host environment with a fixed uid/gid so goldens do not depend on the user.
 func testEnv(t *testing.T) Environ {
 	t.Helper()
+	fixedSockets(t)
 	return Environ{Home: t.TempDir(), Path: os.Getenv("PATH"), UID: 1000, GID: 1000}
+}
+
+// fixedSockets makes plans independent of the host's socket directories for the test.
+func fixedSockets(t *testing.T) {
+	t.Helper()
+	old := socketCandidates
+	socketCandidates = func(Environ) []string { return nil }
+	t.Cleanup(func() { socketCandidates = old })
 }
 
 // newWorkspace makes a real temp workspace with .git and a denied file and directory.
@@ -84,7 +93,7 @@ func TestArgvGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				res := pl.Preview("echo 'hi there'")
-				repl := []string{ws, "$WS", env.Home, "$HOME"}
+				repl := []string{ws, "$WS", env.Home, "$HOME", filepath.Dir(ws), "$TESTDIR"}
 				if pl.Bwrap != "" {
 					repl = append(repl, pl.Bwrap, "$BWRAP")
 				}
@@ -112,10 +121,23 @@ func TestReferenceArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := normalise(pl.Argv("cmd", 0), ws, "/ws")
+	// pigo beyond the reference: the workspace (under /tmp here, so the /tmp bind covered its
+	// own) and the directories between are bound again, as mount points nothing can rename.
+	var pins []string
+	for _, p := range normalise(pl.Pinned, ws, "/ws") {
+		pins = append(pins, "--bind-try", p, p)
+	}
+	if len(pins) == 0 || pins[len(pins)-1] != "/ws" {
+		t.Errorf("workspace not pinned: %v", pl.Pinned)
+	}
 	want := []string{pl.Bwrap, "--ro-bind", "/", "/", "--new-session", "--die-with-parent", "--unshare-user",
-		"--unshare-pid", "--uid", "1000", "--gid", "1000", "--bind-try", "/ws", "/ws", "--bind-try", "/tmp", "/tmp",
-		"--unshare-net", "--ro-bind-try", "/ws/.pi", "/ws/.pi", "--ro-bind-try", "/ws/.agent", "/ws/.agent",
-		"--ro-bind-try", "/ws/.git", "/ws/.git", "--dev", "/dev", "--proc", "/proc", "--", "/bin/bash", "-lc", "cmd"}
+		"--unshare-pid", "--uid", "1000", "--gid", "1000", "--bind-try", "/ws", "/ws", "--bind-try", "/tmp", "/tmp"}
+	want = append(want, pins...)
+	want = append(want, "--unshare-net", "--ro-bind-try", "/ws/.pi", "/ws/.pi", "--ro-bind-try", "/ws/.git", "/ws/.git",
+		// pigo beyond the reference: the missing .agent gets an empty read-only tmpfs, and a
+		// seccomp filter refuses Unix sockets.
+		"--tmpfs", "/ws/.agent", "--remount-ro", "/ws/.agent",
+		"--seccomp", "3", "--dev", "/dev", "--proc", "/proc", "--", "/bin/bash", "-lc", "cmd")
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("argv (-want +got):\n%s", d)
 	}
@@ -214,8 +236,12 @@ func TestProtectedGit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{filepath.Join(ws, ".pi"), filepath.Join(ws, ".agent"), filepath.Join(ws, "a/.git")}
-		if d := cmp.Diff(want, pl.Protected); d != "" {
+		if d := cmp.Diff([]string{filepath.Join(ws, "a/.git")}, pl.Protected); d != "" {
+			t.Error(d)
+		}
+		// The missing ones get placeholders: a command cannot create them.
+		want := []string{filepath.Join(ws, ".pi"), filepath.Join(ws, ".agent"), filepath.Join(ws, ".git")}
+		if d := cmp.Diff(want, pl.Placeholders); d != "" {
 			t.Error(d)
 		}
 	})

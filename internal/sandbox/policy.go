@@ -23,11 +23,18 @@ type Policy struct {
 	DenyPaths          []string // trailing "/" = directory
 	NetMode            string   // "block" | "limited" | "allow-all"
 	Allowlist          []string
+	AllowUnixSockets   []string // network.allowUnixSockets: sockets reachable in block and limited modes
 	MihomoPath         string
 	Slirp4netnsPath    string
 	BwrapPath          string
 	ExtraArgs          []string
 	ApprovalRules      []Rule
+	// FSModeOrigin and NetModeOrigin say where the modes were written (zero: the defaults);
+	// [Plan.OffNotice] names them.
+	FSModeOrigin, NetModeOrigin Origin
+	// AgentDir is pigo's agent dir (global sandbox.json, settings, trust.json): never writable
+	// from inside. "" leaves it to the other protections.
+	AgentDir string
 }
 
 // Rule is one approvalRules entry.

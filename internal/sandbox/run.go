@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -31,6 +33,16 @@ type Result struct {
 	Stdout   []byte // captured output when Options.Stdout was nil
 	Stderr   []byte // captured output when Options.Stderr was nil
 	Duration time.Duration
+	// Restored says which protected symbolic links the command replaced and Run put back.
+	Restored []string
+}
+
+// SetupError reports that bwrap could not set the sandbox up: the command did not run.
+type SetupError struct{ Detail string }
+
+// Error says the sandbox could not be set up, with bwrap's own message.
+func (e *SetupError) Error() string {
+	return "the sandbox could not be set up, the command did not run: " + e.Detail
 }
 
 // TimeoutError reports a command killed by its timeout; its text is "timeout:<seconds>".
@@ -54,6 +66,9 @@ func (e *AbortError) Unwrap() error { return e.Cause }
 // daemonised grandchild that escaped the group may still hold them).
 const waitDelay = 2 * time.Second
 
+// reaperGrace bounds how long the reaper helper may take to kill an unsandboxed tree.
+const reaperGrace = 3 * time.Second
+
 // Run runs command ("bash -lc command") under the plan. The process gets its own process
 // group; on timeout or cancellation the whole group gets SIGKILL (bwrap's --die-with-parent
 // and PID namespace take the sandboxed tree with it). A non-zero exit is not an error: read
@@ -70,7 +85,105 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		}
 		return Result{ExitCode: -1}, ErrLimitedNotImplemented
 	}
-	return runArgv(ctx, pl.Argv(command, 0), pl.Env, firstNonEmpty(opt.Dir, pl.Workspace), opt)
+	dir := firstNonEmpty(opt.Dir, pl.Workspace)
+	if !pl.Sandboxed {
+		argv, helped := reaperArgv(pl.Argv(command, 0))
+		env := pl.Env
+		if helped {
+			env = append(append([]string{}, pl.Env...), reaperEnv+"=1")
+		}
+		return runArgv(ctx, argv, env, dir, opt, nil, helped)
+	}
+	filter, err := pl.SeccompFilter()
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	var extra []*os.File
+	if filter != nil {
+		r, err := filterPipe(filter)
+		if err != nil {
+			return Result{ExitCode: -1}, err
+		}
+		defer r.Close()
+		extra = append(extra, r)
+	}
+	g, err := pl.prepare()
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	// bwrap's own failures are "bwrap: ..." as the first line of stderr with exit code 1; the
+	// head of stderr is kept to tell them from the command's.
+	head := &headWriter{}
+	o := opt
+	if o.Stderr == nil {
+		var buf bytes.Buffer
+		o.Stderr = io.MultiWriter(&buf, head)
+		res, err := runArgv(ctx, pl.Argv(command, 0), pl.Env, dir, o, extra, false)
+		res.Stderr = buf.Bytes()
+		return pl.finish(g, head, res, err)
+	}
+	o.Stderr = io.MultiWriter(opt.Stderr, head)
+	res, err := runArgv(ctx, pl.Argv(command, 0), pl.Env, dir, o, extra, false)
+	return pl.finish(g, head, res, err)
+}
+
+// finish releases the placeholders, restores replaced links and turns a bwrap set-up failure
+// into a [*SetupError].
+func (pl *Plan) finish(g *guard, head *headWriter, res Result, err error) (Result, error) {
+	g.release()
+	res.Restored = pl.checkLinks()
+	if err == nil && res.ExitCode == 1 {
+		if line, ok := head.firstLine(); ok && strings.HasPrefix(line, "bwrap: ") {
+			return res, &SetupError{Detail: line}
+		}
+	}
+	return res, err
+}
+
+// headWriter keeps the first bytes written to it.
+type headWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const headMax = 512
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := headMax - len(h.buf); n > 0 {
+		h.buf = append(h.buf, p[:min(n, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// firstLine returns the first complete line (or all of a short output without a newline).
+func (h *headWriter) firstLine() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := string(h.buf)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i], true
+	}
+	return s, len(s) > 0 && len(s) < headMax
+}
+
+// filterPipe returns the read end of a pipe holding the seccomp program (bwrap reads it to
+// the end). The program is a few dozen bytes, far below a pipe's buffer.
+func filterPipe(filter []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp filter: %w", err)
+	}
+	_, err = w.Write(filter)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("seccomp filter: %w", err)
+	}
+	return r, nil
 }
 
 func firstNonEmpty(a, b string) string {
@@ -81,8 +194,9 @@ func firstNonEmpty(a, b string) string {
 }
 
 // runArgv is the process-group runner behind Run.
-func runArgv(ctx context.Context, argv, env []string, dir string, opt Options) (Result, error) {
+func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, extra []*os.File, reaper bool) (Result, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.ExtraFiles = extra
 	cmd.Env = env
 	cmd.Dir = dir
 	cmd.Stdin = opt.Stdin
@@ -95,6 +209,9 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options) (
 		cmd.Stderr = &errBuf
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if reaper {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM // the helper cleans up when pigo dies
+	}
 	cmd.WaitDelay = waitDelay
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -112,16 +229,28 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options) (
 	}
 	var stopErr error
 	var waitErr error
+	// stop kills the tree: the reaper helper gets SIGTERM and a moment to kill the
+	// descendants that left the group, then the group gets SIGKILL.
+	stop := func() {
+		if reaper {
+			_ = syscall.Kill(pgid, syscall.SIGTERM)
+			select {
+			case waitErr = <-done:
+				return
+			case <-time.After(reaperGrace):
+			}
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		waitErr = <-done
+	}
 	select {
 	case waitErr = <-done:
 	case <-timer:
 		stopErr = &TimeoutError{Timeout: opt.Timeout}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		waitErr = <-done
+		stop()
 	case <-ctx.Done():
 		stopErr = &AbortError{Cause: ctx.Err()}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		waitErr = <-done
+		stop()
 	}
 	// Whatever the outcome, nothing of the group may outlive Run.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)

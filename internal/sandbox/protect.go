@@ -1,0 +1,306 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Link is a protected path that is a symbolic link: a mount cannot cover the link itself
+// (mounts follow it), so [Run] checks it after the command and restores it when the command
+// replaced it.
+type Link struct {
+	Path   string `json:"path"`
+	Target string `json:"target"` // the link's text
+}
+
+// protectedPaths are the paths whose content decides pigo's own policy or runs code
+// outside the sandbox later: the workspace's .pi, .agent and .git (and what a .git file
+// points to), nested .git entries when the workspace has none, and the agent dir (global
+// sandbox.json, settings, trust.json).
+func protectedPaths(ws, agentDir string) []string {
+	ps := []string{filepath.Join(ws, ".pi"), filepath.Join(ws, ".agent"), filepath.Join(ws, ".git")}
+	if _, err := os.Lstat(ps[2]); err != nil {
+		ps = append(ps, gitPaths(ws)...)
+	}
+	ps = append(ps, gitFileTargets(ps[2])...)
+	if agentDir != "" {
+		ps = append(ps, filepath.Clean(agentDir))
+	}
+	return ps
+}
+
+// homeStartupNames are files in $HOME that run code outside the sandbox later: the shell
+// startup files "bash -lc" reads for every unsandboxed command, and git's global config
+// (core.fsmonitor, aliases, hooks path). sandbox-runtime protects the same kind of files.
+var homeStartupNames = []string{".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_logout",
+	".zshrc", ".zprofile", ".zshenv", ".gitconfig", ".config/git"}
+
+// homeStartupFiles returns the existing startup files under a writable bind (only then can a
+// command change them). A missing one is not covered: a placeholder would be a directory
+// where the shell expects a file.
+func homeStartupFiles(home string, pl *Plan) []string {
+	var out []string
+	for _, n := range homeStartupNames {
+		p := filepath.Join(home, n)
+		if _, err := os.Lstat(p); err == nil && pl.writableInside(filepath.Dir(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// gitFileTargets reads a .git file ("gitdir: DIR", a worktree or submodule) and returns DIR
+// and its common dir: their hooks and config run outside the sandbox too.
+func gitFileTargets(gitPath string) []string {
+	fi, err := os.Lstat(gitPath)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil
+	}
+	b, err := os.ReadFile(gitPath)
+	if err != nil {
+		return nil
+	}
+	line := strings.TrimSpace(string(b))
+	dir, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return nil
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(gitPath), dir)
+	}
+	out := []string{filepath.Clean(dir)}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(dir, cd)
+		}
+		out = append(out, filepath.Clean(cd))
+	}
+	return out
+}
+
+// protect plans the mounts for the protected paths: a read-only bind over each existing one
+// (its real path), and for a missing one the first missing component gets an empty,
+// read-only tmpfs when a writable bind would let the command create it. A symbolic link is
+// remembered for the check after the run, and its target is protected like the rest.
+func (pl *Plan) protect(paths []string) {
+	seen := map[string]bool{}
+	var add func(p string, depth int)
+	add = func(p string, depth int) {
+		if seen[p] || depth > 8 {
+			return
+		}
+		seen[p] = true
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.Mode()&os.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return
+			}
+			pl.Links = append(pl.Links, Link{Path: p, Target: t})
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p), t)
+			}
+			add(filepath.Clean(t), depth+1)
+		case err == nil:
+			r := realIfExists(p)
+			if !seen[r] || r == p {
+				seen[r] = true
+				pl.Protected = append(pl.Protected, r)
+			}
+		default:
+			m := firstMissing(p)
+			if m == "" || seen["missing:"+m] || !pl.writableInside(filepath.Dir(m)) {
+				return
+			}
+			seen["missing:"+m] = true
+			pl.Placeholders = append(pl.Placeholders, m)
+		}
+	}
+	for _, p := range paths {
+		add(p, 0)
+	}
+}
+
+// pin computes [Plan.Pinned]: every existing directory from the workspace, and from the
+// parent of each protected path, placeholder and link, up to "/", that lies in a writable
+// bind. Renaming a directory that merely contains a mount point is allowed ("mv ~/.pi
+// ~/.pi.old; mkdir -p ~/.pi/agent" would replace the agent dir); renaming a mount point is
+// not (EBUSY). Shallow ones first, so that each bind shows what the one above it showed.
+func (pl *Plan) pin() {
+	if len(pl.Writable)+len(pl.Extra) == 0 {
+		return
+	}
+	starts := []string{pl.Workspace}
+	for _, p := range pl.Protected {
+		starts = append(starts, filepath.Dir(p))
+	}
+	for _, p := range pl.Placeholders {
+		starts = append(starts, filepath.Dir(p))
+	}
+	for _, l := range pl.Links {
+		starts = append(starts, filepath.Dir(l.Path))
+	}
+	binds := append(append([]string{}, pl.Writable...), pl.Extra...)
+	// stillMount: a bind whose root no later bind covers is a mount point already.
+	stillMount := func(a string) bool {
+		i := slices.Index(binds, a)
+		if i < 0 {
+			return false
+		}
+		for _, b := range binds[i+1:] {
+			if b == "/" || b == a || strings.HasPrefix(a, b+"/") {
+				return false
+			}
+		}
+		return true
+	}
+	seen := map[string]bool{}
+	for _, s := range starts {
+		for a := realIfExists(s); a != "/" && a != "." && !seen[a]; a = filepath.Dir(a) {
+			seen[a] = true
+			if stillMount(a) {
+				continue
+			}
+			if fi, err := os.Stat(a); err == nil && fi.IsDir() && pl.writableInside(a) {
+				pl.Pinned = append(pl.Pinned, a)
+			}
+		}
+	}
+	sort.Slice(pl.Pinned, func(i, j int) bool {
+		di, dj := strings.Count(pl.Pinned[i], "/"), strings.Count(pl.Pinned[j], "/")
+		if di != dj {
+			return di < dj
+		}
+		return pl.Pinned[i] < pl.Pinned[j]
+	})
+}
+
+// firstMissing returns the first component of p that does not exist (its parent exists and
+// is a directory, resolved), or "" when no such component can be found.
+func firstMissing(p string) string {
+	for {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return ""
+		}
+		if fi, err := os.Stat(parent); err == nil {
+			if !fi.IsDir() {
+				return ""
+			}
+			return filepath.Join(realIfExists(parent), filepath.Base(p))
+		}
+		p = parent
+	}
+}
+
+// writableInside reports whether dir (resolved) lies in a writable bind of the plan.
+func (pl *Plan) writableInside(dir string) bool {
+	dir = realIfExists(dir)
+	for _, w := range append(append([]string{}, pl.Writable...), pl.Extra...) {
+		if w == "/" || dir == w || strings.HasPrefix(dir, w+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderMode marks a directory pigo created as a mount point: read-only, searchable
+// (a concurrent config load finds no file in it rather than a permission error) and sticky,
+// a combination no user gives a .pi or .git, so removing an empty one never removes theirs.
+const placeholderMode = os.ModeSticky | 0o500
+
+func isPlaceholder(fi os.FileInfo) bool {
+	return fi.IsDir() && fi.Mode()&(os.ModeSticky|os.ModePerm) == placeholderMode
+}
+
+// guard is the state of one run's placeholders.
+type guard struct {
+	locks        []*os.File // shared flocks on the placeholders' parent directories
+	placeholders []string
+}
+
+// prepare creates the placeholder mount points (bwrap would create them anyway, with a mode
+// that cannot be told from a user's) under a shared lock on their parent directory, so that
+// a concurrent run does not remove one still mounted.
+func (pl *Plan) prepare() (*guard, error) {
+	g := &guard{placeholders: pl.Placeholders}
+	locked := map[string]bool{}
+	for _, m := range pl.Placeholders {
+		if dir := filepath.Dir(m); !locked[dir] {
+			locked[dir] = true
+			lock, err := os.Open(dir)
+			if err != nil {
+				g.release()
+				return nil, fmt.Errorf("the sandbox could not be set up: %w", err)
+			}
+			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+				lock.Close()
+				g.release()
+				return nil, fmt.Errorf("the sandbox could not be set up: lock %s: %w", dir, err)
+			}
+			g.locks = append(g.locks, lock)
+		}
+		// IsExist: another run's placeholder, or created since the plan; the tmpfs covers it.
+		switch err := os.Mkdir(m, placeholderMode); {
+		case err == nil:
+			_ = os.Chmod(m, placeholderMode) // the umask may have taken bits away
+		case !os.IsExist(err):
+			g.release()
+			return nil, fmt.Errorf("the sandbox could not be set up: protect %s: %w", m, err)
+		}
+	}
+	return g, nil
+}
+
+// release removes the empty placeholders when no other run holds their parent (an exclusive
+// lock is granted only then), and drops the locks.
+func (g *guard) release() {
+	for _, l := range g.locks {
+		if syscall.Flock(int(l.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			for _, p := range g.placeholders {
+				if filepath.Dir(p) != l.Name() {
+					continue
+				}
+				if fi, err := os.Lstat(p); err == nil && isPlaceholder(fi) {
+					_ = syscall.Rmdir(p) // fails, and keeps it, when not empty
+				}
+			}
+		}
+		l.Close()
+	}
+	g.locks = nil
+}
+
+// checkLinks restores protected symbolic links the command replaced or removed. What it found
+// in their place is kept beside them ("<path>.pigo-replaced-<time>"), never deleted.
+func (pl *Plan) checkLinks() []string {
+	var restored []string
+	for _, l := range pl.Links {
+		if t, err := os.Readlink(l.Path); err == nil && t == l.Target {
+			continue
+		}
+		if _, err := os.Lstat(l.Path); err == nil {
+			aside := fmt.Sprintf("%s.pigo-replaced-%d", l.Path, time.Now().UnixNano())
+			if err := os.Rename(l.Path, aside); err != nil {
+				restored = append(restored, fmt.Sprintf("%s was replaced and could not be restored: %v", l.Path, err))
+				continue
+			}
+			restored = append(restored, fmt.Sprintf("%s was replaced by the command; restored the link to %s (what it wrote is in %s)", l.Path, l.Target, aside))
+		} else {
+			restored = append(restored, fmt.Sprintf("%s was removed by the command; restored the link to %s", l.Path, l.Target))
+		}
+		if err := os.Symlink(l.Target, l.Path); err != nil {
+			restored = append(restored, fmt.Sprintf("%s: %v", l.Path, err))
+		}
+	}
+	return restored
+}
