@@ -108,6 +108,9 @@ type Usage struct {
 	Reasoning   *int `json:"reasoning,omitempty"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// CacheWrite1h is the part of CacheWrite written with a one-hour TTL (anthropic-messages
+	// sets it, 0 included, as pi does).
+	CacheWrite1h *int `json:"cacheWrite1h,omitempty"`
 }
 
 // Stop reasons.
