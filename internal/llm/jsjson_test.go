@@ -56,3 +56,12 @@ func FuzzParseStreamingJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestShortHash(t *testing.T) {
+	// Values from pi-ai's shortHash run under node.
+	for in, want := range map[string]string{"call_abc|fc_123": "jp01dsxufnom", "héllo😀": "1olj6nu1frhbfw"} {
+		if got := ShortHash(in); got != want {
+			t.Errorf("%q: got %s want %s", in, got, want)
+		}
+	}
+}
