@@ -689,3 +689,5 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 	}
 	return b.Done()
 }
+
+func init() { llm.Register(API, Provider{}) }

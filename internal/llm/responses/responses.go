@@ -786,3 +786,5 @@ func finalize(b *llm.Builder, m *llm.Model, res *response, reasoningByID map[str
 		msg.StopReason = llm.StopToolUse
 	}
 }
+
+func init() { llm.Register(API, Provider{}) }
