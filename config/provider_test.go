@@ -80,7 +80,7 @@ func TestProviderModelKeyErrors(t *testing.T) {
 	os.Unsetenv("PIGO_MISSING_1")
 	os.Unsetenv("PIGO_MISSING_2")
 	for models, want := range map[string]string{
-		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"$PIGO_MISSING_1","models":[{"id":"m"}]}}}`:                   `Failed to resolve API key for provider "p" from environment variable: PIGO_MISSING_1`,
+		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"$PIGO_MISSING_1","models":[{"id":"m"}]}}}`:                  `Failed to resolve API key for provider "p" from environment variable: PIGO_MISSING_1`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"${PIGO_MISSING_1}$PIGO_MISSING_2","models":[{"id":"m"}]}}}`: `Failed to resolve API key for provider "p" from environment variables: PIGO_MISSING_1, PIGO_MISSING_2`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"!exit 3","models":[{"id":"m"}]}}}`:                          `Failed to resolve API key for provider "p" from shell command: exit 3`,
 		`{"providers":{"p":{"baseUrl":"http://x","models":[{"id":"m"}]}}}`:                                                                        `Provider p, model m: no "api" specified. Set at provider or model level.`,
