@@ -71,7 +71,7 @@ func TestDiffPiRequestBodies(t *testing.T) {
 			if tc.level != "" {
 				args = append(args, "--thinking", tc.level)
 			}
-			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: tc.model, Args: append(args, "-p", "list files"), Files: map[string]string{"a.txt": "x"}})
+			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: tc.model, Args: append(args, "--mode", "json", "-p", "list files"), Files: map[string]string{"a.txt": "x"}})
 			reqs := srv.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
@@ -87,7 +87,12 @@ func TestDiffPiRequestBodies(t *testing.T) {
 				t.Errorf("request 1 differs:\npigo %s\npi   %s", got, reqs[0].Body)
 			}
 			srv.Push(tc.turn1)
-			asst, _ := stream(t, m, c, o)
+			asst, evs := stream(t, m, c, o)
+			if pa := llmtest.PiAssistants(out); len(pa) != 2 {
+				t.Errorf("pi printed %d assistant messages", len(pa))
+			} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
+				t.Errorf("turn 1 differs from pi's:\n%s", d)
+			}
 			_, result := piContext(t, reqs[1].Body)
 			isErr := false
 			c.Messages = append(c.Messages, *asst, llm.Message{Role: llm.RoleToolResult, ToolCallID: asst.ToolCalls()[0].ID, ToolName: "ls",

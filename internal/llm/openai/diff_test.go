@@ -67,7 +67,7 @@ func TestDiffPiRequestBodies(t *testing.T) {
 			if tc.level != "" {
 				args = append(args, "--thinking", tc.level)
 			}
-			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{Model: tc.model, Args: append(args, "-p", "list files"), Files: map[string]string{"a.txt": "x"}})
+			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{Model: tc.model, Args: append(args, "--mode", "json", "-p", "list files"), Files: map[string]string{"a.txt": "x"}})
 			reqs := srv.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
@@ -84,7 +84,12 @@ func TestDiffPiRequestBodies(t *testing.T) {
 			}
 			// Stream turn 1 through pigo to get the assistant message pigo would store.
 			srv.Push(tc.turn1)
-			asst, _ := stream(t, m, c, o)
+			asst, evs := stream(t, m, c, o)
+			if pa := llmtest.PiAssistants(out); len(pa) != 2 {
+				t.Errorf("pi printed %d assistant messages", len(pa))
+			} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
+				t.Errorf("turn 1 differs from pi's:\n%s", d)
+			}
 			var piReq2 struct {
 				Messages []map[string]any `json:"messages"`
 			}

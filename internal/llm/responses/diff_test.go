@@ -50,7 +50,7 @@ func TestDiffPiRequestBodies(t *testing.T) {
 	srv := llmtest.New(t)
 	turn1 := llmtest.Turn{ID: "1", Thinking: "Let me look.", Text: "Reading.", ToolCalls: []llmtest.ToolCall{{Name: "ls", Args: `{"path":"."}`}}, Usage: llmtest.Usage{Input: 100, Output: 10}}
 	srv.Push(turn1, llmtest.Turn{Text: "Done: saw files."})
-	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "-p", "list files"},
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "--mode", "json", "-p", "list files"},
 		Files: map[string]string{"a.txt": "x"}})
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
@@ -64,7 +64,12 @@ func TestDiffPiRequestBodies(t *testing.T) {
 		t.Errorf("request 1 differs:\npigo %s\npi   %s", got, reqs[0].Body)
 	}
 	srv.Push(turn1)
-	asst, _ := stream(t, m, c, o)
+	asst, evs := stream(t, m, c, o)
+	if pa := llmtest.PiAssistants(out); len(pa) != 2 {
+		t.Errorf("pi printed %d assistant messages", len(pa))
+	} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
+		t.Errorf("turn 1 differs from pi's:\n%s", d)
+	}
 	_, result, _ := piContext(t, reqs[1].Body)
 	isErr := false
 	c.Messages = append(c.Messages, *asst, llm.Message{Role: llm.RoleToolResult, ToolCallID: asst.ToolCalls()[0].ID, ToolName: "ls",
