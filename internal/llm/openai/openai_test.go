@@ -162,3 +162,20 @@ func TestProxyAndHeaders(t *testing.T) {
 		t.Errorf("headers %v", h)
 	}
 }
+
+// The seed's openai-cost: the provider's usage.cost becomes the cost total.
+func TestReportedCost(t *testing.T) {
+	cas := llmtest.Fixture(t, "openrouter/chat-completions-tool-streaming-cost.yaml")
+	srv := llmtest.New(t)
+	srv.Push(cas.Interactions[0].Turn(), cas.Interactions[0].Turn())
+	m := model(srv)
+	m.Cost = llm.Cost{Input: 1, Output: 1}
+	plain, _ := stream(t, m, userCtx("x"), nil)
+	withCost, _ := stream(t, m, userCtx("x"), &llm.Options{ReportedCost: true})
+	if plain.Usage.Cost.Input == 0 || plain.Usage.Cost.Total == withCost.Usage.Cost.Total {
+		t.Errorf("plain cost %+v", plain.Usage.Cost)
+	}
+	if c := withCost.Usage.Cost; c.Input != 0 || c.Output != 0 || c.Total <= 0 || c.Total > 0.01 {
+		t.Errorf("reported cost %+v", c)
+	}
+}
