@@ -30,6 +30,11 @@ type PiRun struct {
 	Args []string
 	// Files are created in the working directory before the run.
 	Files map[string]string
+	// BaseURL replaces the provider's baseUrl (for example a real provider's URL reached
+	// through Env HTTP_PROXY=<server URL>, which pi honours, to exercise detection by URL).
+	BaseURL string
+	// Env adds environment variables.
+	Env []string
 }
 
 // BaseURL is the base URL pi's providers are given for api: URL+"/v1" (the Anthropic SDK adds
@@ -63,7 +68,11 @@ func (s *Server) RunPi(t testing.TB, run PiRun) (stdout, stderr string, cwd stri
 	if mdl == nil {
 		mdl = map[string]any{"id": "m"}
 	}
-	prov := map[string]any{"baseUrl": s.BaseURL(api), "api": api, "apiKey": "k", "models": []any{mdl}}
+	base := run.BaseURL
+	if base == "" {
+		base = s.BaseURL(api)
+	}
+	prov := map[string]any{"baseUrl": base, "api": api, "apiKey": "k", "models": []any{mdl}}
 	for k, v := range run.Provider {
 		prov[k] = v
 	}
@@ -86,7 +95,7 @@ func (s *Server) RunPi(t testing.TB, run PiRun) (stdout, stderr string, cwd stri
 		}
 		env = append(env, e)
 	}
-	cmd.Env = append(env, "HOME="+home, "PI_CODING_AGENT_DIR="+agent, "PI_OFFLINE=1", "NO_COLOR=1")
+	cmd.Env = append(append(env, "HOME="+home, "PI_CODING_AGENT_DIR="+agent, "PI_OFFLINE=1", "NO_COLOR=1"), run.Env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	_ = cmd.Run()

@@ -117,3 +117,44 @@ func TestDiffPiRequestBodies(t *testing.T) {
 		})
 	}
 }
+
+// pi detects quirks from the base URL (DeepSeek, OpenRouter, z.ai, Moonshot): with those URLs
+// reached through an HTTP proxy (the loopback server), pigo's bodies equal pi's.
+func TestDiffPiCompatByURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi")
+	}
+	for _, tc := range []struct{ name, url, id string }{
+		{"deepseek", "http://api.deepseek.com/v1", "deepseek-reasoner"},
+		{"openrouter", "http://openrouter.ai/api/v1", "openai/gpt-5"},
+		{"zai", "http://api.z.ai/api/coding/paas/v4", "glm-4.6"},
+		{"moonshot", "http://api.moonshot.ai/v1", "kimi-k2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t)
+			turn := llmtest.Turn{ID: "1", Thinking: "hmm", Text: "Hi.", Usage: llmtest.Usage{Input: 10, Output: 2}}
+			srv.Push(turn)
+			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{BaseURL: tc.url, Env: []string{"HTTP_PROXY=" + srv.URL, "NO_PROXY="},
+				Model: map[string]any{"id": tc.id, "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "high", "--mode", "json", "-p", "hi"}})
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
+			}
+			m := &llm.Model{Provider: "local", ID: tc.id, API: API, BaseURL: tc.url, APIKey: "k", Reasoning: true,
+				Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
+			o := &llm.Options{ThinkingLevel: "high", ProxyURL: srv.URL}
+			c := piContext(t, reqs[0].Body)
+			if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+				t.Errorf("body differs:\npigo %s\npi   %s", got, reqs[0].Body)
+			}
+			srv.Push(turn)
+			asst, evs := stream(t, m, c, o)
+			if pa := llmtest.PiAssistants(out); len(pa) != 1 {
+				t.Errorf("pi printed %d assistant messages", len(pa))
+			} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
+				t.Errorf("message differs from pi's:\n%s", d)
+			}
+		})
+	}
+}
