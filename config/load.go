@@ -90,7 +90,8 @@ type Config struct {
 	// Diags are problems that belong to no single file (trust notices).
 	Diags diag.List
 
-	effective map[Kind]*Effective
+	effective  map[Kind]*Effective
+	notApplied *diag.List
 }
 
 func (o *Options) getenv(k string) string {

@@ -4,13 +4,17 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engine"
 )
 
 // Version is pigo's version, set at build time with -ldflags "-X ...cli.Version=...".
@@ -32,6 +36,11 @@ type CLI struct {
 	Getenv func(string) string
 	// Terminal is true when stdin and stdout are terminals.
 	Terminal bool
+
+	// notes are the load notices of this command line (untrusted project, files not
+	// applied): printed once on stderr and repeated in the JSON `warnings`.
+	notes   diag.List
+	noticed bool
 }
 
 // command is one entry of the command table.
@@ -241,7 +250,37 @@ func (c *CLI) load(a *args) (*config.Config, int) {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, ExitInternal
 	}
+	c.notice(append(append(diag.List{}, cfg.Diags...), cfg.NotApplied()...))
 	return cfg, ExitOK
+}
+
+// notice prints load notices on stderr, each once per command line, and keeps them for the
+// JSON `warnings` of the command's output.
+func (c *CLI) notice(list diag.List) {
+	for _, d := range list.Sort() {
+		if slices.ContainsFunc(c.notes, func(x diag.Diagnostic) bool { return sameNote(x, d) }) {
+			continue
+		}
+		c.notes = append(c.notes, d)
+		fmt.Fprintln(c.Stderr, "pigo: "+oneLine(d))
+	}
+}
+
+func sameNote(a, b diag.Diagnostic) bool {
+	return a.File() == b.File() && a.Start == b.Start && a.Code == b.Code && a.Message == b.Message
+}
+
+// noteWarnings returns the load notices in the JSON `warnings` shape.
+func (c *CLI) noteWarnings() []engine.Warning {
+	out := []engine.Warning{}
+	for _, d := range c.notes {
+		w := engine.Warning{Code: d.Code, Message: d.Message, File: d.File(), Hint: d.Hint}
+		if d.HasPos() {
+			w.Line, w.Column = d.Pos()
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // format returns the --format value after checking it against the allowed ones.
@@ -265,14 +304,40 @@ func (c *CLI) color(a *args) bool {
 }
 
 // writeJSON prints v as indented JSON. Every document type starts with `Version int` so that
-// "version": 1 comes first.
+// "version": 1 comes first. When the command had load notices and the document has no
+// `warnings` of its own, they are added as its last member: every command's JSON says which
+// files were not applied, in one place.
 func (c *CLI) writeJSON(v any) int {
-	enc := json.NewEncoder(c.Stdout)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitInternal
 	}
+	doc := bytes.TrimSpace(buf.Bytes())
+	if len(c.notes) > 0 && len(doc) > 2 && doc[0] == '{' && !hasMember(doc, "warnings") {
+		ws, _ := json.Marshal(c.noteWarnings())
+		doc = append(append(append(doc[:len(doc)-1:len(doc)-1], `,"warnings":`...), ws...), '}')
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitInternal
+	}
+	out.WriteByte('\n')
+	if _, err := c.Stdout.Write(out.Bytes()); err != nil {
+		return ExitInternal
+	}
 	return ExitOK
+}
+
+// hasMember reports whether a JSON object has a top-level member named key.
+func hasMember(doc []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
 }

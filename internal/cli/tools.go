@@ -62,20 +62,11 @@ func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentI
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, nil, nil, ExitFailed
 	}
-	c.notices(cfg, res.Diags)
+	c.notice(res.Diags)
+	// The load notices lead the JSON warnings of tools, explain and commands.
+	res.Tools.Warnings = append(c.noteWarnings(), res.Tools.Warnings...)
+	res.Commands.Warnings = append(c.noteWarnings(), res.Commands.Warnings...)
 	return cfg, res, agent, ExitOK
-}
-
-// notices prints the load notices (untrusted project, skipped files) once, on stderr.
-func (c *CLI) notices(cfg *config.Config, extra diag.List) {
-	list := append(append(diag.List{}, cfg.Diags...), extra...)
-	for _, d := range list.Sort() {
-		loc := d.File()
-		if l, col := d.Pos(); l > 0 {
-			loc += fmt.Sprintf(":%d:%d", l, col)
-		}
-		fmt.Fprintf(c.Stderr, "pigo: %s: %s: %s [%s]\n", loc, d.Severity, d.Message, d.Code)
-	}
 }
 
 type toolsJSON struct {

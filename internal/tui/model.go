@@ -3,6 +3,8 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -120,8 +122,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.loading = false
 		m.snap = msg.snap
 		m.afterLoad()
-		if msg.note != "" {
+		switch {
+		case msg.note != "":
 			m.setStatus(msg.note, false)
+		case m.snap != nil && len(m.snap.notApplied) > 0:
+			m.setStatus(notAppliedStatus(m.snap.notApplied), true)
 		}
 		return m, nil
 	case tickMsg:
@@ -410,4 +415,19 @@ func (m *Model) diagRows() []diag.Diagnostic {
 		out = append(out, d)
 	}
 	return out
+}
+
+// notAppliedStatus says in the status line which files are not applied (their problems are in
+// the Diagnostics tab): one notice per file, never silent.
+func notAppliedStatus(list diag.List) string {
+	var names []string
+	for _, d := range list {
+		where := filepath.Base(d.File())
+		if d.HasPos() {
+			l, c := d.Pos()
+			where += fmt.Sprintf(":%d:%d", l, c)
+		}
+		names = append(names, where)
+	}
+	return fmt.Sprintf("not applied: %s (see 2 Diagnostics)", strings.Join(names, ", "))
 }

@@ -476,3 +476,18 @@ func TestQuit(t *testing.T) {
 		t.Error("ctrl+c does not quit")
 	}
 }
+
+// A settings.json that does not parse is said in the status line, and the header does not
+// claim that the settings name no default model.
+func TestSettingsNotApplied(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.agent, "settings.json"), `{"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5",,}`)
+	m := start(t, f.options(), 80, 24)
+	v := m.View()
+	if strings.Contains(v, "settings name no default model") || !strings.Contains(v, "settings.json is not applied") {
+		t.Errorf("header:\n%s", v)
+	}
+	if !strings.Contains(m.status, "not applied: settings.json:1:") {
+		t.Errorf("status = %q", m.status)
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -62,6 +63,12 @@ func (m *Model) contextLine() string {
 		return ""
 	}
 	model := "none (settings name no default model; m picks one)"
+	for _, d := range m.snap.notApplied {
+		if d.Code == "not-applied" && filepath.Base(d.File()) == "settings.json" {
+			// The file may well name a model: say that it could not be read instead.
+			model = "none (settings.json is not applied, see diagnostics; m picks one)"
+		}
+	}
 	if r := m.modelRef(); r != "" {
 		model = r + " (" + m.snap.res.Model.Source + ")"
 	}
