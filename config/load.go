@@ -92,6 +92,8 @@ type Config struct {
 
 	effective  map[Kind]*Effective
 	notApplied *diag.List
+	// unusable are the inputs pigo found and cannot use (code extensions, …): infos of check.
+	unusable diag.List
 }
 
 func (o *Options) getenv(k string) string {
@@ -207,6 +209,7 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 		}
 	}
 	c.discoverSkills(filepath.Join(dir, "skills"), scope, 0, map[string]bool{})
+	c.discoverUnusable(dir, scope)
 }
 
 // listDir lists the entries of a resource directory, reporting what cannot be read. Dot-entries

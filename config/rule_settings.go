@@ -24,6 +24,7 @@ func (c *Config) checkSettingsRules(f *File) {
 			}
 		}
 	}
+	c.settingsResources(f)
 	pe := f.Root.Get("personalExtensions")
 	if pe == nil || pe.Kind != jsonc.Object {
 		return
