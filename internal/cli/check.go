@@ -41,6 +41,9 @@ func runCheck(c *CLI, a *args) int {
 	if !ok {
 		return ExitUsage
 	}
+	if code := c.checkPlaces(a); code != ExitOK {
+		return code
+	}
 	opts := c.loadOptions(a)
 	opts.Cache = false  // check always validates fully
 	opts.AskTrust = nil // and never stops to ask: an untrusted project is still checked

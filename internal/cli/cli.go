@@ -243,8 +243,69 @@ func (c *CLI) loadOptions(a *args) config.Options {
 	return o
 }
 
+// checkPlaces refuses, as usage errors, the places named on the command line that do not
+// exist (-C, --agent-dir, -e) and a --model that names nothing; an agent dir named by
+// $PI_CODING_AGENT_DIR that does not exist is a warning (pigo then reads no user config).
+func (c *CLI) checkPlaces(a *args) int {
+	dir := func(flag, p string) int {
+		st, err := os.Stat(p)
+		switch {
+		case err != nil && os.IsNotExist(err):
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: the directory does not exist\n", flag, p)
+			return ExitUsage
+		case err != nil:
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: %v\n", flag, p, statMessage(err))
+			return ExitUsage
+		case !st.IsDir():
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: not a directory\n", flag, p)
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if p := a.str("-C"); a.has("-C") {
+		if code := dir("-C", p); code != ExitOK {
+			return code
+		}
+	}
+	home := c.getenv("HOME")
+	if p := a.str("--agent-dir"); a.has("--agent-dir") {
+		if code := dir("--agent-dir", config.ResolveAgentDir(config.Options{AgentDir: p}, home)); code != ExitOK {
+			return code
+		}
+	} else if env := c.getenv("PI_CODING_AGENT_DIR"); env != "" {
+		p := config.ResolveAgentDir(config.Options{Getenv: c.getenv}, home)
+		if _, err := os.Stat(p); err != nil && os.IsNotExist(err) {
+			var l diag.List
+			l.Add(diag.FileSpan(diag.NewSource(p, nil)), diag.Warning, "no-agent-dir", "",
+				"the agent dir named by $PI_CODING_AGENT_DIR does not exist: no user config is read")
+			c.notice(l)
+		}
+	}
+	for _, e := range a.list("-e") {
+		st, err := os.Stat(e)
+		switch {
+		case err != nil && os.IsNotExist(err):
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
+			return ExitUsage
+		case err == nil && st.IsDir():
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file\n", e)
+			return ExitUsage
+		}
+	}
+	if m := a.str("--model"); a.has("--model") {
+		if p, id, ok := strings.Cut(m, "/"); strings.TrimSpace(m) == "" || ok && (strings.TrimSpace(p) == "" || strings.TrimSpace(id) == "") {
+			fmt.Fprintf(c.Stderr, "pigo: --model %q: expected PROVIDER/ID or a model id\n", m)
+			return ExitUsage
+		}
+	}
+	return ExitOK
+}
+
 // load reads the configuration; on failure it prints the error and returns the exit code.
 func (c *CLI) load(a *args) (*config.Config, int) {
+	if code := c.checkPlaces(a); code != ExitOK {
+		return nil, code
+	}
 	cfg, err := config.Load(c.loadOptions(a))
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
@@ -262,8 +323,22 @@ func (c *CLI) notice(list diag.List) {
 			continue
 		}
 		c.notes = append(c.notes, d)
-		fmt.Fprintln(c.Stderr, "pigo: "+oneLine(d))
+		fmt.Fprintln(c.Stderr, "pigo: "+noteLine(d))
 	}
+}
+
+// noteLine renders a notice as `file:line:col: severity: message [code] (hint)`.
+func noteLine(d diag.Diagnostic) string {
+	where := d.File()
+	if d.HasPos() {
+		l, col := d.Pos()
+		where = fmt.Sprintf("%s:%d:%d", where, l, col)
+	}
+	s := fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Code)
+	if d.Hint != "" && d.Code != "not-applied" && d.Code != "settings-errors" && d.Code != "extension-skipped" {
+		s += " (" + d.Hint + ")"
+	}
+	return s
 }
 
 func sameNote(a, b diag.Diagnostic) bool {
