@@ -74,12 +74,16 @@ func (c *CLI) Main(argv []string) (code int) {
 		}
 	}()
 	name, sub, rest := c.split(argv)
+	if name == "" && slices.Contains(rest, "--version") {
+		name, rest = "version", slices.DeleteFunc(rest, func(s string) bool { return s == "--version" })
+	}
 	if name == "" {
-		if hasHelp(argv) || !c.Terminal {
+		if hasHelp(argv) {
 			c.usage(c.Stdout)
-			if hasHelp(argv) {
-				return ExitOK
-			}
+			return ExitOK
+		}
+		if !c.Terminal {
+			c.usage(c.Stderr) // a usage error: stdout stays clean for scripts
 			return ExitUsage
 		}
 		name = "tui"
