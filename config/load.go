@@ -367,7 +367,7 @@ func (c *Config) parseJSON(f *File) {
 		off := 0
 		msg := err.Error()
 		if errors.As(err, &se) {
-			off, msg = se.Offset, se.Msg
+			off, msg = se.Offset, syntaxMessage(se.Msg)
 		}
 		f.Broken, f.Applied = true, false
 		f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "syntax", "", msg)

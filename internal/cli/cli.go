@@ -67,9 +67,17 @@ func (c *CLI) getenv(k string) string {
 
 // Main runs the command line (without the program name) and returns the exit code.
 func (c *CLI) Main(argv []string) (code int) {
+	out := &errWriter{w: c.Stdout}
+	c.Stdout = out
 	defer func() {
+		c.Stdout = out.w
 		if r := recover(); r != nil {
 			fmt.Fprintf(c.Stderr, "pigo: internal error: %v\n", r)
+			code = ExitInternal
+		}
+		if out.err != nil {
+			// The results did not reach their reader (a full disk, a closed pipe): an I/O failure.
+			fmt.Fprintf(c.Stderr, "pigo: cannot write the output: %v\n", out.err)
 			code = ExitInternal
 		}
 	}()
@@ -409,6 +417,23 @@ func (c *CLI) writeJSON(v any) int {
 		return ExitInternal
 	}
 	return ExitOK
+}
+
+// errWriter remembers the first write error of the command's standard output.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // hasMember reports whether a JSON object has a top-level member named key.
