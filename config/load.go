@@ -92,6 +92,7 @@ type Config struct {
 
 	effective  map[Kind]*Effective
 	notApplied *diag.List
+	models     *modelIndex
 	// unusable are the inputs pigo found and cannot use (code extensions, …): infos of check.
 	unusable diag.List
 }

@@ -136,6 +136,7 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 			return nil, nil
 		}
 	}
+	id = stripLevel(id) // `provider/id:level`: facts and patterns use the bare id
 	if id == "" {
 		return nil, fmt.Errorf("--model %q: expected PROVIDER/ID", flag)
 	}

@@ -64,6 +64,9 @@ func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentI
 		return nil, nil, nil, ExitFailed
 	}
 	c.notice(res.Diags)
+	if m := a.str("--model"); m != "" {
+		c.notice(cfg.ModelRefDiags("--model", m))
+	}
 	c.unknownToolFlags(res, map[string][]string{"--tools": o.Tools, "--exclude-tools": o.ExcludeTools})
 	// The load notices lead the JSON warnings of tools, explain and commands.
 	res.Tools.Warnings = append(c.noteWarnings(), res.Tools.Warnings...)
