@@ -39,8 +39,9 @@ type CLI struct {
 
 	// notes are the load notices of this command line (untrusted project, files not
 	// applied): printed once on stderr and repeated in the JSON `warnings`.
-	notes   diag.List
-	noticed bool
+	notes diag.List
+	// trustAnswers are the trust questions answered during this command line, by folder.
+	trustAnswers map[string][2]bool
 }
 
 // command is one entry of the command table.
