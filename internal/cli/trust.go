@@ -79,4 +79,3 @@ func rawMode(r io.Reader) func() {
 	}
 	return func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, old) }
 }
-
