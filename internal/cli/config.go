@@ -293,10 +293,14 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 		if !ok {
 			return ExitUsage
 		}
+		if s, ok = c.globalOnlyScope(cmd, a, k, s, ops); !ok {
+			return ExitFailed
+		}
 		ch, err := cfg.Edit(k, s, ops...)
 		if err != nil {
 			return c.editFailure(cmd, err)
 		}
+		c.warnDropped(cmd, cfg, ch, ops)
 		if s == config.Project && !cfg.ProjectTrusted() {
 			fmt.Fprintf(c.Stderr, "pigo %s: note: the project is not trusted (%s): %s is not applied until it is\n", cmd, cfg.TrustReason, ch.File)
 		}
