@@ -46,9 +46,11 @@ type Model struct {
 	model string // the model the registry is resolved for ("" = the settings' default)
 
 	// Registry.
-	toolSel    int // index into the visible (filtered) rows
-	toolTop    int
-	finding    bool
+	toolSel int // index into the visible (filtered) rows
+	toolTop int
+	finding bool
+	// showHelp shows the key list (?) instead of the tab body.
+	showHelp   bool
 	find       input
 	picking    bool
 	pick       input
@@ -195,6 +197,10 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.typing() {
 		return m.typeKey(k)
 	}
+	if m.showHelp {
+		m.showHelp = false // any key closes the key list
+		return m, nil
+	}
 	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
 		var cmds []tea.Cmd
 		for i, r := range k.Runes {
@@ -214,6 +220,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case m.keys.Quit.is(k):
 		return m, tea.Quit
+	case m.keys.Help.is(k):
+		m.showHelp = true
+		return m, nil
 	case m.keys.NextTab.is(k):
 		m.tab = (m.tab + 1) % numTabs
 		return m, nil
