@@ -1,11 +1,8 @@
 package config
 
 import (
-	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
@@ -17,8 +14,6 @@ const (
 	defaultMaxTokens     = 16384
 )
 
-//go:embed models_catalogue.json
-var modelsCatalogue []byte
 
 // catalogueModel is one model of pi-ai's generated list (scripts/gen-models-catalogue.mjs).
 type catalogueModel struct {
@@ -84,19 +79,9 @@ func isBuiltinProvider(name string) bool {
 	return false
 }
 
-var (
-	catalogueOnce sync.Once
-	catalogue     []catalogueModel
-)
-
-func builtinModels() []catalogueModel {
-	catalogueOnce.Do(func() {
-		if err := json.Unmarshal(modelsCatalogue, &catalogue); err != nil {
-			panic(fmt.Sprintf("models_catalogue.json: %v", err)) // embedded data, tested
-		}
-	})
-	return catalogue
-}
+// builtinModels returns the catalogue: models_catalogue_gen.go, a static table generated from
+// models_catalogue.json (pi-ai's list), so that no start-up time goes into decoding it.
+func builtinModels() []catalogueModel { return catalogue }
 
 // ModelInfo is the session model with its facts and where they came from.
 type ModelInfo struct {
