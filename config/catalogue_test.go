@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"go/format"
 	"os"
-	"strconv"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 

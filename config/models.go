@@ -14,7 +14,6 @@ const (
 	defaultMaxTokens     = 16384
 )
 
-
 // catalogueModel is one model of pi-ai's generated list (scripts/gen-models-catalogue.mjs).
 type catalogueModel struct {
 	Provider      string        `json:"provider"`
