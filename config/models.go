@@ -1,6 +1,7 @@
 package config
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
 
@@ -77,6 +78,12 @@ func isBuiltinProvider(name string) bool {
 	}
 	return false
 }
+
+// modelsCatalogue is pi-ai's model list as generated (with name, compat and thinkingLevelMap,
+// which the providers read); the catalogue table below is generated from it.
+//
+//go:embed models_catalogue.json
+var modelsCatalogue []byte
 
 // builtinModels returns the catalogue: models_catalogue_gen.go, a static table generated from
 // models_catalogue.json (pi-ai's list), so that no start-up time goes into decoding it.
