@@ -83,7 +83,6 @@ func TestProviderModelKeyErrors(t *testing.T) {
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"$PIGO_MISSING_1","models":[{"id":"m"}]}}}`:                  `Failed to resolve API key for provider "p" from environment variable: PIGO_MISSING_1`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"${PIGO_MISSING_1}$PIGO_MISSING_2","models":[{"id":"m"}]}}}`: `Failed to resolve API key for provider "p" from environment variables: PIGO_MISSING_1, PIGO_MISSING_2`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"!exit 3","models":[{"id":"m"}]}}}`:                          `Failed to resolve API key for provider "p" from shell command: exit 3`,
-		`{"providers":{"p":{"baseUrl":"http://x","models":[{"id":"m"}]}}}`:                                                                        `Provider p, model m: no "api" specified. Set at provider or model level.`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","authHeader":true,"models":[{"id":"m"}]}}}`:                           `authHeader requires a resolved API key`,
 	} {
 		c := providerConfig(t, models, "")
