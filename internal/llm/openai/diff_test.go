@@ -158,3 +158,43 @@ func TestDiffPiCompatByURL(t *testing.T) {
 		})
 	}
 }
+
+// OpenRouter's reasoning_details: merged text pieces and an encrypted entry become the
+// thinking signature exactly as pi stores it, and a reasoning field beside them is the text.
+func TestDiffPiReasoningDetails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi")
+	}
+	chunk := func(delta string, finish string) string {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return `data: {"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}` + "\n\n"
+	}
+	body := chunk(`{"role":"assistant","content":"","reasoning":"Think","reasoning_details":[{"type":"reasoning.text","text":"Think","format":"unknown","index":0}]}`, "") +
+		chunk(`{"reasoning":"ing.","reasoning_details":[{"type":"reasoning.text","text":"ing.","signature":"sig1","index":0}]}`, "") +
+		chunk(`{"reasoning_details":[{"type":"reasoning.encrypted","data":"ZW5j","id":"r1","format":"openai-responses-v1","index":1}]}`, "") +
+		chunk(`{"content":"Done."}`, "") + chunk(`{}`, "stop") +
+		`data: {"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}` + "\n\ndata: [DONE]\n\n"
+	turn := llmtest.Turn{Raw: &llmtest.Raw{Code: 200, Header: map[string]string{"Content-Type": "text/event-stream"}, Body: body}}
+	srv := llmtest.New(t)
+	srv.Push(turn)
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--no-tools", "--no-session", "--thinking", "low", "--mode", "json", "-p", "hi"}})
+	pa := llmtest.PiAssistants(out)
+	if len(pa) != 1 {
+		t.Fatalf("pi printed %d assistant messages; stderr %s", len(pa), errOut)
+	}
+	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Reasoning: true, Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
+	srv.Push(turn)
+	msg, evs := stream(t, m, userCtx("hi"), &llm.Options{ThinkingLevel: "low"})
+	if d := llmtest.DiffAssistant(pa[0], evs, msg); d != "" {
+		t.Errorf("differs from pi's:\n%s", d)
+	}
+	// Replayed to the same model, the details go back as reasoning_details.
+	c := userCtx("hi")
+	c.Messages = append(c.Messages, *msg, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("more")}, Timestamp: 9})
+	if b := string(BuildBody(m, c, nil)); !strings.Contains(b, `"reasoning_details":[{"type":"reasoning.text","text":"Thinking.","format":"unknown","index":0,"signature":"sig1"}`) {
+		t.Errorf("follow-up body %s", b)
+	}
+}
