@@ -17,10 +17,16 @@ func TestDiffPiErrorMessages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real pi")
 	}
+	openrouter429 := llmtest.Turn{Fault: llmtest.RateLimit}
+	if dir := llmtest.FixturesDir(); dir != "" {
+		// OpenRouter's real 429: pi appends error.metadata.raw on its own line.
+		openrouter429 = llmtest.Fixture(t, "openrouter/chat-completions-429-then-retry-streaming.yaml").Interactions[0].Turn()
+	}
 	for _, tc := range []struct {
 		name, api string
 		turn      llmtest.Turn
 	}{
+		{"openrouter-429", llmtest.OpenAICompletions, openrouter429},
 		{"openai-429", llmtest.OpenAICompletions, llmtest.Turn{Fault: llmtest.RateLimit, RetryAfter: "1"}},
 		{"openai-disconnect", llmtest.OpenAICompletions, llmtest.Turn{Text: "a b c d e f g h", Fault: llmtest.Disconnect, DisconnectAfter: 300}},
 		{"anthropic-stream-error", llmtest.AnthropicMessages, llmtest.Turn{Text: "a b", Fault: llmtest.StreamError}},
@@ -45,6 +51,7 @@ func TestDiffPiErrorMessages(t *testing.T) {
 			var evs []llm.Event
 			msg := p.Stream(context.Background(), m, &llm.Context{Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("hi")}, Timestamp: 1}}}, nil,
 				func(e llm.Event) { evs = append(evs, e) })
+			t.Logf("errorMessage %q", msg.ErrorMessage)
 			if msg.ErrorMessage != piMsg.ErrorMessage || msg.StopReason != piMsg.StopReason {
 				t.Errorf("pigo %s %q\npi   %s %q", msg.StopReason, msg.ErrorMessage, piMsg.StopReason, piMsg.ErrorMessage)
 			}
