@@ -83,3 +83,31 @@ func TestDiffPiRequestBodies(t *testing.T) {
 		}
 	}
 }
+
+// A model without reasoning: system role, no reasoning parameter; an incomplete response
+// (max_output_tokens) ends as length. Body and message equal pi's.
+func TestDiffPiPlainLength(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi")
+	}
+	srv := llmtest.New(t)
+	turn := llmtest.Turn{ID: "1", Text: "Cut off", StopReason: "length", Usage: llmtest.Usage{Input: 9, CacheRead: 1, Output: 16}}
+	srv.Push(turn)
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "maxTokens": 8}, Args: []string{"--tools", "ls", "--no-session", "--mode", "json", "-p", "hi"}})
+	reqs := srv.Requests()
+	pa := llmtest.PiAssistants(out)
+	if len(reqs) != 1 || len(pa) != 1 {
+		t.Fatalf("pi: %d requests, %d messages; stderr %s", len(reqs), len(pa), errOut)
+	}
+	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 8}
+	c, _, key := piContext(t, reqs[0].Body)
+	o := &llm.Options{SessionID: key}
+	if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+		t.Errorf("body differs:\npigo %s\npi   %s", got, reqs[0].Body)
+	}
+	srv.Push(turn)
+	msg, evs := stream(t, m, c, o)
+	if d := llmtest.DiffAssistant(pa[0], evs, msg); d != "" {
+		t.Errorf("differs from pi's:\n%s", d)
+	}
+}
