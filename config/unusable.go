@@ -158,3 +158,15 @@ func (c *Config) notDeclarative(f *File) {
 	f.Diags.Add(diag.FileSpan(f.Src), diag.Info, notLoadedCode, "",
 		fmt.Sprintf("%s is not a declarative extension (%s); pigo does not load it", base, what))
 }
+
+// oversizeExtension reports (as an info) a JSON file in extensions/ too large to read: a
+// package-lock.json of a code extension, not a declarative extension, so never an error.
+func (c *Config) oversizeExtension(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() || st.Size() <= MaxFileSize || filepath.Ext(path) == ".cue" {
+		return false
+	}
+	c.unusableInfo(path, fmt.Sprintf("%s is not read as a declarative extension: it is %d bytes, more than pigo reads (%d); pigo does not load it",
+		filepath.Base(path), st.Size(), MaxFileSize))
+	return true
+}
