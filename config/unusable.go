@@ -120,8 +120,11 @@ func (c *Config) settingsResources(f *File) {
 // declarative reports whether a JSON file in extensions/ looks like a declarative extension
 // (D15): a top-level tools or commands key, or a $schema naming pigo's extension schema.
 func declarative(root *jsonc.Node) bool {
-	if root == nil || root.Kind != jsonc.Object {
-		return true // the schema check says what is wrong with it
+	if root == nil {
+		return true // the syntax error is reported
+	}
+	if root.Kind != jsonc.Object {
+		return false // an array or a scalar is some other program's data
 	}
 	if root.Member("tools") != nil || root.Member("commands") != nil {
 		return true
