@@ -206,6 +206,9 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 	for _, e := range c.listDir(filepath.Join(dir, "extensions"), scope) {
 		switch filepath.Ext(e) {
 		case ".cue", ".json", ".jsonc":
+			if c.oversizeExtension(e) {
+				continue
+			}
 			c.addFile(e, Extension, scope, true)
 		}
 	}

@@ -50,14 +50,19 @@ func (c *Config) modelIndex() *modelIndex {
 			ix.providers = append(ix.providers, p)
 		}
 	}
-	if e, err := c.Effective(Models); err == nil && e.Root != nil {
-		if ps := e.Root.Get("providers"); ps != nil && ps.Kind == jsonc.Object {
+	// Every readable models.json counts, applied or not (an untrusted project's too): a
+	// provider defined there is not a typo.
+	for _, f := range c.FilesOf(Models) {
+		if f.Root == nil || f.Root.Kind != jsonc.Object {
+			continue
+		}
+		if ps := f.Root.Get("providers"); ps != nil && ps.Kind == jsonc.Object {
 			for _, pm := range ps.Members {
 				addProvider(pm.Key)
 				if ms := pm.Value.Get("models"); ms != nil && ms.Kind == jsonc.Array {
 					for _, m := range ms.Elems {
-						if id := scalarString(m.Get("id")); id != "" {
-							ix.models = append(ix.models, knownModel{pm.Key, id})
+						if id := m.Get("id"); id != nil && id.Kind == jsonc.String && id.Str != "" {
+							ix.models = append(ix.models, knownModel{pm.Key, id.Str})
 						}
 					}
 				}
@@ -110,7 +115,12 @@ func (ix *modelIndex) hasID(id string) bool {
 func (ix *modelIndex) problem(provider, id string) (msg, hint string, near, ok bool) {
 	if provider != "" && !ix.hasProvider(provider) {
 		if s := validate.Suggest(provider, ix.providers); s != "" {
-			return fmt.Sprintf("unknown provider %q", provider), fmt.Sprintf("did you mean %q?", s), true, false
+			// "openrouter2" or "zai-coding" extend a name on purpose; a typo changes it.
+			lp, ls := strings.ToLower(provider), strings.ToLower(s)
+			// Provider names come in families (zai-coding, kimi-coding): only a change of one
+			// or two letters is taken for a typo.
+			near := !strings.HasPrefix(lp, ls) && !strings.HasPrefix(ls, lp) && validate.Distance(lp, ls) <= 2
+			return fmt.Sprintf("unknown provider %q", provider), fmt.Sprintf("did you mean %q?", s), near, false
 		}
 		return fmt.Sprintf("provider %q is neither one of pi's built-in providers nor defined in models.json", provider), "", false, false
 	}

@@ -37,7 +37,7 @@ func (c *Config) checkModelsRules(f *File) {
 		overrides := p.Get("modelOverrides")
 		hasModels := ms != nil && ms.Kind == jsonc.Array && len(ms.Elems) > 0
 		hasOverrides := overrides != nil && overrides.Kind == jsonc.Object && len(overrides.Members) > 0
-		if !hasModels && !hasOverrides && !has(p, "baseUrl") && !has(p, "headers") && !has(p, "compat") &&
+		if !has(p, "models") && !hasOverrides && !has(p, "baseUrl") && !has(p, "headers") && !has(p, "compat") &&
 			!has(p, "apiKey") && !has(p, "oauth") && !has(p, "authHeader") {
 			f.Diags.Add(at, diag.Error, "schema", path,
 				fmt.Sprintf(`Provider %s: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".`, id))

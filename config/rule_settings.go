@@ -128,7 +128,7 @@ func (c *Config) expr(f *File, n *jsonc.Node, path string) {
 		return
 	}
 	off := jsonc.StringOffset(f.Src.Text, n, ce.Offset)
-	msg, hint := condMessage(ce.Message)
+	msg, hint := cond.Friendly(ce.Message)
 	d := f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-expr", path, fmt.Sprintf("%s: bad condition: %s", path, msg))
 	d.Hint = hint
 }

@@ -120,8 +120,11 @@ func (c *Config) settingsResources(f *File) {
 // declarative reports whether a JSON file in extensions/ looks like a declarative extension
 // (D15): a top-level tools or commands key, or a $schema naming pigo's extension schema.
 func declarative(root *jsonc.Node) bool {
-	if root == nil || root.Kind != jsonc.Object {
-		return true // the schema check says what is wrong with it
+	if root == nil {
+		return true // the syntax error is reported
+	}
+	if root.Kind != jsonc.Object {
+		return false // an array or a scalar is some other program's data
 	}
 	if root.Member("tools") != nil || root.Member("commands") != nil {
 		return true
@@ -157,4 +160,16 @@ func (c *Config) notDeclarative(f *File) {
 	}
 	f.Diags.Add(diag.FileSpan(f.Src), diag.Info, notLoadedCode, "",
 		fmt.Sprintf("%s is not a declarative extension (%s); pigo does not load it", base, what))
+}
+
+// oversizeExtension reports (as an info) a JSON file in extensions/ too large to read: a
+// package-lock.json of a code extension, not a declarative extension, so never an error.
+func (c *Config) oversizeExtension(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() || st.Size() <= MaxFileSize || filepath.Ext(path) == ".cue" {
+		return false
+	}
+	c.unusableInfo(path, fmt.Sprintf("%s is not read as a declarative extension: it is %d bytes, more than pigo reads (%d); pigo does not load it",
+		filepath.Base(path), st.Size(), MaxFileSize))
+	return true
 }

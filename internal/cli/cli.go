@@ -212,7 +212,7 @@ func (c *CLI) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nglobal flags:")
 	writeFlags(w, globalFlags)
-	fmt.Fprintln(w, "\nRun 'pigo <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'pigo <command> --help' for a command's flags; 'pigo --version' prints the version.")
 }
 
 func (c *CLI) commandHelp(w io.Writer, cmd *command) {

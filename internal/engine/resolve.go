@@ -294,7 +294,8 @@ func (r *resolver) evalWhen(src string, sp diag.Span, path string) (ok bool, why
 		msg := err.Error()
 		if errors.As(err, &ce) {
 			at = inString(sp, src, len(string([]rune(src)[:min(ce.Offset, len([]rune(src)))])))
-			msg = fmt.Sprintf("condition %s does not compile: %s", quoteExpr(src), ce.Message)
+			friendly, _ := cond.Friendly(ce.Message)
+			msg = fmt.Sprintf("condition %s does not compile: %s", quoteExpr(src), friendly)
 		}
 		r.warn(at, "bad-expr", path, msg)
 		return false, fmt.Sprintf("condition %s does not compile", quoteExpr(src))

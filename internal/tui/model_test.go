@@ -484,7 +484,7 @@ func TestSettingsNotApplied(t *testing.T) {
 	write(t, filepath.Join(f.agent, "settings.json"), `{"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5",,}`)
 	m := start(t, f.options(), 80, 24)
 	v := m.View()
-	if strings.Contains(v, "settings name no default model") || !strings.Contains(v, "settings.json is not applied") {
+	if strings.Contains(v, "settings name no default model") || !strings.Contains(v, "model: none (settings.json not applied)") {
 		t.Errorf("header:\n%s", v)
 	}
 	if !strings.Contains(m.status, "not applied: settings.json:1:") {

@@ -68,7 +68,7 @@ func (m *Model) contextLine() string {
 	for _, d := range m.snap.notApplied {
 		if d.Code == "not-applied" && filepath.Base(d.File()) == "settings.json" {
 			// The file may well name a model: say that it could not be read instead.
-			model = "none (settings.json is not applied, see diagnostics; m picks one)"
+			model = "none (settings.json not applied)"
 		}
 	}
 	if r := m.modelRef(); r != "" {
@@ -187,6 +187,9 @@ func (m *Model) keysView() []string {
 			line += item
 		}
 		out = append(out, trunc(line, m.width))
+	}
+	for i := range out {
+		out[i] = padStyled(out[i], m.width) // full lines: nothing of the tab below shows through
 	}
 	return out
 }

@@ -330,3 +330,6 @@ func enumSuggest(s string, candidates []string) string {
 func Suggest(s string, candidates []string) string { return suggest(s, candidates) }
 
 var _ = cue.Value{}
+
+// Distance is the case-insensitive edit distance suggest uses (Levenshtein plus adjacent swaps).
+func Distance(a, b string) int { return distance(strings.ToLower(a), strings.ToLower(b)) }

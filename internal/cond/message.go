@@ -1,11 +1,9 @@
-package config
+package cond
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // What a `when` condition can name (D7), for did-you-mean hints.
@@ -38,14 +36,15 @@ var (
 	unknownName = regexp.MustCompile(`^unknown name (\S+)$`)
 )
 
-// condMessage rewrites an expression compiler message so that it never shows Go type names, and
-// returns a did-you-mean hint for a misspelt name or field.
-func condMessage(msg string) (string, string) {
+// Friendly rewrites a compile error message of the expression library so that it never shows
+// Go type names, and returns a did-you-mean hint for a misspelt name or field. Every caller
+// that shows a condition error (check, the engine's warnings) uses it.
+func Friendly(msg string) (string, string) {
 	msg = strings.TrimSpace(msg)
 	if m := noField.FindStringSubmatch(msg); m != nil {
 		owner := friendlyTypes(m[1])
 		hint := ""
-		if s := validate.Suggest(m[2], condFields[owner]); s != "" {
+		if s := suggest(m[2], condFields[owner]); s != "" {
 			hint = fmt.Sprintf("did you mean %s.%s?", owner, s)
 		} else if fs := condFields[owner]; len(fs) > 0 {
 			hint = fmt.Sprintf("%s has: %s", owner, strings.Join(fs, ", "))
@@ -57,7 +56,7 @@ func condMessage(msg string) (string, string) {
 	}
 	if m := unknownName.FindStringSubmatch(msg); m != nil {
 		hint := ""
-		if s := validate.Suggest(m[1], condNames); s != "" {
+		if s := suggest(m[1], condNames); s != "" {
 			hint = fmt.Sprintf("did you mean %s?", s)
 		}
 		return fmt.Sprintf("unknown name %q", m[1]), hint
@@ -70,4 +69,42 @@ func friendlyTypes(s string) string {
 		s = t.re.ReplaceAllString(s, t.say)
 	}
 	return s
+}
+
+// suggest returns the candidate closest to s within a small edit distance, or "".
+func suggest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	limit := 1
+	if len(s) >= 5 {
+		limit = 2
+	}
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
