@@ -1,0 +1,111 @@
+package config_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/diag"
+)
+
+// withinBounds runs fn under a memory limit and fails, instead of hanging, when it does not
+// return in a generous time. It asserts no speed.
+func withinBounds(t *testing.T, fn func()) {
+	t.Helper()
+	old := debug.SetMemoryLimit(512 << 20)
+	defer debug.SetMemoryLimit(old)
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("no result within 90s: a hang or a super-linear path")
+	}
+}
+
+// bomb is issue 11's 381-byte agent file: nested YAML aliases that expand to 9^9 values.
+func bomb() string {
+	s := "---\nname: bomb\ndescription: x\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	prev := "a"
+	for _, c := range "bcdefghi" {
+		s += fmt.Sprintf("%c: &%c [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", c, c, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+		prev = string(c)
+	}
+	return s + "---\nbody\n"
+}
+
+// TestHostileProject: an untrusted project whose files are a FIFO, a device, links to a secret
+// outside the project, and the alias bomb. check reads none of the first three (each says why),
+// bounds the bomb, never blocks, and never prints the secret.
+func TestHostileProject(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"secret/id_rsa":              "{\"-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t\": 1,,}\n",
+		"secret/skills/leak/SKILL.md": "---\nname: leak\ndescription: s3cr3t\n---\n",
+		"proj/.pi/agents/bomb.md":     bomb(),
+	})
+	pi := filepath.Join(root, "proj", ".pi")
+	if err := syscall.Mkfifo(filepath.Join(pi, "settings.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"sandbox.json":        "/dev/zero",
+		"lsp.json":            filepath.Join(root, "secret", "id_rsa"),
+		"agents/key.md":       filepath.Join(root, "secret", "id_rsa"),
+		"skills":              filepath.Join(root, "secret", "skills"),
+		"extensions/tty.json": "/dev/tty",
+	} {
+		p := filepath.Join(pi, link)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	no := false
+	var list diag.List
+	withinBounds(t, func() { list = loadTree(t, root, &no).Check() })
+	var out strings.Builder
+	diag.WriteText(&out, list, diag.Style{})
+	if strings.Contains(out.String(), "s3cr3t") {
+		t.Fatalf("the secret is echoed:\n%s", out.String())
+	}
+	want := map[string]string{
+		"settings.json":       "named pipe",
+		"sandbox.json":        "character device",
+		"lsp.json":            "outside the project",
+		"agents/key.md":       "outside the project",
+		"skills":              "outside the project",
+		"extensions/tty.json": "character device",
+		"agents/bomb.md":      "aliases expand to more than",
+	}
+	for f, msg := range want {
+		found := false
+		for _, d := range list {
+			if d.Span.Src != nil && d.Span.Src.Name == filepath.Join(pi, f) && d.Severity == diag.Error && strings.Contains(d.Message, msg) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no error containing %q in\n%s", f, msg, out.String())
+		}
+	}
+}
+
+// TestGlobalLinksFollowed: links in the agent dir are the user's own (dotfiles): followed.
+func TestGlobalLinksFollowed(t *testing.T) {
+	root := writeTree(t, map[string]string{"dotfiles/settings.json": `{"quietStartup": true}`})
+	os.MkdirAll(filepath.Join(root, "home", ".pi", "agent"), 0o755)
+	if err := os.Symlink(filepath.Join(root, "dotfiles", "settings.json"), filepath.Join(root, "home", ".pi", "agent", "settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadTree(t, root, nil)
+	f := cfg.Layer(config.Settings, config.Global)
+	if f == nil || f.Broken || len(f.Src.Text) == 0 {
+		t.Fatalf("the linked global settings were not read: %+v", f)
+	}
+}
