@@ -45,7 +45,7 @@ func bomb() string {
 // bounds the bomb, never blocks, and never prints the secret.
 func TestHostileProject(t *testing.T) {
 	root := writeTree(t, map[string]string{
-		"secret/id_rsa":              "{\"-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t\": 1,,}\n",
+		"secret/id_rsa":               "{\"-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t\": 1,,}\n",
 		"secret/skills/leak/SKILL.md": "---\nname: leak\ndescription: s3cr3t\n---\n",
 		"proj/.pi/agents/bomb.md":     bomb(),
 	})

@@ -179,7 +179,7 @@ func TestErrorLines(t *testing.T) {
 		yaml string
 		line int // 1-based line of the Markdown file
 	}{
-		{"name: x\nmodel: y\n- item\n", 4},        // did not find expected key
+		{"name: x\nmodel: y\n- item\n", 4},       // did not find expected key
 		{"name: x\ntools: [a, b\nmodel: y\n", 3}, // the unclosed flow sequence
 		{"name: x\nb: {c: 1\n", 3},               // the unclosed flow mapping
 		{"a: b: c\n", 2},                         // scanner error, line 1 of the YAML
