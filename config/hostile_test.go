@@ -109,3 +109,35 @@ func TestGlobalLinksFollowed(t *testing.T) {
 		t.Fatalf("the linked global settings were not read: %+v", f)
 	}
 }
+
+// TestSuperLinearInputs: inputs that once took seconds to minutes (40k unknown keys: a
+// did-you-mean per key and a quadratic duplicate scan; a million-digit integer: math/big)
+// are checked within generous bounds, with their diagnostics.
+func TestSuperLinearInputs(t *testing.T) {
+	var keys strings.Builder
+	keys.WriteString("{")
+	for i := range 40000 {
+		fmt.Fprintf(&keys, "%q: %d,", fmt.Sprintf("unknownKey%d", i), i)
+	}
+	keys.WriteString(`"quietStartup": true}`)
+	for name, tc := range map[string]struct{ src, msg string }{
+		"40k unknown keys":      {keys.String(), `unknown field "unknownKey39999"`},
+		"million-digit integer": {`{"retry": {"maxRetries": ` + strings.Repeat("9", 1_000_000) + `}, "quietStartup": ` + strings.Repeat("9", 1_000_000) + `}`, "quietStartup: expected a boolean"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := writeTree(t, map[string]string{"home/.pi/agent/settings.json": tc.src})
+			var list diag.List
+			withinBounds(t, func() { list = loadTree(t, root, nil).Check() })
+			found := false
+			for _, d := range list {
+				found = found || strings.Contains(d.Message, tc.msg)
+				if len(d.Message) > 400 {
+					t.Fatalf("a message echoes the input: %.200s...", d.Message)
+				}
+			}
+			if !found {
+				t.Errorf("no diagnostic containing %q among %d", tc.msg, len(list))
+			}
+		})
+	}
+}

@@ -344,7 +344,13 @@ func (w *walker) encode(n *jsonc.Node) cue.Value {
 			if i, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
 				return w.s.ctx.Encode(i)
 			}
-			if b, ok := new(big.Int).SetString(n.Num, 10); ok {
+			num := n.Num
+			if len(num) > maxDigits {
+				// math/big parses in quadratic time (a million digits took seconds); an integer
+				// this long is beyond every bound of the schema, as its first digits are.
+				num = num[:maxDigits]
+			}
+			if b, ok := new(big.Int).SetString(num, 10); ok {
 				return w.s.ctx.Encode(b)
 			}
 		}
@@ -353,6 +359,9 @@ func (w *walker) encode(n *jsonc.Node) cue.Value {
 	}
 	return w.s.ctx.Encode(n.Str)
 }
+
+// maxDigits bounds the integer literals given to math/big.
+const maxDigits = 400
 
 // literals returns the branches as JSON text when every branch is one concrete scalar.
 func literals(alts []cue.Value) ([]string, bool) {
@@ -433,6 +442,9 @@ func describeNode(n *jsonc.Node) string {
 		}
 		return strconv.Quote(s)
 	case jsonc.Number:
+		if len(n.Num) > 60 {
+			return n.Num[:57] + "..."
+		}
 		return n.Num
 	case jsonc.Bool:
 		return strconv.FormatBool(n.Bool)
