@@ -229,6 +229,13 @@ func joinScalars(n *jsonc.Node) string {
 
 // checkCUE compiles a CUE declaration file and unifies it with #Extension.
 func (c *Config) checkCUE(s *validate.Schema, f *File) {
+	if f.Scope != Builtin {
+		if err := guardCUE(f.Src.Name, f.Src.Text); err != nil {
+			f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "eval-limit", "", err.Error())
+			f.Broken, f.Applied = true, false
+			return
+		}
+	}
 	v := s.Context().CompileBytes(f.Src.Text, cue.Filename(f.Src.Name))
 	if err := v.Err(); err != nil {
 		for _, d := range validate.Errors(err, f.Src) {

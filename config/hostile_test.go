@@ -141,3 +141,35 @@ func TestSuperLinearInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestCUEExtensionBounded: a CUE extension whose evaluation runs away (a nested comprehension
+// of ten million elements, a list.Range of a hundred million) is stopped by the guard's limits
+// and reported; a normal CUE extension still loads.
+func TestCUEExtensionBounded(t *testing.T) {
+	old := config.GuardCPU
+	config.GuardCPU = time.Second
+	defer func() { config.GuardCPU = old }()
+	digits := "[0,1,2,3,4,5,6,7,8,9]"
+	root := writeTree(t, map[string]string{
+		"home/.pi/agent/extensions/loop.cue": "_l: [for i in " + digits + " for j in " + digits + " for k in " + digits + " for l in " + digits +
+			" for m in " + digits + " for n in " + digits + " for o in " + digits + " {i+j+k+l+m+n+o}]\n" +
+			`tools: [{name: "t1", description: "d", parameters: {type: "object"}}]` + "\n",
+		"home/.pi/agent/extensions/range.cue": "import \"list\"\n_big: list.Range(0, 100000000, 1)\n" +
+			`tools: [{name: "t2", description: "d", parameters: {type: "object"}}]` + "\n",
+		"home/.pi/agent/extensions/fine.cue": `tools: [{name: "t3", description: "d", parameters: {type: "object"}}]` + "\n",
+	})
+	var list diag.List
+	withinBounds(t, func() { list = loadTree(t, root, nil).Check() })
+	limited := map[string]bool{}
+	for _, d := range list {
+		if d.Code == "eval-limit" {
+			limited[filepath.Base(d.Span.Src.Name)] = true
+		}
+		if strings.HasSuffix(d.Span.Src.Name, "fine.cue") {
+			t.Errorf("fine.cue: %s", d.Message)
+		}
+	}
+	if !limited["loop.cue"] || !limited["range.cue"] {
+		t.Errorf("limited: %v", limited)
+	}
+}
