@@ -321,6 +321,10 @@ func removedRegion(src []byte, p jsonedit.Path, op string) (int, int) {
 	if op == OpSet {
 		return n.Start, n.End
 	}
+	// Unset: the member with the comments that belong to it (jsonedit.RemovedSpan).
+	if lo, hi, err := jsonedit.RemovedSpan(src, p); err == nil {
+		return lo, hi
+	}
 	start := n.Start
 	if last := p[len(p)-1]; !last.IsIndex && parent != nil {
 		for _, m := range parent.Members {
