@@ -323,10 +323,13 @@ func (d *doc) insert(c *hujson.Value, key string, val *hujson.Value) []byte {
 	d.detectStyle()
 	its := items(c)
 	open, close := c.StartOffset, c.EndOffset-1
-	oneLineLikeSiblings := d.siblingsOneLine(c, val)
+	oneLineLikeSiblings, pad := d.siblingsOneLine(c, val)
 	text := func(indent string, inline bool) string {
 		var v string
-		if inline || oneLineLikeSiblings {
+		if oneLineLikeSiblings && pad && len(items(val)) > 0 {
+			v = d.renderInline(val)
+			v = "{ " + v[1:len(v)-1] + " }"
+		} else if inline || oneLineLikeSiblings {
 			v = d.renderInline(val)
 		} else {
 			v = d.render(val, indent)
@@ -472,9 +475,10 @@ func (d *doc) replaceArray(old, val *hujson.Value) (string, bool) {
 // siblingsOneLine reports whether a new object value in container c should be
 // written on one line because its siblings of the same kind are: a servers map whose entries
 // are `"gopls": {"bin": "gopls"}` gets its new entry in that style.
-func (d *doc) siblingsOneLine(c *hujson.Value, val *hujson.Value) bool {
+// pad says whether those siblings write `{ "k": v }` with spaces inside the braces.
+func (d *doc) siblingsOneLine(c *hujson.Value, val *hujson.Value) (oneLine, pad bool) {
 	if _, ok := val.Value.(*hujson.Object); !ok {
-		return false // arrays follow the file's rule for scalar arrays (detectStyle)
+		return false, false // arrays follow the file's rule for scalar arrays (detectStyle)
 	}
 	var sibs []*hujson.Value
 	switch x := c.Value.(type) {
@@ -487,18 +491,21 @@ func (d *doc) siblingsOneLine(c *hujson.Value, val *hujson.Value) bool {
 			sibs = append(sibs, &x.Elements[i])
 		}
 	}
-	one, multi := 0, 0
+	one, multi, padded := 0, 0, 0
 	for _, v := range sibs {
 		if v.Value.Kind() != val.Value.Kind() || len(items(v)) == 0 {
 			continue
 		}
 		if d.oneLine(v) {
 			one++
+			if d.src[v.StartOffset+1] == ' ' {
+				padded++
+			}
 		} else {
 			multi++
 		}
 	}
-	return one > 0 && one >= multi
+	return one > 0 && one >= multi, padded*2 > one
 }
 
 // remove deletes item i of container c with its comma and the comments that belong to it: a
