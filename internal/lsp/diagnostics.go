@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // Diagnostic is one problem a server reported, with 1-based line and
@@ -59,6 +60,9 @@ func Diagnostics(ctx context.Context, plan *Plan, file string) ([]Diagnostic, er
 	return ds, err
 }
 
+// MaxFileSize is the largest file DiagnosticsWith opens in the servers.
+const MaxFileSize = 32 << 20
+
 // Options tune DiagnosticsWith.
 type Options struct {
 	// Progress, when set, is told what each server is doing: a cold server can take seconds
@@ -70,7 +74,8 @@ type Options struct {
 // DiagnosticsWith is Diagnostics with progress reports; notes say what went wrong without
 // failing the result (a server killed after a slow shutdown).
 func DiagnosticsWith(ctx context.Context, plan *Plan, file string, o Options) (ds []Diagnostic, notes []string, err error) {
-	data, err := os.ReadFile(plan.File)
+	// The file is opened (a FIFO or a device would block or never end), bounded, then sent.
+	data, err := safefile.Read(plan.File, safefile.Options{Max: MaxFileSize})
 	if err != nil {
 		return nil, nil, err
 	}
