@@ -301,7 +301,7 @@ func TestSnippetWindow(t *testing.T) {
 	}
 	code, caret := lines[1], lines[2]
 	i := strings.Index(caret, "^")
-	if !strings.HasPrefix(code, "    1 | …") || !strings.HasSuffix(code, "…") || i < 0 {
+	if !strings.HasPrefix(code, "    1 | …") || i < 0 {
 		t.Fatalf("snippet:\n%s\n%s", code, caret)
 	}
 	// The caret sits under `"bad"` (count runes: "…" is one column).
