@@ -94,7 +94,14 @@ func Compile(src string) (*Program, error) {
 	return p, err
 }
 
+// MaxLen bounds the length of a condition. Real ones are a line; expr's parser recurses per
+// nesting level and slows down super-linearly on long inputs (500k `!` took seconds).
+const MaxLen = 4096
+
 func compile(src string) (*Program, error) {
+	if len(src) > MaxLen {
+		return nil, &Error{Expr: src[:64] + "...", Offset: 0, Line: 1, Message: fmt.Sprintf("the condition is too long (%d bytes; at most %d)", len(src), MaxLen)}
+	}
 	prog, err := expr.Compile(src, expr.Env(Env{}), expr.AsBool())
 	if err != nil {
 		ce := &Error{Expr: src, Message: err.Error()}

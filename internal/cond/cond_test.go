@@ -144,3 +144,15 @@ func TestEvalBudget(t *testing.T) {
 		t.Errorf("a small loop: %v %v", ok, err)
 	}
 }
+
+// TestTooLong: a huge condition is refused before expr parses it (its parser recurses per
+// level of nesting and slows down super-linearly).
+func TestTooLong(t *testing.T) {
+	for _, src := range []string{strings.Repeat("!", 500000) + "true", strings.Repeat("(", 1000000) + "true" + strings.Repeat(")", 1000000)} {
+		_, err := Compile(src)
+		var ce *Error
+		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "too long") || len(ce.Error()) > 200 {
+			t.Errorf("got %.200v", err)
+		}
+	}
+}
