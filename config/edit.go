@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -305,6 +306,8 @@ func errorsIn(list diag.List, file string) diag.List {
 	return out
 }
 
+var digits = regexp.MustCompile(`[0-9]+`)
+
 // introduced returns the diagnostics of severity sev in after that before did not have. They
 // are compared without their offsets (an edit moves what follows it), as a multiset of file,
 // code, path and message, so an edit that fixes one error of a file and leaves another adds
@@ -315,7 +318,10 @@ func introduced(before, after diag.List, sev diag.Severity) diag.List {
 		if d.Span.Src != nil {
 			name = d.Span.Src.Name
 		}
-		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, d.Path, d.Message)
+		// Numbers are left out too: a message that names a line ("replaces the one on line 3")
+		// or a path with an index changes when an edit moves things (an earlier element was
+		// removed), and that is not a new problem.
+		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, digits.ReplaceAllString(d.Path, "#"), digits.ReplaceAllString(d.Message, "#"))
 	}
 	old := map[string]int{}
 	for _, d := range before {

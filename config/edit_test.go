@@ -455,3 +455,17 @@ func jsonEqual(a, b []byte) bool {
 	rb, err2 := jsonc.Parse(b)
 	return err1 == nil && err2 == nil && bytes.Equal(ra.JSON(), rb.JSON())
 }
+
+// TestEditMovesAnError: removing an element before one in error moves the error (its index
+// and line change); that is not a new error, so the edit goes through.
+func TestEditMovesAnError(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".pi", "agent", "settings.json"), "{\n  \"defaultTools\": [\n    \"read\",\n    \"bash\",\n    42\n  ]\n}\n")
+	ch, err := load(t, home, t.TempDir(), nil).Edit(Settings, Global, EditOp{OpUnset, "defaultTools[0]", nil})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if !strings.Contains(string(ch.New), "42") || strings.Contains(string(ch.New), "read") {
+		t.Errorf("result %s", ch.New)
+	}
+}
