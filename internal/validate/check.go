@@ -77,6 +77,33 @@ func (w *walker) check(n *jsonc.Node, sch cue.Value, path []string, top bool) {
 	}
 }
 
+// plainKind returns the kind of sch when sch is exactly a bare type (`string`, `bool`, `int`,
+// `number`, `null`), else BottomKind. Unifying each scalar with its constraint is most of a
+// check's time, and most constraints are bare types. Equivalence is tested both ways with
+// Subsume, once per schema place.
+func (s *Schema) plainKind(sch cue.Value) cue.Kind {
+	if k, ok := s.plain[sch]; ok {
+		return k
+	}
+	k := cue.BottomKind
+	if s.bare == nil {
+		s.bare = map[cue.Kind]cue.Value{}
+		for kind, src := range map[cue.Kind]string{cue.StringKind: "string", cue.BoolKind: "bool", cue.IntKind: "int", cue.NumberKind: "number", cue.NullKind: "null"} {
+			s.bare[kind] = s.ctx.CompileString(src)
+		}
+	}
+	if _, hasDefault := sch.Default(); !hasDefault {
+		for kind, t := range s.bare {
+			if sch.Subsume(t) == nil && t.Subsume(sch) == nil {
+				k = kind
+				break
+			}
+		}
+	}
+	s.plain[sch] = k
+	return k
+}
+
 // kindOf is schemaKind, cached.
 func (s *Schema) kindOf(sch cue.Value) cue.Kind {
 	k, ok := s.kinds[sch]
@@ -386,6 +413,9 @@ func indexPath(path []string, i int) []string {
 }
 
 func (w *walker) scalar(n *jsonc.Node, sch cue.Value, p string) {
+	if k := w.s.plainKind(sch); k != cue.BottomKind && acceptsKind(k, kindOf(n)) {
+		return // a bare type such as `string`: the kind check above was the whole check
+	}
 	err := sch.Unify(w.encode(n)).Validate(cue.Concrete(true))
 	if err == nil {
 		return

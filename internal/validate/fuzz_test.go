@@ -3,8 +3,8 @@ package validate
 import (
 	"fmt"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/diag"

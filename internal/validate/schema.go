@@ -43,6 +43,8 @@ type Schema struct {
 	allowed map[lookupKey]bool
 	lists   map[cue.Value]listInfo
 	kinds   map[cue.Value]cue.Kind
+	plain   map[cue.Value]cue.Kind
+	bare    map[cue.Kind]cue.Value
 }
 
 type structKey struct {
@@ -100,7 +102,7 @@ func Compile(fsys fs.FS) (*Schema, error) {
 	}
 	s := &Schema{ctx: ctx, root: v, defs: map[string]cue.Value{}, fields: map[cue.Value]*structInfo{}, owned: map[string]bool{},
 		emptyStruct: ctx.CompileString("{}"), emptyList: ctx.CompileString("[...]"),
-		structs: map[structKey]cue.Value{}, lookups: map[lookupKey]cue.Value{}, allowed: map[lookupKey]bool{}, lists: map[cue.Value]listInfo{}, kinds: map[cue.Value]cue.Kind{}}
+		structs: map[structKey]cue.Value{}, lookups: map[lookupKey]cue.Value{}, allowed: map[lookupKey]bool{}, lists: map[cue.Value]listInfo{}, kinds: map[cue.Value]cue.Kind{}, plain: map[cue.Value]cue.Kind{}}
 	s.collectOwned()
 	return s, nil
 }
