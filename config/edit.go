@@ -280,12 +280,7 @@ func (c *Config) Reload() (*Config, error) {
 		trusted := c.Trusted
 		o.AskTrust = func(string) (bool, bool) { return trusted, false }
 	}
-	nc, err := Load(o)
-	if err != nil {
-		return nil, err
-	}
-	nc.Home, nc.AgentDir = c.Home, c.AgentDir
-	return nc, nil
+	return Load(o)
 }
 
 func kindList(ks []Kind) string {
