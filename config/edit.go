@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"cuelang.org/go/cue"
 
@@ -45,6 +47,8 @@ type Change struct {
 	New  []byte
 	// Config is the configuration rebuilt with New in place of the file.
 	Config *Config
+	// Warnings are the warnings the change adds (the edit goes through; they are shown).
+	Warnings diag.List
 }
 
 // Diff returns the unified diff of the change ("" when nothing changes).
@@ -201,8 +205,8 @@ func (c *Config) Edit(k Kind, s Scope, ops ...EditOp) (*Change, error) {
 			}
 			return nil, e
 		}
-		if errs := errorsIn(before, f.Path); len(errs) > 0 {
-			return nil, &EditError{File: f.Path, Msg: "the file has errors now; pigo never rewrites an invalid file (fix it first, see pigo check)", Diags: errs}
+		if f.Root == nil {
+			return nil, &EditError{File: f.Path, Msg: "the file does not parse; pigo never rewrites it (fix it first, see pigo check)", Diags: errorsIn(before, f.Path)}
 		}
 		src = f.Src.Text
 		ch.Old = src
@@ -224,10 +228,59 @@ func (c *Config) Edit(k Kind, s Scope, ops ...EditOp) (*Change, error) {
 	}
 	ch.Config = nc
 	after := nc.Check()
-	if intro := introduced(before, after, ch.File); len(intro) > 0 {
+	if intro := introduced(before, after, diag.Error); len(intro) > 0 {
 		return nil, &EditError{File: ch.File, Msg: "the edit would make the configuration invalid; nothing was written", Diags: intro}
 	}
+	ch.Warnings = introduced(before, after, diag.Warning)
 	return ch, nil
+}
+
+// EditLockTimeout is how long Apply waits for another pigo editing the same file.
+var EditLockTimeout = 60 * time.Second
+
+// Apply is Edit followed by Write, safe against other pigo processes editing the same file:
+// it holds the file's lock (jsonedit.Lock) while it reads the configuration again, computes and
+// validates the change and writes it, so concurrent edits apply one after the other and none
+// is lost. A save by another program between the read and the write is detected by the write
+// (jsonedit.ErrChanged); the edit is then computed again on what was saved, a few times. With
+// dryRun nothing is locked or written.
+func (c *Config) Apply(k Kind, s Scope, dryRun bool, ops ...EditOp) (*Change, error) {
+	if dryRun {
+		return c.Edit(k, s, ops...)
+	}
+	path := c.Path(k, s)
+	if f := c.Layer(k, s); f != nil {
+		path = f.Path
+	}
+	unlock, err := jsonedit.Lock(path, EditLockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	for try := 0; ; try++ {
+		fresh, err := c.Reload()
+		if err != nil {
+			return nil, err
+		}
+		ch, err := fresh.Edit(k, s, ops...)
+		if err != nil || !ch.Changed() {
+			return ch, err
+		}
+		if err = ch.Write(); err == nil || !errors.Is(err, jsonedit.ErrChanged) || try == 4 {
+			return ch, err
+		}
+	}
+}
+
+// Reload reads the configuration again with the same options. The project keeps the trust
+// decided when it was first loaded (nobody is asked twice).
+func (c *Config) Reload() (*Config, error) {
+	o := c.Opts
+	if o.Approve == nil && o.AskTrust != nil {
+		trusted := c.Trusted
+		o.AskTrust = func(string) (bool, bool) { return trusted, false }
+	}
+	return Load(o)
 }
 
 func kindList(ks []Kind) string {
@@ -248,28 +301,39 @@ func errorsIn(list diag.List, file string) diag.List {
 	return out
 }
 
-// introduced returns the error diagnostics of after that before did not have: every error in
-// the edited file (it had none), and new errors elsewhere (an edit can break a reference).
-func introduced(before, after diag.List, file string) diag.List {
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// introduced returns the diagnostics of severity sev in after that before did not have. They
+// are compared without their offsets (an edit moves what follows it), as a multiset of file,
+// code, path and message, so an edit that fixes one error of a file and leaves another adds
+// nothing, and the edit that fixes a schema error goes through.
+func introduced(before, after diag.List, sev diag.Severity) diag.List {
 	key := func(d diag.Diagnostic) string {
 		name := ""
 		if d.Span.Src != nil {
 			name = d.Span.Src.Name
 		}
-		return fmt.Sprintf("%s\x00%d\x00%s\x00%s", name, d.Span.Start, d.Code, d.Message)
+		// Numbers are left out too: a message that names a line ("replaces the one on line 3")
+		// or a path with an index changes when an edit moves things (an earlier element was
+		// removed), and that is not a new problem.
+		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, digits.ReplaceAllString(d.Path, "#"), digits.ReplaceAllString(d.Message, "#"))
 	}
-	old := map[string]bool{}
+	old := map[string]int{}
 	for _, d := range before {
-		old[key(d)] = true
+		if d.Severity == sev {
+			old[key(d)]++
+		}
 	}
 	var out diag.List
 	for _, d := range after {
-		if d.Severity != diag.Error {
+		if d.Severity != sev {
 			continue
 		}
-		if (d.Span.Src != nil && d.Span.Src.Name == file) || !old[key(d)] {
-			out = append(out, d)
+		if k := key(d); old[k] > 0 {
+			old[k]--
+			continue
 		}
+		out = append(out, d)
 	}
 	return out.Sort()
 }

@@ -137,16 +137,55 @@ func TestEditRefusals(t *testing.T) {
 	}
 }
 
-// TestEditRefusesInvalidFile: a file with errors now is never rewritten, even by a good edit.
+// TestEditRefusesInvalidFile: a file that does not parse is never rewritten, even by a good
+// edit; one with schema errors is edited as long as the edit adds no error (issue 11 item 6:
+// the edit that fixes the error must go through).
 func TestEditRefusesInvalidFile(t *testing.T) {
-	for _, text := range []string{`{"theme": 42}`, `{"theme": "dark",,}`} {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".pi", "agent", "settings.json"), `{"theme": "dark",,}`)
+	_, err := load(t, home, t.TempDir(), nil).Edit(Settings, Global, EditOp{OpSet, "quietStartup", []byte(`true`)})
+	var ee *EditError
+	if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "does not parse") || len(ee.Diags) == 0 {
+		t.Errorf("want a refusal naming the syntax error, got %v", err)
+	}
+	for _, tc := range []struct {
+		op     EditOp
+		refuse bool
+	}{
+		{EditOp{OpSet, "theme", []byte(`"light"`)}, false},     // fixes the error
+		{EditOp{OpUnset, "theme", nil}, false},                 // removes it
+		{EditOp{OpSet, "quietStartup", []byte(`true`)}, false}, // leaves it, adds none
+		{EditOp{OpSet, "quietStartup", []byte(`3`)}, true},     // adds one
+	} {
 		home := t.TempDir()
-		write(t, filepath.Join(home, ".pi", "agent", "settings.json"), text)
-		_, err := load(t, home, t.TempDir(), nil).Edit(Settings, Global, EditOp{OpSet, "quietStartup", []byte(`true`)})
-		var ee *EditError
-		if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "never rewrites an invalid file") || len(ee.Diags) == 0 {
-			t.Errorf("%s: want a refusal naming the errors, got %v", text, err)
+		write(t, filepath.Join(home, ".pi", "agent", "settings.json"), `{"theme": 42}`)
+		ch, err := load(t, home, t.TempDir(), nil).Edit(Settings, Global, tc.op)
+		if tc.refuse {
+			if !errors.As(err, &ee) || len(ee.Diags) != 1 || !strings.Contains(ee.Diags[0].Message, "quietStartup") {
+				t.Errorf("%v: want a refusal naming only the new error, got %v", tc.op, err)
+			}
+			continue
 		}
+		if err != nil {
+			t.Errorf("%v: refused: %v", tc.op, err)
+			continue
+		}
+		if err := ch.Write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestEditWarningsShown: an edit that adds a warning goes through and names it.
+func TestEditWarningsShown(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".pi", "agent", "settings.json"), `{"personalExtensions": {"disabledTools": ["nope_*"]}}`)
+	ch, err := load(t, home, t.TempDir(), nil).Edit(Settings, Global, EditOp{OpAdd, "personalExtensions.disabledTools", []byte(`"zzz_*"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Warnings) != 1 || !strings.Contains(ch.Warnings[0].Message, `"zzz_*" matches no tool`) {
+		t.Fatalf("warnings %v", ch.Warnings)
 	}
 }
 
@@ -282,6 +321,10 @@ func removedRegion(src []byte, p jsonedit.Path, op string) (int, int) {
 	if op == OpSet {
 		return n.Start, n.End
 	}
+	// Unset: the member with the comments that belong to it (jsonedit.RemovedSpan).
+	if lo, hi, err := jsonedit.RemovedSpan(src, p); err == nil {
+		return lo, hi
+	}
 	start := n.Start
 	if last := p[len(p)-1]; !last.IsIndex && parent != nil {
 		for _, m := range parent.Members {
@@ -411,4 +454,18 @@ func jsonEqual(a, b []byte) bool {
 	ra, err1 := jsonc.Parse(a)
 	rb, err2 := jsonc.Parse(b)
 	return err1 == nil && err2 == nil && bytes.Equal(ra.JSON(), rb.JSON())
+}
+
+// TestEditMovesAnError: removing an element before one in error moves the error (its index
+// and line change); that is not a new error, so the edit goes through.
+func TestEditMovesAnError(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".pi", "agent", "settings.json"), "{\n  \"defaultTools\": [\n    \"read\",\n    \"bash\",\n    42\n  ]\n}\n")
+	ch, err := load(t, home, t.TempDir(), nil).Edit(Settings, Global, EditOp{OpUnset, "defaultTools[0]", nil})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if !strings.Contains(string(ch.New), "42") || strings.Contains(string(ch.New), "read") {
+		t.Errorf("result %s", ch.New)
+	}
 }

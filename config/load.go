@@ -18,6 +18,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/frontmatter"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // MaxFileSize is the largest config file pigo reads; larger files are reported and skipped.
@@ -95,6 +96,8 @@ type Config struct {
 	models     *modelIndex
 	// unusable are the inputs pigo found and cannot use (code extensions, …): infos of check.
 	unusable diag.List
+	// projectReal is the real path of ProjectDir (readOptions).
+	projectReal string
 }
 
 func (o *Options) getenv(k string) string {
@@ -219,6 +222,12 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 // listDir lists the entries of a resource directory, reporting what cannot be read. Dot-entries
 // and node_modules are skipped as pi does.
 func (c *Config) listDir(dir string, scope Scope) []string {
+	if o := c.readOptions(scope); o.Within != "" {
+		if real, err := filepath.EvalSymlinks(dir); err == nil && !safefile.Inside(safefile.Real(real), o.Within) {
+			c.ioProblem(dir, scope, &safefile.Refusal{Path: dir, Reason: fmt.Sprintf("is a symbolic link to %s, outside %s; pigo does not follow it", safefile.Real(real), o.WithinName)})
+			return nil
+		}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrNotExist) {
@@ -269,7 +278,24 @@ func (c *Config) ioProblem(path string, scope Scope, err error) {
 	c.Files = append(c.Files, f)
 }
 
+// readOptions is how files of a scope are read (safefile): a project's files must stay inside
+// the project, so that a link in a cloned repository cannot show pigo a file from elsewhere.
+func (c *Config) readOptions(scope Scope) safefile.Options {
+	o := safefile.Options{Max: MaxFileSize}
+	if scope == Project {
+		if c.projectReal == "" {
+			c.projectReal = safefile.Real(c.ProjectDir)
+		}
+		o.Within, o.WithinName = c.projectReal, "the project"
+	}
+	return o
+}
+
 func ioMessage(err error) string {
+	var r *safefile.Refusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
@@ -287,7 +313,7 @@ func ioMessage(err error) string {
 // addFile reads one file if it exists (or always, when must is set: a missing file is then an
 // error). It returns nil when an optional file does not exist.
 func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
-	st, err := os.Stat(path)
+	_, err := os.Stat(path)
 	if err != nil && !must {
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, lerr := os.Lstat(path); lerr != nil {
@@ -303,15 +329,10 @@ func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
 		f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "io", "", msg)
 		return f
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return fail(ioMessage(err))
-	case st.IsDir():
-		return fail("is a directory, not a file")
-	case st.Size() > MaxFileSize:
-		return fail(fmt.Sprintf("file is too large (%d bytes; pigo reads config files up to %d bytes)", st.Size(), MaxFileSize))
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, c.readOptions(scope))
 	if err != nil {
 		return fail(ioMessage(err))
 	}
@@ -392,6 +413,9 @@ func (c *Config) parseMarkdown(f *File) {
 		f.Broken, f.Applied = true, false
 		f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "syntax", "", err.Error())
 		return
+	}
+	for _, w := range doc.Warnings {
+		f.Diags.Add(diag.At(f.Src, w.Offset, w.Offset+2), diag.Warning, w.Code, "", w.Msg)
 	}
 	f.Root = doc.Data
 }

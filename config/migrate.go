@@ -12,6 +12,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/jsonedit"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/validate"
 )
 
@@ -76,7 +77,7 @@ func (m *Migration) removeOld(removeOld bool) error {
 func (c *Config) MigrateSandbox(s Scope) (*Migration, error) {
 	to := c.Path(Sandbox, s)
 	legacy := filepath.Join(filepath.Dir(to), "bwrap.json")
-	toData, toErr := os.ReadFile(to)
+	toData, toErr := safefile.Read(to, c.readOptions(s))
 	if toErr != nil && !errors.Is(toErr, fs.ErrNotExist) {
 		return nil, editErr(to, "%s", ioMessage(toErr))
 	}
@@ -91,7 +92,7 @@ func (c *Config) MigrateSandbox(s Scope) (*Migration, error) {
 		}
 	}
 	if m.From == "" {
-		data, err := os.ReadFile(legacy)
+		data, err := safefile.Read(legacy, c.readOptions(s))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if toErr == nil {

@@ -206,18 +206,22 @@ func (m *merger) rule(parent, key string) (path, rule string) {
 // wrap turns one layer's node into a Value (rule "only").
 func (m *merger) wrap(n *jsonc.Node, f *File) *Value {
 	v := &Value{Kind: n.Kind, Node: n, File: f, Rule: RuleOnly}
+	var index map[string]*Member // by key: a scan per member made 40k keys quadratic
+	if len(n.Members) > 1 {
+		index = make(map[string]*Member, len(n.Members))
+	}
 	for _, mem := range n.Members {
 		// A repeated key keeps its last value, as JSON decoders do.
 		child := m.wrap(mem.Value, f)
-		replaced := false
-		for _, old := range v.Members {
-			if old.Key == mem.Key {
-				child.Replaced = append(child.Replaced, old.Value)
-				old.Value, replaced = child, true
-			}
+		if old := index[mem.Key]; old != nil {
+			child.Replaced = append(child.Replaced, old.Value)
+			old.Value = child
+			continue
 		}
-		if !replaced {
-			v.Members = append(v.Members, &Member{Key: mem.Key, Value: child})
+		nm := &Member{Key: mem.Key, Value: child}
+		v.Members = append(v.Members, nm)
+		if index != nil {
+			index[mem.Key] = nm
 		}
 	}
 	for _, e := range n.Elems {

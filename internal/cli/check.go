@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/pigo-agent/pigo/config"
@@ -49,6 +50,11 @@ func runCheck(c *CLI, a *args) int {
 			fmt.Fprintf(c.Stderr, "pigo check: %s: cannot tell from its name what kind of file it is; pigo checks %s\n", p, config.KnownNames)
 			return ExitUsage
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		// check is a short batch that allocates much and frees it all at exit: collecting less
+		// often saved 40% of its CPU at 10k declared tools (peak RSS 130 -> 270 MB).
+		debug.SetGCPercent(400)
 	}
 	opts := c.loadOptions(a)
 	opts.Cache = false  // check always validates fully

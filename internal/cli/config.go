@@ -250,32 +250,34 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 		}
 		var usage string
 		var ops []config.EditOp
+		// Words after "--" are arguments too, so that a VALUE may start with "-".
+		pos := append(append([]string{}, a.pos...), a.rest...)
 		switch op {
 		case config.OpSet:
 			usage = "config set FILE KEY VALUE"
-			if len(a.pos) == 3 {
-				ops = append(ops, config.EditOp{Op: op, Path: a.pos[1], Value: parseValue(a.pos[2])})
+			if len(pos) == 3 {
+				ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: parseValue(pos[2])})
 			}
 		case config.OpUnset:
 			usage = "config unset FILE KEY..."
-			if len(a.pos) >= 2 {
-				for _, k := range a.pos[1:] {
+			if len(pos) >= 2 {
+				for _, k := range pos[1:] {
 					ops = append(ops, config.EditOp{Op: op, Path: k})
 				}
 			}
 		case config.OpAdd:
 			usage = "config add FILE KEY VALUE..."
-			if len(a.pos) >= 3 {
-				for _, v := range a.pos[2:] {
-					ops = append(ops, config.EditOp{Op: op, Path: a.pos[1], Value: parseValue(v)})
+			if len(pos) >= 3 {
+				for _, v := range pos[2:] {
+					ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: parseValue(v)})
 				}
 			}
 		}
 		if ops == nil {
-			fmt.Fprintf(c.Stderr, "pigo %s: wrong number of arguments\nusage: pigo %s [--scope global|project] [--dry-run]\n", cmd, usage)
+			fmt.Fprintf(c.Stderr, "pigo %s: wrong number of arguments\nusage: pigo %s [--scope global|project] [--dry-run] (after --, a VALUE may start with -)\n", cmd, usage)
 			return ExitUsage
 		}
-		k, ok := c.configKind(cmd, a.pos[0])
+		k, ok := c.configKind(cmd, pos[0])
 		if !ok {
 			return ExitUsage
 		}
@@ -296,7 +298,7 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 		if s, ok = c.globalOnlyScope(cmd, a, k, s, ops); !ok {
 			return ExitFailed
 		}
-		ch, err := cfg.Edit(k, s, ops...)
+		ch, err := cfg.Apply(k, s, a.has("--dry-run"), ops...)
 		if err != nil {
 			return c.editFailure(cmd, err)
 		}
@@ -304,13 +306,11 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 		if s == config.Project && !cfg.ProjectTrusted() {
 			fmt.Fprintf(c.Stderr, "pigo %s: note: the project is not trusted (%s): %s is not applied until it is\n", cmd, cfg.TrustReason, ch.File)
 		}
-		if a.has("--dry-run") || !ch.Changed() {
-			return c.editOutput(a, ch, s, ops, false)
+		if len(ch.Warnings) > 0 {
+			fmt.Fprintf(c.Stderr, "pigo %s: the edit adds %d warning(s):\n", cmd, len(ch.Warnings))
+			diag.WriteText(c.Stderr, ch.Warnings, diag.Style{})
 		}
-		if err := ch.Write(); err != nil {
-			return c.editFailure(cmd, err)
-		}
-		return c.editOutput(a, ch, s, ops, true)
+		return c.editOutput(a, ch, s, ops, !a.has("--dry-run") && ch.Changed())
 	}
 }
 
@@ -345,6 +345,9 @@ func (c *CLI) editFailure(cmd string, err error) int {
 		return ExitFailed
 	case errors.Is(err, jsonedit.ErrChanged):
 		fmt.Fprintf(c.Stderr, "pigo %s: %v; nothing was written, run the command again\n", cmd, err)
+		return ExitFailed
+	case errors.Is(err, jsonedit.ErrRefused):
+		fmt.Fprintf(c.Stderr, "pigo %s: %v; nothing was written\n", cmd, err)
 		return ExitFailed
 	}
 	fmt.Fprintf(c.Stderr, "pigo %s: %v\n", cmd, err)

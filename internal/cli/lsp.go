@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/pigo-agent/pigo/config"
@@ -222,8 +223,21 @@ func runLSPDiagnostics(c *CLI, a *args) int {
 	defer stop()
 	var ds []lsp.Diagnostic
 	if len(plan.Servers) > 0 {
+		var progress func(server, what string)
+		if format == "text" {
+			var mu sync.Mutex
+			progress = func(server, what string) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s: %s\n", server, what)
+			}
+		}
 		var err error
-		ds, err = lsp.Diagnostics(ctx, plan, file)
+		var notes []string
+		ds, notes, err = lsp.DiagnosticsWith(ctx, plan, file, lsp.Options{Progress: progress})
+		for _, n := range notes {
+			fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: note: %s\n", n)
+		}
 		if err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s\n", line)
@@ -241,6 +255,9 @@ func runLSPDiagnostics(c *CLI, a *args) int {
 	} else {
 		for _, d := range ds {
 			fmt.Fprintln(c.Stdout, d.String())
+		}
+		if len(ds) == 0 && len(failed) == 0 && len(plan.Servers) > 0 {
+			fmt.Fprintf(c.Stdout, "%s: no diagnostics\n", file)
 		}
 	}
 	if len(failed) > 0 {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 	"sync"
 
 	"github.com/expr-lang/expr"
@@ -93,7 +94,14 @@ func Compile(src string) (*Program, error) {
 	return p, err
 }
 
+// MaxLen bounds the length of a condition. Real ones are a line; expr's parser recurses per
+// nesting level and slows down super-linearly on long inputs (500k `!` took seconds).
+const MaxLen = 4096
+
 func compile(src string) (*Program, error) {
+	if len(src) > MaxLen {
+		return nil, &Error{Expr: src[:64] + "...", Offset: 0, Line: 1, Message: fmt.Sprintf("the condition is too long (%d bytes; at most %d)", len(src), MaxLen)}
+	}
 	prog, err := expr.Compile(src, expr.Env(Env{}), expr.AsBool())
 	if err != nil {
 		ce := &Error{Expr: src, Message: err.Error()}
@@ -128,6 +136,13 @@ func runeOffset(src string, line, col int) int {
 
 func never(string) bool { return false }
 
+// Budget is the evaluation budget of one condition, in expr's memory units (about one per
+// element of a range, array or string it builds). A condition needs a handful; without a
+// tight bound an extension from an untrusted project could loop over huge ranges (expr's
+// default of a million units takes most of a second per condition, and a file can declare
+// thousands). Over budget, the evaluation stops with an error.
+const Budget = 10_000
+
 // Eval runs a compiled condition in env. A runtime failure (such as indexing a missing
 // setting) is an error, never a panic.
 func Eval(p *Program, env Env) (ok bool, err error) {
@@ -142,8 +157,12 @@ func Eval(p *Program, env Env) (ok bool, err error) {
 			ok, err = false, fmt.Errorf("condition %q: %v", p.src, r)
 		}
 	}()
-	out, err := expr.Run(p.prog, env)
+	machine := vm.VM{MemoryBudget: Budget}
+	out, err := machine.Run(p.prog, env)
 	if err != nil {
+		if strings.Contains(err.Error(), "memory budget exceeded") {
+			return false, fmt.Errorf("condition %q exceeds its evaluation budget (%d units): it builds too large a range, array or string", p.src, Budget)
+		}
 		return false, err
 	}
 	b, isBool := out.(bool)

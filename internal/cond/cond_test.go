@@ -2,7 +2,9 @@ package cond
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestCompileErrors(t *testing.T) {
@@ -113,5 +115,44 @@ func BenchmarkEval(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Eval(p, env)
+	}
+}
+
+// TestEvalBudget: conditions that loop over huge ranges stop with an error naming the budget,
+// within a generous time (no timing is asserted; the bound catches hangs only).
+func TestEvalBudget(t *testing.T) {
+	for _, src := range []string{
+		`len(1..50000) > 0`,
+		`all(1..1000000000, # > 0)`,
+		`all(1..999, all(1..999, all(1..999, true)))`,
+		`len(repeat(repeat("abc", 10000), 10000)) > 0`,
+		`any(1..900, {any(1..900, {any(1..900, {# < 0})})})`,
+		`len(join(map(1..900000, string(#)), ",")) > 0`,
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := AsBool(src, Env{}); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "evaluation budget") {
+				t.Errorf("%s: got %v, want the budget error", src, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no result in 30s", src)
+		}
+	}
+	if ok, err := AsBool(`all(["a", "b"], # != "") && len(1..20) == 20`, Env{}); !ok || err != nil {
+		t.Errorf("a small loop: %v %v", ok, err)
+	}
+}
+
+// TestTooLong: a huge condition is refused before expr parses it (its parser recurses per
+// level of nesting and slows down super-linearly).
+func TestTooLong(t *testing.T) {
+	for _, src := range []string{strings.Repeat("!", 500000) + "true", strings.Repeat("(", 1000000) + "true" + strings.Repeat(")", 1000000)} {
+		_, err := Compile(src)
+		var ce *Error
+		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "too long") || len(ce.Error()) > 200 {
+			t.Errorf("got %.200v", err)
+		}
 	}
 }

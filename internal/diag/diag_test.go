@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -280,5 +281,31 @@ func TestToJSON(t *testing.T) {
 	}
 	if b, _ := json.Marshal(ToJSON(nil)); string(b) != "[]" {
 		t.Errorf("empty list encodes as %s", b)
+	}
+}
+
+// TestSnippetWindow: a diagnostic on a huge line shows a window around its column, with the
+// caret still under the offending bytes (many diagnostics on a minified 1 MB line printed the
+// whole line each time: gigabytes).
+func TestSnippetWindow(t *testing.T) {
+	line := strings.Repeat(`"a": 1, `, 20000) + `"bad": 2`
+	src := NewSource("f.json", []byte("{"+line+"}\n"))
+	off := 1 + strings.Index(line, `"bad"`)
+	var l List
+	l.Add(At(src, off, off+5), Error, "x", "", "here")
+	var b strings.Builder
+	WriteText(&b, l, Style{})
+	lines := strings.Split(b.String(), "\n")
+	if len(b.String()) > 600 || len(lines) < 3 {
+		t.Fatalf("output of %d bytes:\n%.600s", b.Len(), b.String())
+	}
+	code, caret := lines[1], lines[2]
+	i := strings.Index(caret, "^")
+	if !strings.HasPrefix(code, "    1 | …") || i < 0 {
+		t.Fatalf("snippet:\n%s\n%s", code, caret)
+	}
+	// The caret sits under `"bad"` (count runes: "…" is one column).
+	if got := string([]rune(code)[utf8.RuneCountInString(caret[:i]):][:5]); got != `"bad"` || !strings.HasSuffix(caret, "^~~~~") {
+		t.Errorf("caret under %q:\n%s\n%s", got, code, caret)
 	}
 }

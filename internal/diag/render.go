@@ -80,9 +80,18 @@ func writeOne(w io.Writer, d Diagnostic, st Style) {
 		text := d.Src.Line(l)
 		num := strconv.Itoa(l)
 		pad := strings.Repeat(" ", len(num))
-		fmt.Fprintf(w, "    %s | %s\n", num, expandControl(text))
-		// The underline follows the line's own tabs so that it stays aligned.
+		text, c, cut := window(text, c)
+		shown := expandControl(text)
 		var lead strings.Builder
+		if cut&cutBefore != 0 {
+			shown = "…" + shown
+			lead.WriteByte(' ')
+		}
+		if cut&cutAfter != 0 {
+			shown += "…"
+		}
+		fmt.Fprintf(w, "    %s | %s\n", num, shown)
+		// The underline follows the line's own tabs so that it stays aligned.
 		for _, r := range string(text[:min(c-1, len(text))]) {
 			if r == '\t' {
 				lead.WriteByte('\t')
@@ -92,6 +101,10 @@ func writeOne(w io.Writer, d Diagnostic, st Style) {
 		}
 		width := 1
 		el, ec := d.EndPos()
+		if cut&cutBefore != 0 && el == l {
+			_, full := d.Pos()
+			ec -= full - c // the window moved the columns
+		}
 		if el == l && ec > c {
 			width = utf8.RuneCount(text[min(c-1, len(text)):min(ec-1, len(text))])
 		} else if el > l {
@@ -103,6 +116,39 @@ func writeOne(w io.Writer, d Diagnostic, st Style) {
 	if d.Hint != "" {
 		fmt.Fprintf(w, "    = hint: %s\n", d.Hint)
 	}
+}
+
+// Snippet windows: a long line is shown around the column only, so that many diagnostics on
+// one huge line (a minified file of 40k duplicate keys) print kilobytes, not gigabytes.
+const (
+	maxSnippet    = 160
+	snippetBefore = 60
+	cutBefore     = 1
+	cutAfter      = 2
+)
+
+// window cuts text to at most maxSnippet bytes around the 1-based byte column c, on rune
+// boundaries. It returns the cut text, the column inside it, and which ends were cut.
+func window(text []byte, c int) ([]byte, int, int) {
+	if len(text) <= maxSnippet {
+		return text, c, 0
+	}
+	start := max(0, min(c-1, len(text))-snippetBefore)
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	end := min(len(text), start+maxSnippet)
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	cut := 0
+	if start > 0 {
+		cut |= cutBefore
+	}
+	if end < len(text) {
+		cut |= cutAfter
+	}
+	return text[start:end], c - start, cut
 }
 
 // expandControl keeps a source line printable: control characters other than tab become '?'.

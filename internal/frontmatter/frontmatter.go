@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +15,18 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pigo-agent/pigo/internal/jsonc"
+)
+
+// Limits that keep a hostile file (reachable from an untrusted project through `pigo check`)
+// from exhausting memory or time. Real frontmatter is a few hundred bytes.
+const (
+	// MaxYAML is the largest frontmatter pigo parses, in bytes.
+	MaxYAML = 1 << 20
+	// MaxAliasNodes bounds the values that YAML aliases may add when expanded: a few nested
+	// anchors ("billion laughs") otherwise expand to billions of values from a few hundred bytes.
+	MaxAliasNodes = 10000
+	// MaxDepth bounds the nesting of the frontmatter.
+	MaxDepth = 100
 )
 
 // Doc is a split Markdown file.
@@ -27,19 +40,24 @@ type Doc struct {
 	BodyStart int
 	// Data is the parsed frontmatter (an object), nil when absent or when parsing failed.
 	Data *jsonc.Node
+	// Warnings are problems that do not stop the frontmatter from being read, such as a YAML
+	// merge key (`<<:`), which pi reads as an ordinary key.
+	Warnings []*Error
 }
 
-// Error is a frontmatter problem at a byte offset of the Markdown file.
+// Error is a frontmatter problem at a byte offset of the Markdown file. Code is a short
+// kebab-case name for a warning ("yaml-merge"); errors leave it empty.
 type Error struct {
 	Offset int
 	Msg    string
+	Code   string
 }
 
 func (e *Error) Error() string { return e.Msg }
 
 // Parse splits src. A file without an opening `---` line has no frontmatter (Present false, no
 // error). An opening line without a closing one, or YAML that does not parse or is not a mapping,
-// is an *Error.
+// is an *Error. Lines end with LF, CRLF or a bare CR (pi normalizes all three).
 func Parse(src []byte) (*Doc, error) {
 	d := &Doc{}
 	off := 0
@@ -47,15 +65,15 @@ func Parse(src []byte) (*Doc, error) {
 		off = 3
 	}
 	first, next := lineAt(src, off)
-	if strings.TrimRight(string(first), " \t\r") != "---" {
+	if strings.TrimRight(string(first), " \t") != "---" {
 		d.BodyStart = 0
 		return d, nil
 	}
 	d.Present, d.Open, d.YAMLStart = true, off, next
 	for pos := next; pos < len(src); {
 		line, nxt := lineAt(src, pos)
-		t := strings.TrimRight(string(line), " \t\r")
-		if t == "---" || t == "..." {
+		t := bytes.TrimRight(line, " \t")
+		if string(t) == "---" || string(t) == "..." {
 			d.YAMLEnd, d.BodyStart = pos, nxt
 			break
 		}
@@ -69,16 +87,19 @@ func Parse(src []byte) (*Doc, error) {
 		d.Data = &jsonc.Node{Kind: jsonc.Object, Start: d.Open, End: d.Open + 3}
 		return d, nil
 	}
+	if len(yml) > MaxYAML {
+		return d, &Error{Offset: d.YAMLStart, Msg: fmt.Sprintf("frontmatter is too large (%d bytes; pigo reads frontmatter up to %d bytes)", len(yml), MaxYAML)}
+	}
+	c := newConverter(src, d.YAMLStart, d.YAMLEnd)
 	var root yaml.Node
 	if err := yaml.Unmarshal(yml, &root); err != nil {
-		return d, yamlError(src, d.YAMLStart, err)
+		return d, c.yamlError(err)
 	}
-	c := converter{src: src, base: d.YAMLStart, firstLine: lineNumber(src, d.YAMLStart)}
 	if len(root.Content) == 0 {
 		d.Data = &jsonc.Node{Kind: jsonc.Object, Start: d.Open, End: d.Open + 3}
 		return d, nil
 	}
-	n, err := c.node(root.Content[0], 0)
+	n, err := c.node(root.Content[0], 0, false)
 	if err != nil {
 		return d, err
 	}
@@ -86,95 +107,191 @@ func Parse(src []byte) (*Doc, error) {
 		return d, &Error{Offset: n.Start, Msg: fmt.Sprintf("frontmatter must be a mapping of keys to values, got %s", n.Kind)}
 	}
 	d.Data = n
+	d.Warnings = c.warnings
 	return d, nil
 }
 
+// lineAt returns the line at off without its line break (LF, CRLF or a bare CR) and the offset
+// of the next line.
 func lineAt(src []byte, off int) (line []byte, next int) {
-	i := bytes.IndexByte(src[off:], '\n')
-	if i < 0 {
-		return src[off:], len(src)
+	for i := off; i < len(src); i++ {
+		switch src[i] {
+		case '\n':
+			return src[off:i], i + 1
+		case '\r':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				return src[off:i], i + 2
+			}
+			return src[off:i], i + 1
+		}
 	}
-	return src[off : off+i], off + i + 1
+	return src[off:], len(src)
 }
 
-func lineNumber(src []byte, off int) int { return 1 + bytes.Count(src[:off], []byte("\n")) }
+// yamlBreak returns the length of the line break yaml.v3 sees at src[i] (CRLF, CR, LF, and the
+// Unicode breaks NEL, LS and PS), or 0.
+func yamlBreak(src []byte, i int) int {
+	switch src[i] {
+	case '\n':
+		return 1
+	case '\r':
+		if i+1 < len(src) && src[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2:
+		if i+1 < len(src) && src[i+1] == 0x85 {
+			return 2
+		}
+	case 0xE2:
+		if i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9) {
+			return 3
+		}
+	}
+	return 0
+}
+
+// parserProblems are yaml.v3's parser (not scanner) messages. For those yaml.v3 reports the
+// 0-based line of its mark as if it were 1-based, one line early, and omits line 1 entirely.
+var parserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"did not find expected node content", "did not find expected '-' indicator",
+	"did not find expected key", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+	"found undefined tag handle",
+}
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
-func yamlError(src []byte, base int, err error) *Error {
-	msg := err.Error()
-	off := base
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		l, _ := strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
-		off = base
-		for i := 1; i < l && off < len(src); i++ {
-			_, off = lineAt(src, off)
-		}
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
+// yamlError places a yaml.v3 error on the line it is about.
+func (c *converter) yamlError(err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = err.Error()[len(m[0]):]
 	}
-	return &Error{Offset: off, Msg: "invalid YAML: " + msg}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil && slices.Contains(parserProblems, msg) {
+		line++
+	}
+	// An error at the end of the stream (an unclosed bracket) is about the last line written.
+	for line > 1 && (line > len(c.lines) || len(bytes.TrimSpace(c.lineText(line))) == 0) {
+		line--
+	}
+	return &Error{Offset: c.lineOffset(line), Msg: "invalid YAML: " + msg}
 }
 
+// converter turns a yaml.v3 tree into jsonc nodes with offsets in the Markdown file. It
+// indexes the line starts of the YAML text once, so that every node is placed in constant time
+// (a per-node rescan from the top made a 20k-line frontmatter quadratic).
 type converter struct {
-	src       []byte
-	base      int
-	firstLine int
+	src []byte
+	// lines[i] is the offset of the YAML text's line i+1, as yaml.v3 counts lines.
+	lines []int
+	end   int
+	// aliasNodes counts the values added by expanding aliases (MaxAliasNodes).
+	aliasNodes int
+	warnings   []*Error
+	// The last position converted: columns on the same line are reached from there.
+	lastLine, lastCol, lastOff int
+}
+
+func newConverter(src []byte, start, end int) *converter {
+	c := &converter{src: src, end: end, lines: []int{start}}
+	for i := start; i < end; {
+		if n := yamlBreak(src, i); n > 0 {
+			i += n
+			c.lines = append(c.lines, i)
+			continue
+		}
+		i++
+	}
+	return c
+}
+
+// lineOffset returns the offset of 1-based YAML line l, clamped to the YAML text.
+func (c *converter) lineOffset(l int) int {
+	if l < 1 {
+		l = 1
+	}
+	if l > len(c.lines) {
+		return c.lines[len(c.lines)-1]
+	}
+	return c.lines[l-1]
+}
+
+// lineText returns 1-based YAML line l (with its break).
+func (c *converter) lineText(l int) []byte {
+	if l < len(c.lines) {
+		return c.src[c.lines[l-1]:c.lines[l]]
+	}
+	return c.src[c.lineOffset(l):c.end]
 }
 
 // offset converts a yaml.v3 line/column (1-based, column in characters, relative to the YAML
-// text) into a byte offset in the Markdown file.
+// text) into a byte offset in the Markdown file, never past the end of the YAML text.
 func (c *converter) offset(line, col int) int {
-	off := c.base
-	for i := 1; i < line && off < len(c.src); i++ {
-		_, off = lineAt(c.src, off)
+	off, i := c.lineOffset(line), 1
+	if line == c.lastLine && col >= c.lastCol && c.lastCol > 0 {
+		off, i = c.lastOff, c.lastCol
 	}
-	l, _ := lineAt(c.src, off)
-	for i := 1; i < col && len(l) > 0; i++ {
-		_, size := utf8.DecodeRune(l)
+	for ; i < col && off < c.end; i++ {
+		if yamlBreak(c.src, off) > 0 {
+			break
+		}
+		_, size := utf8.DecodeRune(c.src[off:c.end])
 		off += size
-		l = l[size:]
 	}
+	c.lastLine, c.lastCol, c.lastOff = line, i, off
 	return off
 }
 
-func (c *converter) node(y *yaml.Node, depth int) (*jsonc.Node, error) {
-	if depth > 100 {
-		return nil, &Error{Offset: c.offset(y.Line, y.Column), Msg: "frontmatter is nested too deeply"}
+func (c *converter) node(y *yaml.Node, depth int, inAlias bool) (*jsonc.Node, error) {
+	if depth > MaxDepth {
+		return nil, &Error{Offset: c.offset(y.Line, y.Column), Msg: fmt.Sprintf("frontmatter is nested too deeply (more than %d levels)", MaxDepth)}
+	}
+	if inAlias {
+		if c.aliasNodes++; c.aliasNodes > MaxAliasNodes {
+			return nil, &Error{Offset: c.offset(y.Line, y.Column), Msg: fmt.Sprintf("YAML aliases expand to more than %d values; pigo does not expand them (a resource exhaustion attack?)", MaxAliasNodes)}
+		}
 	}
 	start := c.offset(y.Line, y.Column)
-	n := &jsonc.Node{Start: start, End: start + 1}
+	n := &jsonc.Node{Start: start, End: min(start+1, c.end)}
 	switch y.Kind {
 	case yaml.AliasNode:
 		if y.Alias == nil {
 			return nil, &Error{Offset: start, Msg: "unknown YAML alias"}
 		}
-		a, err := c.node(y.Alias, depth+1)
+		a, err := c.node(y.Alias, depth+1, true)
 		if err != nil {
+			if !inAlias {
+				// Report the alias the user wrote, not a place inside its anchor.
+				err.(*Error).Offset = start
+			}
 			return nil, err
 		}
 		cp := *a
-		cp.Start, cp.End = start, start+len(y.Value)+1
+		cp.Start, cp.End = start, min(start+len(y.Value)+1, c.end)
 		return &cp, nil
 	case yaml.MappingNode:
 		n.Kind = jsonc.Object
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k, v := y.Content[i], y.Content[i+1]
-			if k.Tag == "!!merge" {
-				continue
+			ks := c.offset(k.Line, k.Column)
+			if k.Tag == "!!merge" && !inAlias {
+				c.warnings = append(c.warnings, &Error{Offset: ks, Code: "yaml-merge",
+					Msg: "YAML merge key `<<` is not merged: pi reads frontmatter as YAML 1.2, where `<<` is an ordinary key"})
 			}
-			val, err := c.node(v, depth+1)
+			val, err := c.node(v, depth+1, inAlias)
 			if err != nil {
 				return nil, err
 			}
-			ks := c.offset(k.Line, k.Column)
 			n.Members = append(n.Members, jsonc.Member{Key: k.Value, KeyStart: ks, KeyEnd: c.scalarEnd(k, ks), Value: val})
 		}
 	case yaml.SequenceNode:
 		n.Kind = jsonc.Array
 		for _, e := range y.Content {
-			val, err := c.node(e, depth+1)
+			val, err := c.node(e, depth+1, inAlias)
 			if err != nil {
 				return nil, err
 			}
@@ -193,11 +310,9 @@ func (c *converter) node(y *yaml.Node, depth int) (*jsonc.Node, error) {
 				n.Kind, n.Bool = jsonc.Bool, b
 			}
 		case "!!int", "!!float":
-			var f float64
-			if err := y.Decode(&f); err != nil {
-				n.Kind, n.Str = jsonc.String, y.Value
-			} else {
-				n.Kind, n.Num = jsonc.Number, strconv.FormatFloat(f, 'g', -1, 64)
+			n.Kind, n.Num = number(y)
+			if n.Kind == jsonc.String {
+				n.Str = y.Value
 			}
 		default:
 			n.Kind, n.Str = jsonc.String, y.Value
@@ -208,34 +323,59 @@ func (c *converter) node(y *yaml.Node, depth int) (*jsonc.Node, error) {
 	return n, nil
 }
 
+// maxNumber bounds the length of a number literal that is converted: yaml.v3 parses integers
+// with math/big, and a million digits then take seconds. A longer one stays a string.
+const maxNumber = 400
+
+// number converts an !!int or !!float scalar; a literal that does not fit a float64 stays a
+// string (kind String).
+func number(y *yaml.Node) (jsonc.Kind, string) {
+	if len(y.Value) > maxNumber {
+		return jsonc.String, ""
+	}
+	var f float64
+	if err := y.Decode(&f); err != nil {
+		return jsonc.String, ""
+	}
+	return jsonc.Number, strconv.FormatFloat(f, 'g', -1, 64)
+}
+
 // scalarEnd finds the end of a scalar's source text on its line: the closing quote of a quoted
-// scalar, the end of a plain one. Block scalars (| and >) end at their indicator.
+// scalar, the end of a plain one. Block scalars (| and >) end at their indicator. It scans only
+// the scalar's own text, so a long line of many scalars stays linear.
 func (c *converter) scalarEnd(y *yaml.Node, start int) int {
-	line, _ := lineAt(c.src, start)
-	line = bytes.TrimRight(line, "\r")
+	if start >= c.end {
+		return c.end
+	}
+	src := c.src[:c.end]
 	switch y.Style {
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
-		q := line[0]
-		for i := 1; i < len(line); i++ {
-			if q == '"' && line[i] == '\\' {
+		q := src[start]
+		for i := start + 1; i < len(src); i++ {
+			if yamlBreak(src, i) > 0 {
+				return i
+			}
+			if q == '"' && src[i] == '\\' {
 				i++
 				continue
 			}
-			if line[i] == q {
-				if q == '\'' && i+1 < len(line) && line[i+1] == '\'' {
+			if src[i] == q {
+				if q == '\'' && i+1 < len(src) && src[i+1] == '\'' {
 					i++
 					continue
 				}
-				return start + i + 1
+				return i + 1
 			}
 		}
-		return start + len(line)
+		return len(src)
 	case yaml.LiteralStyle, yaml.FoldedStyle:
 		return start + 1
 	}
-	if i := bytes.Index(line, []byte(y.Value)); i == 0 {
+	if bytes.HasPrefix(src[start:], []byte(y.Value)) {
 		return start + len(y.Value)
 	}
+	// A plain scalar folded over lines: its first line, up to a comment.
+	line, _ := lineAt(src, start)
 	end := bytes.Index(line, []byte(" #"))
 	if end < 0 {
 		end = len(line)

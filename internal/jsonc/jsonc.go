@@ -70,11 +70,51 @@ func Parse(src []byte) (*Node, error) {
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		buf = append([]byte("   "), src[3:]...) // keep offsets: a BOM is 3 bytes
 	}
+	if off := TooDeep(buf); off >= 0 {
+		return nil, &SyntaxError{Offset: off, Msg: fmt.Sprintf("nested too deeply (more than %d levels of arrays and objects)", MaxDepth)}
+	}
 	v, err := hujson.Parse(buf)
 	if err != nil {
 		return nil, syntaxError(buf, err)
 	}
 	return convert(buf, &v)
+}
+
+// MaxDepth bounds the nesting of arrays and objects. The parser and every walk over the tree
+// recurse per level, and a million `[` (2 MB) overflowed the stack: a crash no recover stops.
+const MaxDepth = 1000
+
+// TooDeep returns the offset of the first `[` or `{` nested deeper than MaxDepth, or -1. It
+// is one linear scan that skips strings and comments.
+func TooDeep(src []byte) int {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				return -1
+			}
+			i += 2 + j + 1
+		case c == '[' || c == '{':
+			if depth++; depth > MaxDepth {
+				return i
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return -1
 }
 
 func syntaxError(src []byte, err error) *SyntaxError {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -204,6 +205,11 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range hostileJSON() {
+		if len(s) < 1<<16 {
+			f.Add([]byte(s))
+		}
+	}
 	seedFromFiles(f, "../../config/testdata/*/*/agent/*.json", "../../examples/*/*.json", "../../examples/*/extensions/*.jsonc")
 	f.Fuzz(func(t *testing.T, src []byte) {
 		n, err := Parse(src)
@@ -243,4 +249,42 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("JSON() is not valid JSON:\n%s", n.JSON())
 		}
 	})
+}
+
+// hostileJSON are inputs that once crashed or stalled a parse; they seed FuzzParse too.
+func hostileJSON() map[string]string {
+	return map[string]string{
+		"a million brackets": strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000),
+		"deep objects":       strings.Repeat(`{"a":`, 200_000) + "1" + strings.Repeat("}", 200_000),
+		"just too deep":      strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+		"brackets in text":   `{"a": "` + strings.Repeat("[", 5000) + `", /* ` + strings.Repeat("{", 5000) + ` */ "b": 1}`,
+	}
+}
+
+// TestTooDeep: deep nesting is a syntax error at the bracket past the limit (a million
+// brackets overflowed the stack: a fatal crash of every command), not a crash; brackets in
+// strings and comments do not count, and the limit itself parses.
+func TestTooDeep(t *testing.T) {
+	for name, src := range hostileJSON() {
+		done := make(chan error, 1)
+		go func() { _, err := Parse([]byte(src)); done <- err }()
+		select {
+		case err := <-done:
+			var se *SyntaxError
+			switch {
+			case name == "brackets in text":
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			case !errors.As(err, &se) || !strings.Contains(se.Msg, "nested too deeply") ||
+				strings.Count(src[:se.Offset], "[")+strings.Count(src[:se.Offset], "{") != MaxDepth:
+				t.Errorf("%s: got %v", name, err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: no result in 60s", name)
+		}
+	}
+	if _, err := Parse([]byte(strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth))); err != nil {
+		t.Errorf("depth %d: %v", MaxDepth, err)
+	}
 }

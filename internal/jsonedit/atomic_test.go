@@ -170,7 +170,7 @@ func TestWriteFileAtomicFaults(t *testing.T) {
 				t.Cleanup(func() { syncFile = orig })
 			case "rename":
 				orig := rename
-				rename = func(string, string) error { return boom }
+				rename = func(string, string, *state) error { return boom }
 				t.Cleanup(func() { rename = orig })
 			}
 			err := WriteFileAtomic(path, []byte("{\"a\": 2}\n"), old)

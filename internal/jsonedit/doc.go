@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/pigo-agent/pigo/internal/jsonc"
 )
 
 // Error is an edit failure tied to a place in the source. Offset is a byte
@@ -98,6 +100,9 @@ func isBlank(src []byte) bool {
 }
 
 func parseDoc(src []byte) (*doc, error) {
+	if off := jsonc.TooDeep(src); off >= 0 {
+		return nil, errAt(src, off, ErrSyntax, "syntax error: nested too deeply (more than %d levels)", jsonc.MaxDepth)
+	}
 	v, err := hujson.Parse(src)
 	if err != nil {
 		return nil, syntaxError(src, err)

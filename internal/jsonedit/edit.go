@@ -255,9 +255,9 @@ func Add(src []byte, p Path, value []byte) ([]byte, error) {
 	return finish(prefix, d.insert(arr, "", &val)), nil
 }
 
-// Unset removes the member or element at p with its comma. Comments are never removed: a
-// comment after it on its line stays in its place, comment lines above it stay. A missing path
-// is an error wrapping ErrNotFound.
+// Unset removes the member or element at p with its comma and the comments that belong to it
+// (the comment lines directly above it and a comment after it on its line); no other comment
+// is removed. A missing path is an error wrapping ErrNotFound.
 func Unset(src []byte, p Path) ([]byte, error) {
 	if len(p) == 0 {
 		return nil, &Error{Offset: -1, Msg: "empty path: cannot remove the whole document"}
@@ -292,6 +292,9 @@ func (d *doc) replace(parent *hujson.Value, i int, old *hujson.Value, val hujson
 	if bytes.Equal(cur.Pack(), val.Pack()) {
 		return d.src
 	}
+	if text, ok := d.replaceArray(old, &val); ok {
+		return apply(d.src, []edit{{old.StartOffset, old.EndOffset, text}})
+	}
 	var text string
 	if !isScalar(&val) {
 		d.detectStyle()
@@ -320,9 +323,13 @@ func (d *doc) insert(c *hujson.Value, key string, val *hujson.Value) []byte {
 	d.detectStyle()
 	its := items(c)
 	open, close := c.StartOffset, c.EndOffset-1
+	oneLineLikeSiblings, pad := d.siblingsOneLine(c, val)
 	text := func(indent string, inline bool) string {
 		var v string
-		if inline {
+		if oneLineLikeSiblings && pad && len(items(val)) > 0 {
+			v = d.renderInline(val)
+			v = "{ " + v[1:len(v)-1] + " }"
+		} else if inline || oneLineLikeSiblings {
 			v = d.renderInline(val)
 		} else {
 			v = d.render(val, indent)
@@ -387,10 +394,124 @@ func (d *doc) insert(c *hujson.Value, key string, val *hujson.Value) []byte {
 	return apply(d.src, edits)
 }
 
-// remove deletes item i of container c: the item itself and its comma, never a comment (the
-// comments around an item are the user's words: D13 says they survive every edit). An item
-// alone on its line takes the line with it; a comment after it on that line stays where the
-// item was.
+// replaceArray writes the array val in place of the multi-line array old, one element per
+// line, so that an element that survives keeps its comments: what precedes it on its own lines
+// (back to the previous element's line) and a comment after it on its line. ok is false when
+// old is not an array with every element on its own line; the caller renders val afresh.
+func (d *doc) replaceArray(old, val *hujson.Value) (string, bool) {
+	oa, ok1 := old.Value.(*hujson.Array)
+	na, ok2 := val.Value.(*hujson.Array)
+	if !ok1 || !ok2 || len(oa.Elements) == 0 || len(na.Elements) == 0 || d.oneLine(old) {
+		return "", false
+	}
+	type chunk struct {
+		lead, text, trail string
+		packed            string
+		used              bool
+	}
+	open, close := old.StartOffset, old.EndOffset-1
+	its := items(old)
+	chunks := make([]chunk, len(its))
+	_, prev := d.sameLineEnd(open + 1) // a comment on the `[` line stays there
+	if prev < 0 {
+		return "", false
+	}
+	trailing := false
+	for k, it := range its {
+		ls := d.lineStart(it.start)
+		if ls <= prev || len(bytes.TrimSpace(d.src[ls:it.start])) != 0 {
+			return "", false // shares a line with what comes before
+		}
+		after := it.end
+		comma := d.commaAfter(it.end)
+		if comma >= 0 {
+			after = comma + 1
+		}
+		content, eol := d.sameLineEnd(after)
+		if eol < 0 || eol >= close {
+			return "", false // something else follows on its line
+		}
+		ps := prev
+		if d.src[ps] == '\r' {
+			ps++
+		}
+		if d.src[ps] == '\n' {
+			ps++
+		}
+		v := oa.Elements[k].Clone()
+		v.Minimize()
+		chunks[k] = chunk{lead: string(d.src[ps:ls]), text: string(d.src[it.start:it.end]),
+			trail: string(d.src[after:content]), packed: string(v.Pack())}
+		trailing = comma >= 0
+		prev = eol
+	}
+	indent := d.lineIndent(its[0].start)
+	d.detectStyle()
+	var b strings.Builder
+	_, eol0 := d.sameLineEnd(open + 1)
+	b.Write(d.src[open:eol0]) // "[" and a comment on its line
+	for j := range na.Elements {
+		e := &na.Elements[j]
+		c := chunk{text: d.render(e, indent)}
+		p := string(e.Pack())
+		for k := range chunks {
+			if !chunks[k].used && chunks[k].packed == p {
+				chunks[k].used = true
+				c = chunks[k]
+				break
+			}
+		}
+		b.WriteString(d.nl + c.lead + indent + c.text)
+		if j < len(na.Elements)-1 || trailing {
+			b.WriteString(",")
+		}
+		b.WriteString(c.trail)
+	}
+	b.Write(d.src[prev:close]) // the line break, comments after the last element, the indent
+	b.WriteString("]")
+	return b.String(), true
+}
+
+// siblingsOneLine reports whether a new object value in container c should be
+// written on one line because its siblings of the same kind are: a servers map whose entries
+// are `"gopls": {"bin": "gopls"}` gets its new entry in that style.
+// pad says whether those siblings write `{ "k": v }` with spaces inside the braces.
+func (d *doc) siblingsOneLine(c *hujson.Value, val *hujson.Value) (oneLine, pad bool) {
+	if _, ok := val.Value.(*hujson.Object); !ok {
+		return false, false // arrays follow the file's rule for scalar arrays (detectStyle)
+	}
+	var sibs []*hujson.Value
+	switch x := c.Value.(type) {
+	case *hujson.Object:
+		for i := range x.Members {
+			sibs = append(sibs, &x.Members[i].Value)
+		}
+	case *hujson.Array:
+		for i := range x.Elements {
+			sibs = append(sibs, &x.Elements[i])
+		}
+	}
+	one, multi, padded := 0, 0, 0
+	for _, v := range sibs {
+		if v.Value.Kind() != val.Value.Kind() || len(items(v)) == 0 {
+			continue
+		}
+		if d.oneLine(v) {
+			one++
+			if d.src[v.StartOffset+1] == ' ' {
+				padded++
+			}
+		} else {
+			multi++
+		}
+	}
+	return one > 0 && one >= multi, padded*2 > one
+}
+
+// remove deletes item i of container c with its comma and the comments that belong to it: a
+// comment block on its own lines directly above it (no blank line between) and a comment after
+// it on its line. Every other comment stays (they are the user's words, D13). An item alone on
+// its line takes the line with it.
 func (d *doc) remove(c *hujson.Value, i int) []byte {
 	its := items(c)
 	open, close := c.StartOffset, c.EndOffset-1
@@ -418,11 +539,13 @@ func (d *doc) remove(c *hujson.Value, i int) []byte {
 		}
 	}
 	start := d.lineStart(m.start)
-	content, eol := d.sameLineEnd(after)
+	_, eol := d.sameLineEnd(after)
 	ownLine := eol >= 0 && eol < limit && start > prevEnd && len(bytes.TrimSpace(d.src[start:m.start])) == 0
 	switch {
-	case ownLine && content == after:
-		// The item has its line to itself: remove the whole line.
+	case ownLine:
+		// The item has its line to itself (a comment after it on the line is its own): remove
+		// the whole line, and the comment lines above that belong to it.
+		start = d.lineStart(d.leadingComments(prevEnd, m.start))
 		end := eol + 1
 		if d.src[eol] == '\r' {
 			end++
@@ -431,9 +554,6 @@ func (d *doc) remove(c *hujson.Value, i int) []byte {
 			return apply(d.src, []edit{{open + 1, close, ""}})
 		}
 		edits = append(edits, edit{start, end, ""})
-	case ownLine:
-		// A comment follows on the line: it keeps the line, in the item's place.
-		edits = append(edits, edit{m.start, d.skipBlanks(after), ""})
 	case len(its) == 1 && len(bytes.TrimSpace(d.src[open+1:m.start])) == 0 && len(bytes.TrimSpace(d.src[after:close])) == 0:
 		return apply(d.src, []edit{{open + 1, close, ""}})
 	case !last:
@@ -459,6 +579,99 @@ func (d *doc) remove(c *hujson.Value, i int) []byte {
 		edits = append(edits, edit{from, after, ""})
 	}
 	return apply(d.src, edits)
+}
+
+// leadingComments returns where the comments that belong to the item starting at pos begin
+// (pos when none): the comments in the gap (from, pos) that each start their own line, end on
+// the line directly above the next one (or the item), with no blank line between. from is
+// outside any comment or string (the end of the previous item, or just after the brace).
+func (d *doc) leadingComments(from, pos int) int {
+	type span struct{ start, end int }
+	var cs []span
+	for i := from; i < pos; {
+		switch {
+		case isSpace(d.src[i]) || d.src[i] == ',':
+			i++
+		case bytes.HasPrefix(d.src[i:], []byte("//")):
+			j := bytes.IndexByte(d.src[i:pos], '\n')
+			if j < 0 {
+				j = pos - i
+			}
+			end := i + j
+			if end > i && d.src[end-1] == '\r' {
+				end--
+			}
+			cs = append(cs, span{i, end})
+			i += j
+		case bytes.HasPrefix(d.src[i:], []byte("/*")):
+			j := bytes.Index(d.src[i+2:pos], []byte("*/"))
+			if j < 0 {
+				return pos
+			}
+			cs = append(cs, span{i, i + 2 + j + 2})
+			i += 2 + j + 2
+		default:
+			return pos // not only blanks and comments: attach nothing
+		}
+	}
+	if ls := d.lineStart(pos); ls < from || len(bytes.TrimSpace(d.src[ls:pos])) != 0 {
+		return pos // the item does not start its line
+	}
+	anchor := pos
+	for k := len(cs) - 1; k >= 0; k-- {
+		c := cs[k]
+		if d.lineStart(anchor) < c.end {
+			break
+		}
+		gap := d.src[c.end:d.lineStart(anchor)]
+		if bytes.Count(gap, []byte("\n")) != 1 || len(bytes.TrimSpace(gap)) != 0 {
+			break // a blank line, or code, between: not this item's
+		}
+		ls := d.lineStart(c.start)
+		if ls < from || len(bytes.TrimSpace(d.src[ls:c.start])) != 0 {
+			break // shares its line with what comes before
+		}
+		anchor = c.start
+	}
+	return anchor
+}
+
+// RemovedSpan returns the bytes Unset(src, p) removes comments from: the member or element at
+// p, the comment lines above it that belong to it and a comment after it on its line. It is
+// for tests that check that every other comment survives.
+func RemovedSpan(src []byte, p Path) (lo, hi int, err error) {
+	d, prefix, err := load(src)
+	if err != nil {
+		return 0, 0, err
+	}
+	vals, idx, err := d.walk(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(p) == 0 || len(vals) != len(p)+1 {
+		return 0, 0, &Error{Offset: -1, Msg: p.String() + ": not found", Err: ErrNotFound}
+	}
+	c, i := vals[len(p)-1], idx[len(p)-1]
+	its := items(c)
+	m := its[i]
+	prevEnd := c.StartOffset + 1
+	if i > 0 {
+		prevEnd = its[i-1].end
+	}
+	lo, hi = m.start, m.end
+	after := m.end
+	if comma := d.commaAfter(m.end); comma >= 0 {
+		after = comma + 1
+	}
+	limit := c.EndOffset - 1
+	if i+1 < len(its) {
+		limit = its[i+1].start
+	}
+	if content, eol := d.sameLineEnd(after); eol >= 0 && eol < limit && d.lineStart(m.start) > prevEnd && len(bytes.TrimSpace(d.src[d.lineStart(m.start):m.start])) == 0 {
+		hi = content
+		lo = d.leadingComments(prevEnd, m.start)
+	}
+	return lo + len(prefix), hi + len(prefix), nil
 }
 
 // skipBlanks returns the offset of the first byte at or after pos that is not a space or tab.

@@ -51,6 +51,8 @@ func FuzzSet(f *testing.F) {
 	f.Add([]byte("// only a comment"), "a[0]", `1`)
 	f.Add([]byte("{\r\n\t\"a\": [\r\n\t\t1,\r\n\t],\r\n}"), "a", `"x"`)
 	f.Add([]byte("\xef\xbb\xbf{\"a\":{}}"), "a.b", `[]`)
+	f.Add([]byte("{\n  \"a\": [ // c\n    // x\n    1, // one\n    2\n    // end\n  ],\n}"), "a", `[2, 3, 1]`)
+	f.Add([]byte("{\r\n  // b\r\n  \"b\": {\"x\": 1}, // own\r\n  \"c\": {\"y\": 2}\r\n}"), "d", `{"z": 3}`)
 	f.Fuzz(func(t *testing.T, src []byte, path, value string) {
 		p, err := ParsePath(path)
 		if err != nil {

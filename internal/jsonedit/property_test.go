@@ -92,14 +92,13 @@ var propValues = []string{
 var propKeys = []string{"k", "new", "a.b", `q"uote`, "$schema", "x y", "args", "list"}
 
 // removable returns, for unsetting p, the span whose comments may vanish: the removed item
-// itself (its key and value). Every comment around it must survive (D13).
+// itself with the comments that belong to it (RemovedSpan). Every other comment must survive.
 func removable(d *doc, p Path) (lo, hi int) {
-	vals, idx, err := d.walk(p)
-	if err != nil || len(vals) != len(p)+1 {
+	lo, hi, err := RemovedSpan(d.src, p)
+	if err != nil {
 		panic(fmt.Sprintf("removable(%s): %v", p, err))
 	}
-	it := items(vals[len(p)-1])[idx[len(p)-1]]
-	return it.start, it.end
+	return lo, hi
 }
 
 func countTexts(cs []comment, skip func(int) bool) map[string]int {

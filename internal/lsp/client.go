@@ -117,19 +117,29 @@ func Start(ctx context.Context, sp *ServerPlan) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not StdoutPipe: Wait closes a StdoutPipe as soon as the process exits,
+	// which can cut off what a crashing server wrote last (its reason) before it is read.
+	stdout, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = pw
 	if err := cmd.Start(); err != nil {
+		stdout.Close()
+		pw.Close()
 		return nil, fmt.Errorf("starting %s: %w", sp.Argv[0], err)
 	}
+	pw.Close() // the child holds its copy; EOF comes when it exits
 	c.stdin = stdin
 	go func() {
 		c.waitEr = cmd.Wait()
 		close(c.exited)
 	}()
 	c.conn = newConn(stdout, stdin, handlers{request: c.handleRequest, notify: c.handleNotification})
+	go func() {
+		<-c.conn.Done() // the read loop has stopped: the pipe is ours to close
+		stdout.Close()
+	}()
 
 	startCtx, cancel := context.WithTimeout(ctx, ms(sp.Timeouts.StartupMs))
 	defer cancel()

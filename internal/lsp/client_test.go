@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,7 +87,7 @@ func TestFakeServerMisbehaves(t *testing.T) {
 		{"crash", "server stopped (exit status 3): the server closed its output; server stderr: boom: fake crash", 0},
 		{"flood", "", -1},
 		{"silent", "", 0},
-		{"hangshutdown", "shutdown:", 0},
+		{"hangshutdown", "", 0}, // published, then slow to shut down: killed, not a failure
 		{"late", "", 1},
 	}
 	for _, tt := range tests {
@@ -203,5 +204,30 @@ func TestGoplsTypeError(t *testing.T) {
 	// `var n int = "text"`: the string literal is at line 4, byte column 14.
 	if !strings.HasPrefix(got[0], "main.go:4:14: error: ") || !strings.HasSuffix(got[0], " [gopls]") {
 		t.Errorf("got %q, want main.go:4:14: error: ... [gopls]", got[0])
+	}
+}
+
+// TestSlowShutdownIsANote: a server that published its diagnostics and then does not shut
+// down in time is killed; DiagnosticsWith says so in a note, not an error, and reports what
+// the server is doing while it starts.
+func TestSlowShutdownIsANote(t *testing.T) {
+	plan, _ := fakePlan(t, "hangshutdown", func(sp *ServerPlan) {
+		sp.Timeouts = PlanTimeouts{StartupMs: 1500, DocumentWaitMs: 1000, SilentWaitMs: 300, FullWaitMs: 1500, DebounceMs: 100, RequestMs: 500}
+	})
+	var mu sync.Mutex
+	var steps []string
+	_, notes, err := DiagnosticsWith(context.Background(), plan, "a.txt", Options{Progress: func(server, what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps = append(steps, server+": "+strings.Fields(what)[0])
+	}})
+	if err != nil {
+		t.Fatalf("error %v, want none", err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], `server "fake": shutdown:`) {
+		t.Errorf("notes %q", notes)
+	}
+	if diff := cmp.Diff([]string{"fake: starting", "fake: started", "fake: done"}, steps); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

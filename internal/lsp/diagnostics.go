@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // Diagnostic is one problem a server reported, with 1-based line and
@@ -51,33 +53,59 @@ func severityName(s int) string {
 // column, server and message. Servers run concurrently; each is shut down
 // (or killed) before Diagnostics returns. Servers that fail contribute an
 // error (joined, each naming its server) while the others' diagnostics are
-// still returned.
+// still returned. A server that published and then is slow to shut down has
+// not failed: it is killed (see DiagnosticsWith for the note).
 func Diagnostics(ctx context.Context, plan *Plan, file string) ([]Diagnostic, error) {
-	data, err := os.ReadFile(plan.File)
+	ds, _, err := DiagnosticsWith(ctx, plan, file, Options{})
+	return ds, err
+}
+
+// MaxFileSize is the largest file DiagnosticsWith opens in the servers.
+const MaxFileSize = 32 << 20
+
+// Options tune DiagnosticsWith.
+type Options struct {
+	// Progress, when set, is told what each server is doing: a cold server can take seconds
+	// to start and to publish, and a person waiting should see why. It may be called from
+	// several goroutines at once.
+	Progress func(server, what string)
+}
+
+// DiagnosticsWith is Diagnostics with progress reports; notes say what went wrong without
+// failing the result (a server killed after a slow shutdown).
+func DiagnosticsWith(ctx context.Context, plan *Plan, file string, o Options) (ds []Diagnostic, notes []string, err error) {
+	// The file is opened (a FIFO or a device would block or never end), bounded, then sent.
+	data, err := safefile.Read(plan.File, safefile.Options{Max: MaxFileSize})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string, string) {}
 	}
 	text := string(data)
 	lines := strings.SplitAfter(text, "\n")
 	results := make([][]Diagnostic, len(plan.Servers))
 	errs := make([]error, len(plan.Servers))
+	notesOf := make([]string, len(plan.Servers))
 	var wg sync.WaitGroup
 	for i := range plan.Servers {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
+		wg.Go(func() {
 			sp := &plan.Servers[i]
-			ds, err := serverDiagnostics(ctx, sp, plan.File, text, lines, file)
-			results[i] = ds
+			ds, note, err := serverDiagnostics(ctx, sp, plan.File, text, lines, file, func(what string) { progress(sp.ID, what) })
+			results[i], notesOf[i] = ds, note
 			if err != nil {
 				errs[i] = fmt.Errorf("server %q: %w", sp.ID, err)
 			}
-		}(i)
+		})
 	}
 	wg.Wait()
 	var all []Diagnostic
-	for _, r := range results {
+	for i, r := range results {
 		all = append(all, r...)
+		if notesOf[i] != "" {
+			notes = append(notes, fmt.Sprintf("server %q: %s", plan.Servers[i].ID, notesOf[i]))
+		}
 	}
 	sort.SliceStable(all, func(a, b int) bool {
 		x, y := all[a], all[b]
@@ -92,26 +120,34 @@ func Diagnostics(ctx context.Context, plan *Plan, file string) ([]Diagnostic, er
 		}
 		return x.Message < y.Message
 	})
-	return all, errors.Join(errs...)
+	return all, notes, errors.Join(errs...)
 }
 
-func serverDiagnostics(ctx context.Context, sp *ServerPlan, path, text string, lines []string, display string) ([]Diagnostic, error) {
+func serverDiagnostics(ctx context.Context, sp *ServerPlan, path, text string, lines []string, display string, progress func(string)) ([]Diagnostic, string, error) {
+	started := time.Now()
+	progress("starting " + strings.Join(sp.Argv, " "))
 	c, err := Start(ctx, sp)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	progress(fmt.Sprintf("started in %.1fs; waiting for diagnostics", time.Since(started).Seconds()))
 	baseline := 0
 	if p := c.latest(path); p != nil {
 		baseline = p.seq
 	}
 	if err := c.Open(path, sp.LanguageID, text); err != nil {
 		c.Kill()
-		return nil, c.withStderr(fmt.Errorf("textDocument/didOpen: %w", err))
+		return nil, "", c.withStderr(fmt.Errorf("textDocument/didOpen: %w", err))
 	}
 	raw, _, werr := c.WaitDiagnostics(ctx, path, baseline)
-	var cerr error
+	note := ""
 	if werr == nil {
-		cerr = c.Close()
+		progress(fmt.Sprintf("done after %.1fs; shutting down", time.Since(started).Seconds()))
+		if cerr := c.Close(); cerr != nil {
+			// The diagnostics arrived; a server slow to shut down (a cold gopls still loading
+			// packages) has been killed, which is not a failure of the command.
+			note = cerr.Error()
+		}
 	} else {
 		c.Kill()
 	}
@@ -125,10 +161,7 @@ func serverDiagnostics(ctx context.Context, sp *ServerPlan, path, text string, l
 			Code: strings.Trim(string(d.Code), `"`), Server: sp.ID,
 		})
 	}
-	if werr != nil {
-		return out, werr
-	}
-	return out, cerr
+	return out, note, werr
 }
 
 // toByteColumn converts a 0-based LSP position (UTF-16 code units unless

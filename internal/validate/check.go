@@ -62,8 +62,8 @@ func (w *walker) add(sp diag.Span, sev diag.Severity, code, path, msg, hint stri
 func (w *walker) span(n *jsonc.Node) diag.Span { return diag.At(w.src, n.Start, n.End) }
 
 func (w *walker) check(n *jsonc.Node, sch cue.Value, path []string, top bool) {
-	p := joinPath(path)
-	if !acceptsKind(schemaKind(sch), kindOf(n)) {
+	if !acceptsKind(w.s.kindOf(sch), kindOf(n)) {
+		p := joinPath(path)
 		w.add(w.span(n), diag.Error, "schema", p, prefix(p)+"expected "+describe(sch)+", got "+describeNode(n), "")
 		return
 	}
@@ -71,13 +71,94 @@ func (w *walker) check(n *jsonc.Node, sch cue.Value, path []string, top bool) {
 	case jsonc.Object:
 		w.object(n, w.s.structOf(sch, n), path, top)
 	case jsonc.Array:
-		if sch.Err() == nil {
-			sch = sch.Unify(w.s.emptyList)
-		}
-		w.array(n, sch, path)
+		w.array(n, w.s.list(sch), path)
 	default:
-		w.scalar(n, sch, p)
+		w.scalar(n, sch, joinPath(path))
 	}
+}
+
+// plainKind returns the kind of sch when sch is exactly a bare type (`string`, `bool`, `int`,
+// `number`, `null`), else BottomKind. Unifying each scalar with its constraint is most of a
+// check's time, and most constraints are bare types. Equivalence is tested both ways with
+// Subsume, once per schema place.
+func (s *Schema) plainKind(sch cue.Value) cue.Kind {
+	if k, ok := s.plain[sch]; ok {
+		return k
+	}
+	k := cue.BottomKind
+	if s.bare == nil {
+		s.bare = map[cue.Kind]cue.Value{}
+		for kind, src := range map[cue.Kind]string{cue.StringKind: "string", cue.BoolKind: "bool", cue.IntKind: "int", cue.NumberKind: "number", cue.NullKind: "null"} {
+			s.bare[kind] = s.ctx.CompileString(src)
+		}
+	}
+	if _, hasDefault := sch.Default(); !hasDefault {
+		for kind, t := range s.bare {
+			if sch.Subsume(t) == nil && t.Subsume(sch) == nil {
+				k = kind
+				break
+			}
+		}
+	}
+	s.plain[sch] = k
+	return k
+}
+
+// kindOf is schemaKind, cached.
+func (s *Schema) kindOf(sch cue.Value) cue.Kind {
+	k, ok := s.kinds[sch]
+	if !ok {
+		k = schemaKind(sch)
+		s.kinds[sch] = k
+	}
+	return k
+}
+
+// list returns the list schema of sch and its element constraint, cached.
+func (s *Schema) list(sch cue.Value) listInfo {
+	if li, ok := s.lists[sch]; ok {
+		return li
+	}
+	li := listInfo{list: sch}
+	if sch.Err() == nil {
+		li.list = sch.Unify(s.emptyList)
+	}
+	li.elem = listElem(li.list)
+	s.lists[sch] = li
+	return li
+}
+
+// tupleElem is element i of a tuple schema, cached.
+func (s *Schema) tupleElem(sch cue.Value, i int) cue.Value {
+	k := lookupKey{sch, "\x00" + strconv.Itoa(i)}
+	v, ok := s.lookups[k]
+	if !ok {
+		v = sch.LookupPath(cue.MakePath(cue.Index(i)))
+		s.lookups[k] = v
+	}
+	return v
+}
+
+// allows is sch.Allows for a key, cached.
+func (s *Schema) allows(sch cue.Value, key string) bool {
+	k := lookupKey{sch, key}
+	a, ok := s.allowed[k]
+	if !ok {
+		a = sch.Allows(cue.Str(key))
+		s.allowed[k] = a
+	}
+	return a
+}
+
+// field is lookupField, cached.
+func (s *Schema) field(sch cue.Value, key string) cue.Value {
+	k := lookupKey{sch, key}
+	v, ok := s.lookups[k]
+	if !ok {
+		v = lookupField(sch, key)
+		s.lookups[k] = v
+	}
+	return v
 }
 
 func kindOf(n *jsonc.Node) cue.Kind {
@@ -175,13 +256,34 @@ func alternatives(v cue.Value) []cue.Value {
 // structOf narrows a constraint to its struct branch for an object node. With several struct
 // branches it picks the one that knows the most of the object's keys.
 func (s *Schema) structOf(sch cue.Value, n *jsonc.Node) cue.Value {
+	if v, ok := s.structs[structKey{sch: sch}]; ok {
+		return v
+	}
+	var keys []string
+	for _, m := range n.Members {
+		keys = append(keys, m.Key)
+	}
+	k := structKey{sch, signature(keys)}
+	if v, ok := s.structs[k]; ok {
+		return v
+	}
+	v, disjunction := s.chooseStruct(sch, n)
+	if !disjunction {
+		k.keys = ""
+	}
+	s.structs[k] = v
+	return v
+}
+
+// chooseStruct is structOf uncached; disjunction says whether the choice depended on n's keys.
+func (s *Schema) chooseStruct(sch cue.Value, n *jsonc.Node) (cue.Value, bool) {
 	if sch.IncompleteKind() == cue.TopKind {
-		return sch
+		return sch, false
 	}
 	v := sch.Unify(s.emptyStruct)
 	op, args := v.Expr()
 	if op != cue.OrOp {
-		return v
+		return v, false
 	}
 	best, score := v, -1
 	for _, a := range args {
@@ -199,7 +301,7 @@ func (s *Schema) structOf(sch cue.Value, n *jsonc.Node) cue.Value {
 			best, score = a, sc
 		}
 	}
-	return best
+	return best, true
 }
 
 // lookupField finds the constraint of a field whether it is regular, optional, required or
@@ -233,11 +335,11 @@ func (w *walker) object(n *jsonc.Node, sch cue.Value, path []string, top bool) {
 			w.add(keySpan, diag.Warning, "duplicate-key", p, fmt.Sprintf("duplicate key %q: this value replaces the one on line %d", m.Key, line(w.src, n.Members[j].KeyStart)), "")
 		}
 		seen[m.Key] = i
-		if !sch.Allows(cue.Str(m.Key)) {
+		if !w.s.allows(sch, m.Key) {
 			w.unknown(keySpan, m.Key, p, si)
 			continue
 		}
-		child := lookupField(sch, m.Key)
+		child := w.s.field(sch, m.Key)
 		if !child.Exists() {
 			continue
 		}
@@ -273,17 +375,18 @@ func (w *walker) unknown(sp diag.Span, key, p string, si *structInfo) {
 	w.add(sp, sev, "unknown-field", p, msg, hint)
 }
 
-func (w *walker) array(n *jsonc.Node, sch cue.Value, path []string) {
+func (w *walker) array(n *jsonc.Node, li listInfo, path []string) {
+	sch := li.list
 	if sch.IncompleteKind() == cue.TopKind {
 		return
 	}
-	elem := listElem(sch)
+	elem := li.elem
 	for i, e := range n.Elems {
 		cp := indexPath(path, i)
 		el := elem
 		if !el.Exists() {
 			// A tuple such as [string, ...string]: look the element up by index.
-			el = sch.LookupPath(cue.MakePath(cue.Index(i)))
+			el = w.s.tupleElem(sch, i)
 			if !el.Exists() {
 				continue
 			}
@@ -310,6 +413,9 @@ func indexPath(path []string, i int) []string {
 }
 
 func (w *walker) scalar(n *jsonc.Node, sch cue.Value, p string) {
+	if k := w.s.plainKind(sch); k != cue.BottomKind && acceptsKind(k, kindOf(n)) {
+		return // a bare type such as `string`: the kind check above was the whole check
+	}
 	err := sch.Unify(w.encode(n)).Validate(cue.Concrete(true))
 	if err == nil {
 		return
@@ -344,7 +450,13 @@ func (w *walker) encode(n *jsonc.Node) cue.Value {
 			if i, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
 				return w.s.ctx.Encode(i)
 			}
-			if b, ok := new(big.Int).SetString(n.Num, 10); ok {
+			num := n.Num
+			if len(num) > maxDigits {
+				// math/big parses in quadratic time (a million digits took seconds); an integer
+				// this long is beyond every bound of the schema, as its first digits are.
+				num = num[:maxDigits]
+			}
+			if b, ok := new(big.Int).SetString(num, 10); ok {
 				return w.s.ctx.Encode(b)
 			}
 		}
@@ -353,6 +465,9 @@ func (w *walker) encode(n *jsonc.Node) cue.Value {
 	}
 	return w.s.ctx.Encode(n.Str)
 }
+
+// maxDigits bounds the integer literals given to math/big.
+const maxDigits = 400
 
 // literals returns the branches as JSON text when every branch is one concrete scalar.
 func literals(alts []cue.Value) ([]string, bool) {
@@ -433,6 +548,9 @@ func describeNode(n *jsonc.Node) string {
 		}
 		return strconv.Quote(s)
 	case jsonc.Number:
+		if len(n.Num) > 60 {
+			return n.Num[:57] + "..."
+		}
 		return n.Num
 	case jsonc.Bool:
 		return strconv.FormatBool(n.Bool)

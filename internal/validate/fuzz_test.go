@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -19,6 +21,19 @@ func FuzzCheck(f *testing.F) {
 		`{"visionConfig": {}, "sessionName": {"maxLength": "x"}, "packages": [{"source": ""}]}`,
 		"{\"\\u00e9\": null, \"defaultTool\": [], \"defaultTools\": [], \"defaultTools\": 1}",
 		`{"network": {"mode": "limited", "allowlist": ["*."]}, "extraArgs": "x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	// Small versions of the hostile inputs of issue 11 (the big ones run in config's tests).
+	var keys, dups strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&keys, "%q: %d,", fmt.Sprintf("unknownKey%d", i), i)
+		fmt.Fprintf(&dups, `"theme": "x%d",`, i)
+	}
+	for _, s := range []string{
+		"{" + keys.String() + `"quietStartup": true}`, "{" + dups.String() + `"quietStartup": true}`,
+		`{"retry": {"maxRetries": ` + strings.Repeat("9", 20000) + `}, "quietStartup": ` + strings.Repeat("9", 20000) + `}`,
+		`{"x": ` + strings.Repeat("[", 900) + strings.Repeat("]", 900) + `}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -35,6 +35,32 @@ type Schema struct {
 	// owned holds the field-name signatures of the structs marked @pigo(owned).
 	owned                  map[string]bool
 	emptyStruct, emptyList cue.Value
+	// Caches of the walk, keyed by schema values. Every value the walker steps to comes from
+	// these caches, so the same schema place is the same cue.Value each time and the caches
+	// hit: a fresh Unify per object made 10k declared tools take seconds and gigabytes.
+	structs map[structKey]cue.Value
+	lookups map[lookupKey]cue.Value
+	allowed map[lookupKey]bool
+	lists   map[cue.Value]listInfo
+	kinds   map[cue.Value]cue.Kind
+	plain   map[cue.Value]cue.Kind
+	bare    map[cue.Kind]cue.Value
+}
+
+type structKey struct {
+	sch cue.Value
+	// keys is the signature of the object's keys when sch is a disjunction of structs (the
+	// branch chosen depends on them), else "".
+	keys string
+}
+
+type lookupKey struct {
+	sch cue.Value
+	key string
+}
+
+type listInfo struct {
+	list, elem cue.Value
 }
 
 var (
@@ -75,7 +101,8 @@ func Compile(fsys fs.FS) (*Schema, error) {
 		return nil, fmt.Errorf("schema: %v", err)
 	}
 	s := &Schema{ctx: ctx, root: v, defs: map[string]cue.Value{}, fields: map[cue.Value]*structInfo{}, owned: map[string]bool{},
-		emptyStruct: ctx.CompileString("{}"), emptyList: ctx.CompileString("[...]")}
+		emptyStruct: ctx.CompileString("{}"), emptyList: ctx.CompileString("[...]"),
+		structs: map[structKey]cue.Value{}, lookups: map[lookupKey]cue.Value{}, allowed: map[lookupKey]bool{}, lists: map[cue.Value]listInfo{}, kinds: map[cue.Value]cue.Kind{}, plain: map[cue.Value]cue.Kind{}}
 	s.collectOwned()
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
@@ -256,10 +257,14 @@ func suggest(s string, candidates []string) string {
 		if c == s {
 			continue
 		}
-		d := distance(strings.ToLower(s), strings.ToLower(c))
 		if strings.EqualFold(s, c) {
-			d = 0
+			best, bestD = c, 0
+			continue
 		}
+		if n := utf8.RuneCountInString(s) - utf8.RuneCountInString(c); n > 3 || n < -3 {
+			continue // farther than any limit below: skip the quadratic distance (40k unknown keys)
+		}
+		d := distance(strings.ToLower(s), strings.ToLower(c))
 		if d < bestD {
 			best, bestD = c, d
 		}
@@ -277,30 +282,39 @@ func suggest(s string, candidates []string) string {
 	return ""
 }
 
-// distance is the optimal string alignment distance (Levenshtein plus adjacent swaps).
+// distance is the optimal string alignment distance (Levenshtein plus adjacent swaps). It keeps
+// three rows only, on the stack for the short strings keys are, since it runs for every unknown
+// key against every known one.
 func distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
+	var buf [3][48]int
+	var rows [3][]int
+	for k := range rows {
+		if len(rb)+1 <= len(buf[k]) {
+			rows[k] = buf[k][:len(rb)+1]
+		} else {
+			rows[k] = make([]int, len(rb)+1)
+		}
 	}
-	for j := range rb {
-		d[0][j+1] = j + 1
+	prev2, prev, cur := rows[0], rows[1], rows[2]
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return d[len(ra)][len(rb)]
+	return prev[len(rb)]
 }
 
 // enumSuggest is suggest for an enum value, which also accepts a unique prefix match either
