@@ -19,7 +19,9 @@ type fakeProvider struct {
 	options  []llm.Options
 }
 
-func (f *fakeProvider) add(r ...func(ctx context.Context, c *llm.Context) *llm.Message) { f.replies = append(f.replies, r...) }
+func (f *fakeProvider) add(r ...func(ctx context.Context, c *llm.Context) *llm.Message) {
+	f.replies = append(f.replies, r...)
+}
 
 func (f *fakeProvider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
 	f.mu.Lock()
