@@ -1,0 +1,107 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// BenchmarkAppend appends to a session that already holds n entries: the cost per entry
+// (one marshal, one write, one fsync) must not grow with n.
+func BenchmarkAppend(b *testing.B) {
+	for _, n := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			s := New(b.TempDir(), b.TempDir(), Options{})
+			s.AppendMessage(assistant("x"))
+			for i := 0; i < n; i++ {
+				s.index(&Entry{Type: TypeMessage, ID: fmt.Sprintf("%08x", i), ParentID: s.leaf, Message: LLMMessage(user("filler"))})
+			}
+			m := user("a line of user text")
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.AppendMessage(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.Close()
+		})
+	}
+}
+
+// writeTurns writes a session of n turns (user, assistant with a tool call, tool result).
+func writeTurns(tb testing.TB, n int) string {
+	dir := tb.TempDir()
+	s := New(tb.TempDir(), dir, Options{})
+	s.persist = false
+	for i := 0; i < n; i++ {
+		s.AppendMessage(user(fmt.Sprintf("turn %d: please look at file%d.go and fix the failing test", i, i)))
+		a := assistant("Reading the file.")
+		a.Content = append(a.Content, llm.Content{Type: llm.TypeToolCall, ID: fmt.Sprintf("call_%d", i), Name: "read", Arguments: []byte(`{"path":"file.go"}`)})
+		a.Usage = &llm.Usage{Input: 1000, Output: 50, TotalTokens: 1050}
+		s.AppendMessage(a)
+		f := false
+		s.AppendMessage(llm.Message{Role: llm.RoleToolResult, ToolCallID: fmt.Sprintf("call_%d", i), ToolName: "read", IsError: &f,
+			Content: []llm.Content{llm.TextBlock("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n")}})
+	}
+	s.persist = true
+	p := filepath.Join(dir, "s.jsonl")
+	f, _ := os.Create(p)
+	s.writeAll(f)
+	f.Close()
+	return p
+}
+
+// BenchmarkLoad1000Turns opens a 1,000-turn session and builds its context; -benchmem gives
+// the memory.
+func BenchmarkLoad1000Turns(b *testing.B) {
+	p := writeTurns(b, 1000)
+	fi, _ := os.Stat(p)
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	var keep *Session
+	for i := 0; i < b.N; i++ {
+		s, err := Open(p, OpenOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Context().Messages) != 3000 {
+			b.Fatal("context")
+		}
+		keep = s
+	}
+	b.StopTimer()
+	// retained-B: the heap a loaded session keeps alive (after a GC).
+	var m0, m1 runtime.MemStats
+	keep = nil
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	keep, _ = Open(p, OpenOptions{})
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	b.ReportMetric(float64(m1.HeapAlloc)-float64(m0.HeapAlloc), "retained-B")
+	runtime.KeepAlive(keep)
+}
+
+// FuzzOpen: any file content either opens (with warnings) or fails with an error; it never
+// panics, and opening never changes a file that is not a session.
+func FuzzOpen(f *testing.F) {
+	f.Add([]byte(`{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" + `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi"}}`))
+	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"compaction","firstKeptEntryIndex":1}` + "\n{"))
+	f.Add([]byte("not json\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "f.jsonl")
+		os.WriteFile(p, data, 0o644)
+		s, err := Open(p, OpenOptions{Cwd: "/"})
+		if err != nil {
+			return
+		}
+		s.Context()
+		s.Branch("")
+		s.Close()
+	})
+}

@@ -1,0 +1,346 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// EnvDir is the environment variable naming an explicit session directory.
+const EnvDir = "PI_CODING_AGENT_SESSION_DIR"
+
+var cwdSeparators = regexp.MustCompile(`[/\\:]`)
+
+// DefaultDir is pi's per-cwd session folder: AGENTDIR/sessions/--<cwd without its leading
+// separator, with / \ : as ->--.
+func DefaultDir(agentDir, cwd string) string {
+	c := absPath(cwd)
+	if strings.HasPrefix(c, "/") || strings.HasPrefix(c, `\`) {
+		c = c[1:]
+	}
+	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdSeparators.ReplaceAllString(c, "-")+"--")
+}
+
+// Location is where a cwd's sessions live.
+type Location struct {
+	// Dir holds the session files.
+	Dir string
+	// Explicit is true for --session-dir or $PI_CODING_AGENT_SESSION_DIR: the files of every
+	// cwd are in Dir itself, so listing filters by the header's cwd.
+	Explicit bool
+	// AgentDir is the agent directory (for --all over the default layout).
+	AgentDir string
+	// Cwd is the working directory (absolute).
+	Cwd string
+}
+
+// Locate picks the session directory as pi does: the flag, else the environment variable
+// (with ~ expanded), else the default per-cwd folder.
+func Locate(agentDir, cwd, flagDir, envDir string) Location {
+	l := Location{AgentDir: absPath(agentDir), Cwd: absPath(cwd)}
+	switch {
+	case flagDir != "":
+		l.Dir, l.Explicit = absPath(expandTilde(flagDir)), true
+	case envDir != "":
+		l.Dir, l.Explicit = absPath(expandTilde(envDir)), true
+	default:
+		l.Dir = DefaultDir(agentDir, cwd)
+	}
+	// An explicit directory that is the default folder behaves as the default (pi compares).
+	if l.Explicit && l.Dir == DefaultDir(agentDir, cwd) {
+		l.Explicit = false
+	}
+	return l
+}
+
+func expandTilde(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, p[1:])
+		}
+	}
+	return p
+}
+
+// Info describes one session file for listings.
+type Info struct {
+	ID            string    `json:"id"`
+	Path          string    `json:"path"`
+	Cwd           string    `json:"cwd"`
+	Name          string    `json:"name"`
+	ParentSession string    `json:"parent_session,omitempty"`
+	Created       time.Time `json:"created"`
+	Modified      time.Time `json:"modified"`
+	// Messages counts the message entries on the current branch.
+	Messages int `json:"messages"`
+	// FirstMessage is the text of the first user message ("(no messages)" when none).
+	FirstMessage string `json:"first_message"`
+}
+
+// ReadInfo reads one session file's listing facts. modified is the newest user or assistant
+// message time, else the header's timestamp, else the file's mtime (pi's buildSessionInfo).
+func ReadInfo(path string) (*Info, error) {
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if len(s.header.raw) == 0 {
+		return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	h := s.header
+	in := &Info{ID: h.ID, Path: path, Cwd: h.Cwd, Name: s.Name(), ParentSession: h.ParentSession}
+	created, cerr := ParseTimestamp(h.Timestamp)
+	in.Created = created
+	var last int64
+	for _, e := range s.Branch("") {
+		if e.Type != TypeMessage {
+			continue
+		}
+		in.Messages++
+	}
+	for _, e := range s.entries {
+		if e.Type != TypeMessage || e.Message == nil || e.Message.LLM == nil {
+			continue
+		}
+		m := e.Message.LLM
+		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
+			continue
+		}
+		t := m.Timestamp
+		if t == 0 {
+			t = millis(e.Timestamp)
+		}
+		if t > last {
+			last = t
+		}
+		if in.FirstMessage == "" && m.Role == llm.RoleUser {
+			in.FirstMessage = joinText(m)
+		}
+	}
+	switch {
+	case last > 0:
+		in.Modified = time.UnixMilli(last).UTC()
+	case cerr == nil:
+		in.Modified = created
+	default:
+		in.Modified = fi.ModTime().UTC()
+	}
+	if in.FirstMessage == "" {
+		in.FirstMessage = "(no messages)"
+	}
+	return in, nil
+}
+
+// joinText is pi's extractTextContent: text blocks joined by spaces.
+func joinText(m *llm.Message) string {
+	var parts []string
+	for _, c := range m.Content {
+		if c.Type == llm.TypeText {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// List returns the sessions of the location's cwd (every cwd with all), newest first. Files
+// that are not sessions are skipped.
+func List(l Location, all bool) ([]*Info, error) {
+	var files []string
+	switch {
+	case all && !l.Explicit:
+		root := filepath.Join(l.AgentDir, "sessions")
+		dirs, err := os.ReadDir(root)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		for _, d := range dirs {
+			if d.IsDir() || d.Type()&os.ModeSymlink != 0 {
+				files = append(files, jsonlFiles(filepath.Join(root, d.Name()))...)
+			}
+		}
+	default:
+		files = jsonlFiles(l.Dir)
+	}
+	var out []*Info
+	for _, f := range files {
+		in, err := ReadInfo(f)
+		if err != nil {
+			continue
+		}
+		if l.Explicit && !all && absPath(in.Cwd) != l.Cwd {
+			continue
+		}
+		out = append(out, in)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Modified.Equal(out[j].Modified) {
+			return out[i].Modified.After(out[j].Modified)
+		}
+		return out[i].Path > out[j].Path
+	})
+	return out, nil
+}
+
+func jsonlFiles(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".jsonl") && !e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// Recent returns the session file of the location's cwd that was modified last (by file
+// mtime, as pi's findMostRecentSession), or "" when there is none (-c then starts a new one).
+func Recent(l Location) string {
+	best, bestT := "", time.Time{}
+	for _, f := range jsonlFiles(l.Dir) {
+		h, err := readHeader(f)
+		if err != nil {
+			continue
+		}
+		if l.Explicit && (h.Cwd == "" || absPath(h.Cwd) != l.Cwd) {
+			continue
+		}
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		if best == "" || fi.ModTime().After(bestT) {
+			best, bestT = f, fi.ModTime()
+		}
+	}
+	return best
+}
+
+// readHeader reads the first JSON line of a file and checks that it is a session header.
+func readHeader(path string) (*Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 4096)
+	for read := 0; read < 1<<20; {
+		line, err := r.ReadBytes('\n')
+		read += len(line)
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			var h Header
+			if json.Unmarshal(t, &h) != nil {
+				if err != nil {
+					return nil, ErrNotSession
+				}
+				continue
+			}
+			if h.Type != TypeSession || h.ID == "" {
+				return nil, ErrNotSession
+			}
+			return &h, nil
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, ErrNotSession
+}
+
+// Resolve turns a --session / --fork argument into a file: a path when it contains a
+// separator or ends in .jsonl (relative to cwd), else a session id or a unique id prefix,
+// looked up among this cwd's sessions first, then all. global is true when the match is
+// another cwd's session.
+func Resolve(l Location, arg string) (path string, global bool, err error) {
+	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") {
+		if !filepath.IsAbs(arg) {
+			arg = filepath.Join(l.Cwd, expandTilde(arg))
+		}
+		return filepath.Clean(arg), false, nil
+	}
+	for _, all := range []bool{false, true} {
+		infos, err := List(l, all)
+		if err != nil {
+			return "", false, err
+		}
+		var matches []*Info
+		for _, in := range infos {
+			if in.ID == arg {
+				return in.Path, all && absPath(in.Cwd) != l.Cwd, nil
+			}
+			if strings.HasPrefix(in.ID, arg) {
+				matches = append(matches, in)
+			}
+		}
+		if len(matches) == 1 {
+			return matches[0].Path, all && absPath(matches[0].Cwd) != l.Cwd, nil
+		}
+		if len(matches) > 1 {
+			var ids []string
+			for _, m := range matches {
+				ids = append(ids, m.ID)
+			}
+			return "", false, fmt.Errorf("session id %q is ambiguous: it matches %s", arg, strings.Join(ids, ", "))
+		}
+	}
+	return "", false, fmt.Errorf("no session found matching '%s'", arg)
+}
+
+// Fork copies a session file into a new session of cwd in dir (pi's forkFrom, --fork): a new
+// id and header with parentSession = the source, then every entry of the source as it is.
+func Fork(source, cwd, dir string) (*Session, error) {
+	source = absPath(source)
+	src, err := Open(source, OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	src.Close()
+	if len(src.header.raw) == 0 {
+		return nil, fmt.Errorf("cannot fork: source session file is empty or invalid: %s", source)
+	}
+	s := New(cwd, dir, Options{ParentSession: source})
+	for _, e := range src.entries {
+		s.index(e)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writeAll(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.f = f
+	s.flushed = true
+	return s, nil
+}
+
+func trimSpace(s string) string { return strings.TrimSpace(s) }

@@ -1,0 +1,314 @@
+// Package session reads and writes pi's session files: JSONL version 3, one header line and
+// then a tree of entries (8-hex ids, parentId links), appended one fsync'd line at a time.
+// It knows entries, the tree, pi's directory layout and how the LLM context is built from the
+// current branch; it knows nothing about the agent loop.
+//
+// Files pigo writes open in pi and pi's files open here: field names and their order are pi's
+// (core/session-manager.js, core/messages.js), and lines read from a file are written back
+// byte for byte when pi itself would rewrite the file.
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Version is the session file format version pi 0.84 writes.
+const Version = 3
+
+// Entry types.
+const (
+	TypeSession             = "session"
+	TypeMessage             = "message"
+	TypeModelChange         = "model_change"
+	TypeThinkingLevelChange = "thinking_level_change"
+	TypeCompaction          = "compaction"
+	TypeBranchSummary       = "branch_summary"
+	TypeCustom              = "custom"
+	TypeCustomMessage       = "custom_message"
+	TypeLabel               = "label"
+	TypeSessionInfo         = "session_info"
+)
+
+// Header is a session file's first line. It is not part of the tree.
+type Header struct {
+	Type      string `json:"type"`
+	Version   int    `json:"version"`
+	ID        string `json:"id"`
+	Timestamp string `json:"timestamp"`
+	Cwd       string `json:"cwd"`
+	// ParentSession is the path of the session this one was forked from.
+	ParentSession string `json:"parentSession,omitempty"`
+
+	raw []byte
+}
+
+// Entry is one tree entry. Type says which of the type-specific fields are set. ParentID is
+// "" for a root (written as null).
+type Entry struct {
+	Type      string
+	ID        string
+	ParentID  string
+	Timestamp string
+
+	// message
+	Message *Message
+
+	// model_change
+	Provider string
+	ModelID  string
+
+	// thinking_level_change
+	ThinkingLevel string
+
+	// compaction and branch_summary
+	Summary string
+	// FirstKeptEntryID is where a compaction's kept history starts.
+	FirstKeptEntryID string
+	TokensBefore     int
+	// FromID is the leaf a branch summary came back from ("root" when there was none).
+	FromID string
+	// Details, Usage: free-form JSON (compaction details are {readFiles, modifiedFiles}).
+	Details  json.RawMessage
+	Usage    json.RawMessage
+	FromHook *bool
+
+	// custom and custom_message
+	CustomType string
+	// Data is a custom entry's payload (not part of the context).
+	Data json.RawMessage
+	// Content is a custom_message's content: a JSON string or an array of text/image blocks.
+	Content json.RawMessage
+	Display bool
+
+	// label
+	TargetID string
+	// Label is the label text; nil clears the target's label.
+	Label *string
+
+	// session_info
+	Name string
+
+	// raw is the line as read from the file; it is what gets written back.
+	raw []byte
+}
+
+// Timestamp returns t as JavaScript's Date.toISOString does (UTC, milliseconds, "Z").
+func Timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// ParseTimestamp parses an ISO timestamp as pi writes it (also accepting any RFC 3339 form).
+func ParseTimestamp(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, s)
+}
+
+// nullable writes "" as JSON null.
+type nullable string
+
+func (n nullable) MarshalJSON() ([]byte, error) {
+	if n == "" {
+		return []byte("null"), nil
+	}
+	return marshal(string(n))
+}
+
+// MarshalJSON writes the entry with pi's field order (the order of the object literals in
+// session-manager.js), or the bytes it was read from.
+func (e *Entry) MarshalJSON() ([]byte, error) {
+	if e.raw != nil {
+		return e.raw, nil
+	}
+	p := nullable(e.ParentID)
+	var v any
+	switch e.Type {
+	case TypeMessage:
+		v = struct {
+			Type      string   `json:"type"`
+			ID        string   `json:"id"`
+			ParentID  nullable `json:"parentId"`
+			Timestamp string   `json:"timestamp"`
+			Message   *Message `json:"message"`
+		}{e.Type, e.ID, p, e.Timestamp, e.Message}
+	case TypeModelChange:
+		v = struct {
+			Type      string   `json:"type"`
+			ID        string   `json:"id"`
+			ParentID  nullable `json:"parentId"`
+			Timestamp string   `json:"timestamp"`
+			Provider  string   `json:"provider"`
+			ModelID   string   `json:"modelId"`
+		}{e.Type, e.ID, p, e.Timestamp, e.Provider, e.ModelID}
+	case TypeThinkingLevelChange:
+		v = struct {
+			Type          string   `json:"type"`
+			ID            string   `json:"id"`
+			ParentID      nullable `json:"parentId"`
+			Timestamp     string   `json:"timestamp"`
+			ThinkingLevel string   `json:"thinkingLevel"`
+		}{e.Type, e.ID, p, e.Timestamp, e.ThinkingLevel}
+	case TypeCompaction:
+		v = struct {
+			Type             string          `json:"type"`
+			ID               string          `json:"id"`
+			ParentID         nullable        `json:"parentId"`
+			Timestamp        string          `json:"timestamp"`
+			Summary          string          `json:"summary"`
+			FirstKeptEntryID string          `json:"firstKeptEntryId"`
+			TokensBefore     int             `json:"tokensBefore"`
+			Details          json.RawMessage `json:"details,omitempty"`
+			Usage            json.RawMessage `json:"usage,omitempty"`
+			FromHook         *bool           `json:"fromHook,omitempty"`
+		}{e.Type, e.ID, p, e.Timestamp, e.Summary, e.FirstKeptEntryID, e.TokensBefore, e.Details, e.Usage, e.FromHook}
+	case TypeBranchSummary:
+		v = struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			ParentID  nullable        `json:"parentId"`
+			Timestamp string          `json:"timestamp"`
+			FromID    string          `json:"fromId"`
+			Summary   string          `json:"summary"`
+			Details   json.RawMessage `json:"details,omitempty"`
+			Usage     json.RawMessage `json:"usage,omitempty"`
+			FromHook  *bool           `json:"fromHook,omitempty"`
+		}{e.Type, e.ID, p, e.Timestamp, e.FromID, e.Summary, e.Details, e.Usage, e.FromHook}
+	case TypeCustom:
+		v = struct {
+			Type       string          `json:"type"`
+			CustomType string          `json:"customType"`
+			Data       json.RawMessage `json:"data,omitempty"`
+			ID         string          `json:"id"`
+			ParentID   nullable        `json:"parentId"`
+			Timestamp  string          `json:"timestamp"`
+		}{e.Type, e.CustomType, e.Data, e.ID, p, e.Timestamp}
+	case TypeCustomMessage:
+		content := e.Content
+		if len(content) == 0 {
+			content = json.RawMessage("[]")
+		}
+		v = struct {
+			Type       string          `json:"type"`
+			CustomType string          `json:"customType"`
+			Content    json.RawMessage `json:"content"`
+			Display    bool            `json:"display"`
+			Details    json.RawMessage `json:"details,omitempty"`
+			ID         string          `json:"id"`
+			ParentID   nullable        `json:"parentId"`
+			Timestamp  string          `json:"timestamp"`
+		}{e.Type, e.CustomType, content, e.Display, e.Details, e.ID, p, e.Timestamp}
+	case TypeLabel:
+		v = struct {
+			Type      string   `json:"type"`
+			ID        string   `json:"id"`
+			ParentID  nullable `json:"parentId"`
+			Timestamp string   `json:"timestamp"`
+			TargetID  string   `json:"targetId"`
+			Label     *string  `json:"label,omitempty"`
+		}{e.Type, e.ID, p, e.Timestamp, e.TargetID, e.Label}
+	case TypeSessionInfo:
+		v = struct {
+			Type      string   `json:"type"`
+			ID        string   `json:"id"`
+			ParentID  nullable `json:"parentId"`
+			Timestamp string   `json:"timestamp"`
+			Name      string   `json:"name"`
+		}{e.Type, e.ID, p, e.Timestamp, e.Name}
+	default:
+		return nil, fmt.Errorf("session: cannot write an entry of unknown type %q", e.Type)
+	}
+	return marshal(v)
+}
+
+// UnmarshalJSON reads any entry; unknown types are kept (and written back) as they are.
+func (e *Entry) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Type             string          `json:"type"`
+		ID               string          `json:"id"`
+		ParentID         *string         `json:"parentId"`
+		Timestamp        string          `json:"timestamp"`
+		Message          *Message        `json:"message"`
+		Provider         string          `json:"provider"`
+		ModelID          string          `json:"modelId"`
+		ThinkingLevel    string          `json:"thinkingLevel"`
+		Summary          string          `json:"summary"`
+		FirstKeptEntryID string          `json:"firstKeptEntryId"`
+		TokensBefore     float64         `json:"tokensBefore"`
+		FromID           string          `json:"fromId"`
+		Details          json.RawMessage `json:"details"`
+		Usage            json.RawMessage `json:"usage"`
+		FromHook         *bool           `json:"fromHook"`
+		CustomType       string          `json:"customType"`
+		Data             json.RawMessage `json:"data"`
+		Content          json.RawMessage `json:"content"`
+		Display          bool            `json:"display"`
+		TargetID         string          `json:"targetId"`
+		Label            *string         `json:"label"`
+		Name             string          `json:"name"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Entry{
+		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp, Message: w.Message,
+		Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel,
+		Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: int(w.TokensBefore),
+		FromID: w.FromID, Details: w.Details, Usage: w.Usage, FromHook: w.FromHook,
+		CustomType: w.CustomType, Data: w.Data, Content: w.Content, Display: w.Display,
+		TargetID: w.TargetID, Label: w.Label, Name: w.Name,
+	}
+	if w.ParentID != nil {
+		e.ParentID = *w.ParentID
+	}
+	e.raw = append([]byte(nil), b...)
+	return nil
+}
+
+// marshal encodes like JSON.stringify: no HTML escaping, U+2028 and U+2029 left as they are.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return unescapeLineSeparators(b), nil
+}
+
+// unescapeLineSeparators turns Go's \u2028 and \u2029 escapes back into the characters, as
+// JSON.stringify writes them. An escaped backslash before "u2028" is left alone.
+func unescapeLineSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+1 < len(b) {
+			if b[i+1] == 'u' && i+5 < len(b) && string(b[i+2:i+5]) == "202" && (b[i+5] == '8' || b[i+5] == '9') {
+				if b[i+5] == '8' {
+					out = append(out, "\u2028"...)
+				} else {
+					out = append(out, "\u2029"...)
+				}
+				i += 5
+				continue
+			}
+			out = append(out, b[i], b[i+1])
+			i++
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
+// MarshalJSON writes the header as pi does, or the bytes it was read from.
+func (h *Header) MarshalJSON() ([]byte, error) {
+	if h.raw != nil {
+		return h.raw, nil
+	}
+	type plain Header
+	return marshal((*plain)(h))
+}

@@ -1,0 +1,551 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// Session is one session: its header, its entries in file order, the tree index and the
+// current leaf. New entries become children of the leaf and move it. A persisted session
+// writes nothing until its first assistant message exists (pi's deferred first flush), then
+// appends one fsync'd line per entry.
+//
+// A Session is safe for concurrent use.
+type Session struct {
+	mu sync.Mutex
+
+	header  Header
+	entries []*Entry
+	byID    map[string]*Entry
+	labels  map[string]string
+	leaf    string
+
+	path    string
+	dir     string
+	persist bool
+	flushed bool
+	// hasAssistant: an assistant message exists (pi scans for it on every append).
+	hasAssistant bool
+	// needNL: the file does not end in a newline (a torn last line), so the next append
+	// starts a new line rather than gluing onto it.
+	needNL bool
+	f      *os.File
+
+	// Warnings are problems met while loading (torn or malformed lines), one sentence each.
+	Warnings []string
+
+	// now is the clock (tests fix it).
+	now func() time.Time
+}
+
+// Options are the options of New.
+type Options struct {
+	// ID is the session id (default: a new UUIDv7).
+	ID string
+	// ParentSession is the header's parentSession (the file this one was forked from).
+	ParentSession string
+}
+
+// New starts a session for cwd whose file will be DIR/<timestamp>_<id>.jsonl. With dir ""
+// the session is in memory only (--no-session).
+func New(cwd, dir string, o Options) *Session {
+	s := &Session{dir: dir, persist: dir != "", now: time.Now}
+	s.reset(absPath(cwd), o)
+	return s
+}
+
+// InMemory starts a session that is never written.
+func InMemory(cwd string) *Session { return New(cwd, "", Options{}) }
+
+func (s *Session) reset(cwd string, o Options) {
+	id := o.ID
+	if id == "" {
+		id = newSessionID()
+	}
+	ts := Timestamp(s.now())
+	s.header = Header{Type: TypeSession, Version: Version, ID: id, Timestamp: ts, Cwd: cwd, ParentSession: o.ParentSession}
+	s.entries = nil
+	s.byID = map[string]*Entry{}
+	s.labels = map[string]string{}
+	s.leaf = ""
+	s.flushed = false
+	s.hasAssistant = false
+	if s.persist {
+		s.path = filepath.Join(s.dir, FileName(ts, id))
+	}
+}
+
+// FileName is pi's session file name: the ISO timestamp with ":" and "." as "-", "_", the id.
+func FileName(timestamp, id string) string {
+	return strings.NewReplacer(":", "-", ".", "-").Replace(timestamp) + "_" + id + ".jsonl"
+}
+
+func newSessionID() string {
+	u, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return u.String()
+}
+
+// newEntryID is 8 hex characters of a random UUID, checked against taken (pi's generateId).
+func newEntryID(taken func(string) bool) string {
+	for i := 0; i < 100; i++ {
+		id := uuid.NewString()[:8]
+		if !taken(id) {
+			return id
+		}
+	}
+	return uuid.NewString()
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// OpenOptions are the options of Open.
+type OpenOptions struct {
+	// Dir is where a later new or branched session goes ("": the file's directory).
+	Dir string
+	// Cwd is the working directory recorded when the file is absent or empty ("": the
+	// process's).
+	Cwd string
+}
+
+// ErrNotSession is returned for a non-empty file that does not start with a session header.
+var ErrNotSession = errors.New("not a valid pi session")
+
+// Open loads a session file. A file that does not exist yet is a new session that will be
+// written there; an empty file gets a fresh header (as pi does). Versions 1 and 2 are
+// migrated and the file rewritten (pi's only rewrite on load). Malformed lines are skipped
+// with a warning; a torn last line never loses the session, and the next append starts on a
+// new line.
+func Open(path string, o OpenOptions) (*Session, error) {
+	path = absPath(path)
+	dir := o.Dir
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	cwd = absPath(cwd)
+	s := &Session{dir: dir, persist: true, now: time.Now}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		s.reset(cwd, Options{})
+		s.path = path
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines, warnings := splitLines(data, path)
+	s.Warnings = warnings
+	if len(lines) == 0 {
+		if len(data) > 0 && len(bytes.TrimSpace(data)) > 0 {
+			return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+		}
+		s.reset(cwd, Options{})
+		s.path = path
+		if err := s.rewrite(); err != nil {
+			return nil, err
+		}
+		s.flushed = true
+		return s, nil
+	}
+	var h Header
+	if json.Unmarshal(lines[0], &h) != nil || h.Type != TypeSession || h.ID == "" {
+		return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+	}
+	s.path = path
+	migrated, err := migrate(lines, func(ids map[string]bool) string {
+		return newEntryID(func(id string) bool { return ids[id] })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if err := s.load(lines); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if migrated {
+		if err := s.rewrite(); err != nil {
+			return nil, err
+		}
+	} else if len(data) > 0 && data[len(data)-1] != '\n' {
+		s.needNL = true
+	}
+	s.flushed = true
+	return s, nil
+}
+
+// splitLines returns the lines that parse as JSON objects, and a warning for each one that
+// does not (pi skips them silently). A line is checked by decoding it once into a value that
+// keeps nothing, which is cheaper than json.Valid followed by a decode of the whole entry.
+func splitLines(data []byte, path string) (lines [][]byte, warnings []string) {
+	n := 0
+	for len(data) > 0 {
+		n++
+		var line []byte
+		i := bytes.IndexByte(data, '\n')
+		last := i < 0
+		if last {
+			line, data = data, nil
+		} else {
+			line, data = data[:i], data[i+1:]
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] != '{' || t[len(t)-1] != '}' || (last || n == 1) && !json.Valid(t) {
+			if last {
+				warnings = append(warnings, fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes; the session was interrupted while writing)", path, n, len(line)))
+			} else {
+				warnings = append(warnings, fmt.Sprintf("%s:%d: ignoring a malformed line", path, n))
+			}
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return lines, warnings
+}
+
+func (s *Session) load(lines [][]byte) error {
+	if err := json.Unmarshal(lines[0], &s.header); err != nil {
+		return err
+	}
+	s.header.raw = append([]byte(nil), lines[0]...)
+	s.entries = make([]*Entry, 0, len(lines)-1)
+	s.byID = make(map[string]*Entry, len(lines))
+	s.labels = map[string]string{}
+	for _, l := range lines[1:] {
+		e := new(Entry)
+		if err := json.Unmarshal(l, e); err != nil {
+			// A malformed line in the middle (pi skips it too).
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
+			continue
+		}
+		if e.Type == TypeSession {
+			continue
+		}
+		s.index(e)
+	}
+	return nil
+}
+
+func (s *Session) index(e *Entry) {
+	s.entries = append(s.entries, e)
+	s.byID[e.ID] = e
+	s.leaf = e.ID
+	if e.Type == TypeMessage && e.Message != nil && e.Message.Role == llm.RoleAssistant {
+		s.hasAssistant = true
+	}
+	if e.Type == TypeLabel {
+		if e.Label != nil && *e.Label != "" {
+			s.labels[e.TargetID] = *e.Label
+		} else {
+			delete(s.labels, e.TargetID)
+		}
+	}
+}
+
+// rewrite writes the whole file (header and entries) atomically: a temporary file renamed
+// over the old one, so a crash leaves either the old or the new file, never a truncated one.
+func (s *Session) rewrite() error {
+	if !s.persist || s.path == "" {
+		return nil
+	}
+	if err := s.closeFile(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".pigo-session-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := s.writeAll(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		os.Chmod(tmp.Name(), fi.Mode().Perm())
+	}
+	s.needNL = false
+	return os.Rename(tmp.Name(), s.path)
+}
+
+func (s *Session) writeAll(f *os.File) error {
+	var buf bytes.Buffer
+	h, err := s.header.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	buf.Write(h)
+	buf.WriteByte('\n')
+	for _, e := range s.entries {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	_, err = f.Write(buf.Bytes())
+	return err
+}
+
+func (s *Session) closeFile() error {
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
+}
+
+// Close closes the session's file handle. Entries are already on disk.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closeFile()
+}
+
+// persistEntry is pi's _persist: nothing before the first assistant message; then the
+// buffered entries in one new file (created exclusively); then one line per entry.
+func (s *Session) persistEntry(e *Entry) error {
+	if !s.persist || s.path == "" {
+		return nil
+	}
+	if !s.hasAssistant {
+		if s.flushed {
+			return s.appendLine(e)
+		}
+		return nil
+	}
+	if !s.flushed {
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		if err := s.writeAll(f); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		s.f = f
+		s.flushed = true
+		return nil
+	}
+	return s.appendLine(e)
+}
+
+func (s *Session) appendLine(e *Entry) error {
+	b, err := e.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if s.f == nil {
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		s.f = f
+	}
+	line := make([]byte, 0, len(b)+2)
+	if s.needNL {
+		line = append(line, '\n')
+	}
+	line = append(append(line, b...), '\n')
+	if _, err := s.f.Write(line); err != nil {
+		return err
+	}
+	s.needNL = false
+	return s.f.Sync()
+}
+
+// Append adds e as a child of the current leaf and moves the leaf to it. It fills in ID,
+// ParentID and Timestamp when they are empty, and returns the id.
+func (s *Session) Append(e *Entry) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.appendLocked(e, true)
+}
+
+func (s *Session) appendLocked(e *Entry, parentIsLeaf bool) (string, error) {
+	if e.ID == "" {
+		e.ID = newEntryID(func(id string) bool { _, ok := s.byID[id]; return ok })
+	}
+	if parentIsLeaf {
+		e.ParentID = s.leaf
+	}
+	if e.Timestamp == "" {
+		e.Timestamp = Timestamp(s.now())
+	}
+	e.raw = nil
+	s.index(e)
+	return e.ID, s.persistEntry(e)
+}
+
+// AppendMessage appends an LLM message (user, assistant or toolResult).
+func (s *Session) AppendMessage(m llm.Message) (string, error) {
+	return s.Append(&Entry{Type: TypeMessage, Message: LLMMessage(m)})
+}
+
+// AppendBashExecution appends a user `!command` run.
+func (s *Session) AppendBashExecution(b BashExecution) (string, error) {
+	return s.Append(&Entry{Type: TypeMessage, Message: &Message{Role: RoleBashExecution, Bash: &b}})
+}
+
+// AppendModelChange records a model switch.
+func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
+	return s.Append(&Entry{Type: TypeModelChange, Provider: provider, ModelID: modelID})
+}
+
+// AppendThinkingLevelChange records a thinking level switch.
+func (s *Session) AppendThinkingLevelChange(level string) (string, error) {
+	return s.Append(&Entry{Type: TypeThinkingLevelChange, ThinkingLevel: level})
+}
+
+// Compaction is what a compaction entry records.
+type Compaction struct {
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+	// Details is {readFiles, modifiedFiles} for pi's own compaction (any JSON for a hook's).
+	Details  any
+	Usage    *llm.Usage
+	FromHook *bool
+}
+
+// AppendCompaction appends a compaction summary.
+func (s *Session) AppendCompaction(c Compaction) (string, error) {
+	e := &Entry{Type: TypeCompaction, Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: c.TokensBefore, FromHook: c.FromHook}
+	var err error
+	if e.Details, err = rawOf(c.Details); err != nil {
+		return "", err
+	}
+	if c.Usage != nil {
+		if e.Usage, err = rawOf(c.Usage); err != nil {
+			return "", err
+		}
+	}
+	return s.Append(e)
+}
+
+// AppendCustom appends an extension's state entry (not part of the context).
+func (s *Session) AppendCustom(customType string, data any) (string, error) {
+	raw, err := rawOf(data)
+	if err != nil {
+		return "", err
+	}
+	return s.Append(&Entry{Type: TypeCustom, CustomType: customType, Data: raw})
+}
+
+// AppendCustomMessage appends an extension message that takes part in the context. content
+// is a string or a []llm.Content.
+func (s *Session) AppendCustomMessage(customType string, content any, display bool, details any) (string, error) {
+	c, err := rawOf(content)
+	if err != nil {
+		return "", err
+	}
+	d, err := rawOf(details)
+	if err != nil {
+		return "", err
+	}
+	return s.Append(&Entry{Type: TypeCustomMessage, CustomType: customType, Content: c, Display: display, Details: d})
+}
+
+// AppendSessionInfo sets the session's display name (newlines become spaces, as pi does).
+func (s *Session) AppendSessionInfo(name string) (string, error) {
+	name = strings.TrimSpace(newlines.ReplaceAllString(name, " "))
+	return s.Append(&Entry{Type: TypeSessionInfo, Name: name})
+}
+
+// AppendLabel sets (or, with "", clears) the label of an entry.
+func (s *Session) AppendLabel(targetID, label string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byID[targetID]; !ok {
+		return "", fmt.Errorf("entry %s not found", targetID)
+	}
+	e := &Entry{Type: TypeLabel, TargetID: targetID}
+	if label != "" {
+		e.Label = &label
+	}
+	return s.appendLocked(e, true)
+}
+
+// BranchWithSummary moves the leaf to fromID ("" = before the first entry) and appends a
+// branch summary of the path that was left (pi's branchWithSummary).
+func (s *Session) BranchWithSummary(fromID, summary string, details any) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fromID != "" {
+		if _, ok := s.byID[fromID]; !ok {
+			return "", fmt.Errorf("entry %s not found", fromID)
+		}
+	}
+	from := s.leaf
+	if from == "" {
+		from = "root"
+	}
+	d, err := rawOf(details)
+	if err != nil {
+		return "", err
+	}
+	s.leaf = fromID
+	return s.appendLocked(&Entry{Type: TypeBranchSummary, FromID: from, Summary: summary, Details: d}, true)
+}
+
+var newlines = regexp.MustCompile(`[\r\n]+`)
+
+func rawOf(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if r, ok := v.(json.RawMessage); ok {
+		return r, nil
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return nil, nil
+	}
+	return b, nil
+}

@@ -1,0 +1,292 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// Header returns the session header.
+func (s *Session) Header() Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.header
+}
+
+// ID is the session id.
+func (s *Session) ID() string { return s.Header().ID }
+
+// Cwd is the session's working directory (from its header).
+func (s *Session) Cwd() string { return s.Header().Cwd }
+
+// Path is the session file ("" for an in-memory session). The file exists once the first
+// assistant message has been appended.
+func (s *Session) Path() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.path
+}
+
+// Dir is the directory new and branched sessions of this one go to.
+func (s *Session) Dir() string { return s.dir }
+
+// Persisted reports whether the session is written to a file.
+func (s *Session) Persisted() bool { return s.persist }
+
+// Entries returns all entries in file order (the header excluded).
+func (s *Session) Entries() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Entry(nil), s.entries...)
+}
+
+// Entry returns the entry with the id, or nil.
+func (s *Session) Entry(id string) *Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byID[id]
+}
+
+// Leaf is the current position's entry id ("" before the first entry).
+func (s *Session) Leaf() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leaf
+}
+
+// SetLeaf moves the leaf to an earlier entry; the next entry starts a new branch there
+// (pi's branch). No entry is changed or removed.
+func (s *Session) SetLeaf(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byID[id]; !ok {
+		return fmt.Errorf("entry %s not found", id)
+	}
+	s.leaf = id
+	return nil
+}
+
+// ResetLeaf moves the leaf before the first entry: the next entry is a new root.
+func (s *Session) ResetLeaf() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leaf = ""
+}
+
+// Children returns the direct children of an entry ("" for the roots), in file order.
+func (s *Session) Children(id string) []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Entry
+	for _, e := range s.entries {
+		if e.ParentID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Label returns an entry's label ("" when it has none).
+func (s *Session) Label(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.labels[id]
+}
+
+// Name is the session's display name: the latest session_info entry's ("" when unnamed or
+// cleared).
+func (s *Session) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.entries) - 1; i >= 0; i-- {
+		if s.entries[i].Type == TypeSessionInfo {
+			return trimSpace(s.entries[i].Name)
+		}
+	}
+	return ""
+}
+
+// Branch returns the path from the root to the entry id ("" = the leaf), in order. It
+// includes every entry type.
+func (s *Session) Branch(id string) []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == "" {
+		id = s.leaf
+	}
+	return s.branchLocked(id)
+}
+
+func (s *Session) branchLocked(id string) []*Entry {
+	var path []*Entry
+	seen := map[string]bool{}
+	for e := s.byID[id]; e != nil && !seen[e.ID]; e = s.byID[e.ParentID] {
+		seen[e.ID] = true
+		path = append(path, e)
+		if e.ParentID == "" {
+			break
+		}
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// ContextEntries is the compaction-aware entry list of the current branch (pi's
+// buildContextEntries): without a compaction, the branch; with one, the latest compaction
+// entry, then the kept entries from its firstKeptEntryId, then everything after it.
+func (s *Session) ContextEntries() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return contextEntries(s.branchLocked(s.leaf))
+}
+
+func contextEntries(path []*Entry) []*Entry {
+	ci := -1
+	for i, e := range path {
+		if e.Type == TypeCompaction {
+			ci = i
+		}
+	}
+	if ci < 0 {
+		return path
+	}
+	c := path[ci]
+	out := []*Entry{c}
+	kept := false
+	for _, e := range path[:ci] {
+		if e.ID == c.FirstKeptEntryID {
+			kept = true
+		}
+		if kept {
+			out = append(out, e)
+		}
+	}
+	return append(out, path[ci+1:]...)
+}
+
+// ModelRef names a model.
+type ModelRef struct {
+	Provider string `json:"provider"`
+	ModelID  string `json:"modelId"`
+}
+
+// Context is what the model sees of the current branch, and the settings it implies.
+type Context struct {
+	// Messages are the LLM messages (app messages converted as pi's convertToLlm does).
+	Messages []llm.Message
+	// ThinkingLevel is the last thinking_level_change on the branch ("off" when none).
+	ThinkingLevel string
+	// Model is the last model_change or assistant message's model on the branch (nil: none).
+	Model *ModelRef
+}
+
+// Context builds the LLM context from the current branch (pi's buildSessionContext +
+// convertToLlm): the compaction summary first, then the kept entries.
+func (s *Session) Context() Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := s.branchLocked(s.leaf)
+	c := Context{ThinkingLevel: "off"}
+	for _, e := range path {
+		switch {
+		case e.Type == TypeThinkingLevelChange:
+			c.ThinkingLevel = e.ThinkingLevel
+		case e.Type == TypeModelChange:
+			c.Model = &ModelRef{e.Provider, e.ModelID}
+		case e.Type == TypeMessage && e.Message != nil && e.Message.LLM != nil && e.Message.Role == llm.RoleAssistant:
+			c.Model = &ModelRef{e.Message.LLM.Provider, e.Message.LLM.Model}
+		}
+	}
+	for _, e := range contextEntries(path) {
+		c.Messages = append(c.Messages, toLLM(e)...)
+	}
+	return c
+}
+
+// Branched writes the path from the root to leafID ("" = the leaf) as a new session (pi's
+// createBranchedSession, used by /fork): labels are dropped from the path, the kept entries
+// re-chained, and the labels of kept entries re-added at the end. The receiver becomes the
+// new session; its header's parentSession is the old file. Nothing is written until an
+// assistant message exists on the new path. It returns the new file.
+func (s *Session) Branched(leafID string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if leafID == "" {
+		leafID = s.leaf
+	}
+	path := s.branchLocked(leafID)
+	if len(path) == 0 {
+		return "", fmt.Errorf("entry %s not found", leafID)
+	}
+	prevFile := s.path
+	var kept []*Entry
+	parent := ""
+	ids := map[string]bool{}
+	for _, e := range path {
+		if e.Type == TypeLabel {
+			continue
+		}
+		c := *e
+		if c.ParentID != parent {
+			c.ParentID = parent
+			c.raw = nil
+		}
+		kept = append(kept, &c)
+		ids[c.ID] = true
+		parent = c.ID
+	}
+	type lbl struct{ target, label, ts string }
+	var labels []lbl
+	// Labels in the order pi's Map holds them: first set first (re-set keeps the place).
+	for _, e := range s.entries {
+		if e.Type == TypeLabel && ids[e.TargetID] {
+			if l, ok := s.labels[e.TargetID]; ok {
+				dup := false
+				for i := range labels {
+					if labels[i].target == e.TargetID {
+						labels[i].ts = e.Timestamp
+						dup = true
+					}
+				}
+				if !dup {
+					labels = append(labels, lbl{e.TargetID, l, e.Timestamp})
+				}
+			}
+		}
+	}
+	if err := s.closeFile(); err != nil {
+		return "", err
+	}
+	o := Options{}
+	if s.persist {
+		o.ParentSession = prevFile
+	}
+	s.reset(s.header.Cwd, o)
+	for _, e := range kept {
+		s.index(e)
+	}
+	for _, l := range labels {
+		label := l.label
+		e := &Entry{Type: TypeLabel, ID: newEntryID(func(id string) bool { return ids[id] }), ParentID: parent, Timestamp: l.ts, TargetID: l.target, Label: &label}
+		ids[e.ID] = true
+		parent = e.ID
+		s.index(e)
+	}
+	if !s.persist {
+		return "", nil
+	}
+	if s.hasAssistant {
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+			return "", err
+		}
+		if err := s.rewrite(); err != nil {
+			return "", err
+		}
+		s.flushed = true
+	}
+	return s.path, nil
+}
