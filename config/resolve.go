@@ -275,7 +275,7 @@ func toEngine(e *catalog.Ext, src *diag.Source, source engine.Source) engine.Ext
 		out.Tools = append(out.Tools, engine.Tool{Name: t.Name, Label: t.Label, Description: t.Description,
 			PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines, Structured: t.Structured,
 			CodemodeOnly: t.CodemodeOnly, Unit: t.Unit, When: t.When, WhenSpan: sp(t.WhenOff, t.WhenEnd),
-			FileIO: e.FileIO, Span: sp(t.NameOff, t.NameEnd)})
+			FileIO: e.FileIO, Span: sp(t.NameOff, t.NameEnd), Parameters: t.Parameters, Output: t.Output, Exec: t.Exec})
 	}
 	for _, cmd := range e.Commands {
 		out.Commands = append(out.Commands, engine.ExtCommand{Name: cmd.Name, Description: cmd.Description,

@@ -50,10 +50,14 @@ type Tool struct {
 	Unit             string   `json:"unit,omitempty"`
 	When             string   `json:"when,omitempty"`
 	Exec             []string `json:"exec,omitempty"`
-	NameOff          int      `json:"nameOff"`
-	NameEnd          int      `json:"nameEnd"`
-	WhenOff          int      `json:"whenOff"`
-	WhenEnd          int      `json:"whenEnd"`
+	// Parameters and Output are the declared JSON Schemas, as JSON (Output only when the
+	// tool declares a structured output).
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	Output     json.RawMessage `json:"output,omitempty"`
+	NameOff    int             `json:"nameOff"`
+	NameEnd    int             `json:"nameEnd"`
+	WhenOff    int             `json:"whenOff"`
+	WhenEnd    int             `json:"whenEnd"`
 }
 
 // Command is one declared slash command.
@@ -99,6 +103,12 @@ func Decode(root *jsonc.Node, file, kind string) Ext {
 				PromptSnippet: str(t.Get("promptSnippet")), PromptGuidelines: strs(t.Get("promptGuidelines")),
 				Structured: t.Get("output") != nil, CodemodeOnly: boolean(t.Get("codemodeOnly")), Unit: str(t.Get("unit")),
 				When: str(t.Get("when")), Exec: strs(t.Get("exec"))}
+			if p := t.Get("parameters"); p != nil {
+				tool.Parameters = p.JSON()
+			}
+			if o := t.Get("output"); o != nil {
+				tool.Output = o.JSON()
+			}
 			tool.NameOff, tool.NameEnd = span(t.Get("name"), t)
 			tool.WhenOff, tool.WhenEnd = span(t.Get("when"), nil)
 			e.Tools = append(e.Tools, tool)

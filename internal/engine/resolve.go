@@ -182,6 +182,15 @@ func (res *Result) Explain(name string) (ExplainResult, bool) {
 	return res.explainAt(first), true
 }
 
+// Declaration returns the declaration behind registry row i (res.Tools[i]), nil when i is out
+// of range. The runtime reads its schemas and exec template from it.
+func (res *Result) Declaration(i int) *Tool {
+	if i < 0 || i >= len(res.decls) {
+		return nil
+	}
+	return res.decls[i].t
+}
+
 // ExplainAll returns the steps of every declaration, in registry order.
 func (res *Result) ExplainAll() []ExplainResult {
 	out := make([]ExplainResult, len(res.decls))

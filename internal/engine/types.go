@@ -10,6 +10,8 @@
 package engine
 
 import (
+	"encoding/json"
+
 	"github.com/pigo-agent/pigo/internal/cond"
 	"github.com/pigo-agent/pigo/internal/diag"
 )
@@ -84,6 +86,12 @@ type Tool struct {
 	FileIO string
 	// Span is the declaration (its name) in its file.
 	Span diag.Span
+	// Parameters and Output are the declared JSON Schemas (the runtime validates against
+	// Parameters; Output is nil for a tool without structured output). Exec is a declarative
+	// extension's argv template.
+	Parameters json.RawMessage
+	Output     json.RawMessage
+	Exec       []string
 }
 
 // Extension is one group of declarations: pi's built-ins, a shipped toolset or an extension

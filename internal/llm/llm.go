@@ -10,6 +10,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 )
 
 // Roles.
@@ -107,6 +108,9 @@ type Usage struct {
 	Reasoning   *int `json:"reasoning,omitempty"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// CacheWrite1h is the part of CacheWrite written with a one-hour TTL (anthropic-messages
+	// sets it, 0 included, as pi does).
+	CacheWrite1h *int `json:"cacheWrite1h,omitempty"`
 }
 
 // Stop reasons.
@@ -133,6 +137,10 @@ type Message struct {
 	Usage        *Usage `json:"usage,omitempty"`
 	StopReason   string `json:"stopReason,omitempty"`
 	ErrorMessage string `json:"errorMessage,omitempty"`
+	// ResponseModel is the model the provider reports when it differs from Model.
+	ResponseModel string `json:"responseModel,omitempty"`
+	// RawStopReason is the provider's own stop/finish reason (pi records it).
+	RawStopReason string `json:"rawStopReason,omitempty"`
 
 	// toolResult
 	ToolCallID string          `json:"toolCallId,omitempty"`
@@ -278,6 +286,9 @@ type Model struct {
 	Cost Cost
 	// Compat holds models.json `compat` flags as given (provider-specific, decoded by each API).
 	Compat json.RawMessage
+	// ThinkingLevelMap is models.json's thinkingLevelMap: a level mapped to the provider's own
+	// value; a present key with a nil value marks the level unsupported (pi's null).
+	ThinkingLevelMap map[string]*string
 }
 
 // Options are per-request options.
@@ -291,6 +302,18 @@ type Options struct {
 	Headers map[string]string
 	// ProxyURL is the HTTP(S) proxy to use ("" = none / environment).
 	ProxyURL string
+	// ThinkingBudgets overrides pi's default thinking budgets per level (settings
+	// thinkingBudgets: minimal, low, medium, high).
+	ThinkingBudgets map[string]int
+	// CacheRetention is none|short|long ("" = short, or long when PI_CACHE_RETENTION=long).
+	CacheRetention string
+	// HTTPClient, when set, is used instead of the provider's default client (tests, proxies).
+	HTTPClient HTTPDoer
+}
+
+// HTTPDoer is the part of *http.Client a provider uses.
+type HTTPDoer interface {
+	Do(*http.Request) (*http.Response, error)
 }
 
 // Provider streams one assistant message. It never returns an error: every failure ends the

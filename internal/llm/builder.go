@@ -1,0 +1,147 @@
+package llm
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Builder accumulates one assistant message as a provider streams it and emits pi's events,
+// each with a snapshot of the message so far. Texts grow in strings.Builders whose String()
+// shares memory with later growth without changing earlier snapshots, so a long stream costs
+// O(n), not O(n²).
+type Builder struct {
+	msg  Message
+	bufs []*strings.Builder
+	emit func(Event)
+}
+
+// NewBuilder starts the message pi's providers start with: role assistant, the model's api,
+// provider and id, zero usage, the current time.
+func NewBuilder(m *Model, emit func(Event)) *Builder {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	return &Builder{
+		msg: Message{Role: RoleAssistant, Content: []Content{}, API: m.API, Provider: m.Provider, Model: m.ID,
+			Usage: &Usage{}, Timestamp: time.Now().UnixMilli()},
+		emit: emit,
+	}
+}
+
+// Msg is the live message (providers set usage, ids and stop reasons on it directly).
+func (b *Builder) Msg() *Message { return &b.msg }
+
+// Len is the number of content blocks.
+func (b *Builder) Len() int { return len(b.msg.Content) }
+
+// Block returns content block i (a copy).
+func (b *Builder) Block(i int) Content { return b.msg.Content[i] }
+
+// SetBlock replaces content block i.
+func (b *Builder) SetBlock(i int, c Content) { b.msg.Content[i] = c }
+
+// Snapshot copies the message so far: a new content slice and usage, sharing strings.
+func (b *Builder) Snapshot() *Message {
+	cp := b.msg
+	cp.Content = append([]Content(nil), b.msg.Content...)
+	if b.msg.Usage != nil {
+		u := *b.msg.Usage
+		cp.Usage = &u
+	}
+	return &cp
+}
+
+// Emit sends an event carrying a snapshot as its partial.
+func (b *Builder) Emit(ev Event) {
+	ev.Partial = b.Snapshot()
+	b.emit(ev)
+}
+
+// At emits an event of type typ for content index i.
+func (b *Builder) At(typ string, i int) {
+	b.Emit(Event{Type: typ, ContentIndex: &i})
+}
+
+// Start emits "start".
+func (b *Builder) Start() { b.Emit(Event{Type: EventStart}) }
+
+// Add appends a block and returns its index (no event).
+func (b *Builder) Add(c Content) int {
+	b.msg.Content = append(b.msg.Content, c)
+	b.bufs = append(b.bufs, nil)
+	return len(b.msg.Content) - 1
+}
+
+// Append adds delta to the text or thinking of block i.
+func (b *Builder) Append(i int, delta string) {
+	sb := b.bufs[i]
+	c := &b.msg.Content[i]
+	if sb == nil {
+		sb = &strings.Builder{}
+		if c.Type == TypeThinking {
+			sb.WriteString(c.Thinking)
+		} else {
+			sb.WriteString(c.Text)
+		}
+		b.bufs[i] = sb
+	}
+	sb.WriteString(delta)
+	if c.Type == TypeThinking {
+		c.Thinking = sb.String()
+	} else {
+		c.Text = sb.String()
+	}
+}
+
+// SetText replaces the text or thinking of block i.
+func (b *Builder) SetText(i int, s string) {
+	b.bufs[i] = nil
+	c := &b.msg.Content[i]
+	if c.Type == TypeThinking {
+		c.Thinking = s
+	} else {
+		c.Text = s
+	}
+}
+
+// EndText emits text_end or thinking_end for block i with its content.
+func (b *Builder) EndText(i int) {
+	c := b.msg.Content[i]
+	s := c.Text
+	typ := EventTextEnd
+	if c.Type == TypeThinking {
+		s, typ = c.Thinking, EventThinkingEnd
+	}
+	b.Emit(Event{Type: typ, ContentIndex: &i, Content: &s})
+}
+
+// EndToolCall emits toolcall_end for block i.
+func (b *Builder) EndToolCall(i int) {
+	tc := b.msg.Content[i]
+	b.Emit(Event{Type: EventToolCallEnd, ContentIndex: &i, ToolCall: &tc})
+}
+
+// Delta emits a *_delta event for block i.
+func (b *Builder) Delta(typ string, i int, delta string) {
+	b.Emit(Event{Type: typ, ContentIndex: &i, Delta: delta})
+}
+
+// Done ends the stream with "done" and returns the final message.
+func (b *Builder) Done() *Message {
+	final := b.Snapshot()
+	b.emit(Event{Type: EventDone, Reason: final.StopReason, Message: final})
+	return final
+}
+
+// Fail ends the stream with "error": stopReason aborted when ctx was cancelled, else error.
+func (b *Builder) Fail(ctx context.Context, msg string) *Message {
+	b.msg.StopReason = StopError
+	if ctx.Err() != nil {
+		b.msg.StopReason = StopAborted
+	}
+	b.msg.ErrorMessage = msg
+	final := b.Snapshot()
+	b.emit(Event{Type: EventError, Reason: final.StopReason, Error: final})
+	return final
+}

@@ -1,0 +1,285 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// JSONStringify re-serialises a JSON value the way JavaScript's JSON.stringify(JSON.parse(raw))
+// does: compact, keys in source order (a repeated key keeps its first position and last
+// value), strings with JavaScript's escapes, numbers in JavaScript's shortest form. pi sends
+// and stores tool arguments and error bodies this way, so pigo's bytes match pi's.
+func JSONStringify(raw []byte) ([]byte, error) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := decodeOrdered(d, &v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, &json.SyntaxError{Offset: d.InputOffset()}
+	}
+	return appendValue(nil, v), nil
+}
+
+// object is a JSON object with its keys in source order.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func decodeOrdered(d *json.Decoder, out *any) error {
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &object{vals: map[string]any{}}
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return err
+				}
+				k := kt.(string)
+				var v any
+				if err := decodeOrdered(d, &v); err != nil {
+					return err
+				}
+				if _, dup := o.vals[k]; !dup {
+					o.keys = append(o.keys, k)
+				}
+				o.vals[k] = v
+			}
+			if _, err := d.Token(); err != nil {
+				return err
+			}
+			*out = o
+		case '[':
+			arr := []any{}
+			for d.More() {
+				var v any
+				if err := decodeOrdered(d, &v); err != nil {
+					return err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := d.Token(); err != nil {
+				return err
+			}
+			*out = arr
+		}
+	default:
+		*out = t
+	}
+	return nil
+}
+
+func appendValue(b []byte, v any) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, t)
+	case json.Number:
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil && !math.IsInf(f, 0) {
+			return append(b, t...)
+		}
+		return AppendJSNumber(b, f)
+	case string:
+		return AppendJSString(b, t)
+	case []any:
+		b = append(b, '[')
+		for i, e := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, e)
+		}
+		return append(b, ']')
+	case *object:
+		b = append(b, '{')
+		for i, k := range t.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSString(b, k)
+			b = append(b, ':')
+			b = appendValue(b, t.vals[k])
+		}
+		return append(b, '}')
+	}
+	return b
+}
+
+// AppendJSNumber appends f as JavaScript's Number#toString writes it inside JSON.stringify
+// (non-finite numbers become null).
+func AppendJSNumber(b []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(b, "null"...)
+	}
+	if f == 0 {
+		return append(b, '0')
+	}
+	a := math.Abs(f)
+	if a >= 1e-7 && a < 1e21 {
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	// Go writes e-07 / e+21; JavaScript e-7 / e+21.
+	if i := strings.IndexByte(s, 'e'); i >= 0 {
+		mant, exp := s[:i], s[i+1:]
+		sign := exp[0]
+		digits := strings.TrimLeft(exp[1:], "0")
+		s = mant + "e" + string(sign) + digits
+	}
+	return append(b, s...)
+}
+
+// AppendJSString appends s as a JSON string with JSON.stringify's escapes: \" \\ \b \f \n \r
+// \t, other control characters as \u00xx, everything else (HTML characters, U+2028) raw.
+// Invalid UTF-8 bytes become U+FFFD.
+func AppendJSString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				b = append(b, '\\', '"')
+			case '\\':
+				b = append(b, '\\', '\\')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				if c < 0x20 {
+					b = append(b, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+				} else {
+					b = append(b, c)
+				}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\ufffd"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+// ParseStreamingJSON is pi's parseStreamingJson: the arguments of a tool call whose JSON may be
+// incomplete or slightly malformed, as a JSON object or value in JSON.stringify form. It tries
+// a strict parse, then one after repairing raw control characters and bad escapes, then
+// partial-json's lenient parse (an unterminated string, number, literal, array or object is
+// closed; an incomplete member is dropped), and gives {} when nothing parses.
+func ParseStreamingJSON(s string) json.RawMessage {
+	if strings.TrimSpace(s) == "" {
+		return json.RawMessage("{}")
+	}
+	if out, err := JSONStringify([]byte(s)); err == nil {
+		return out
+	}
+	rep := repairJSON(s)
+	if rep != s {
+		if out, err := JSONStringify([]byte(rep)); err == nil {
+			return out
+		}
+	}
+	if out, ok := partialParse(s); ok {
+		return out
+	}
+	if out, ok := partialParse(rep); ok {
+		return out
+	}
+	return json.RawMessage("{}")
+}
+
+// repairJSON escapes raw control characters inside strings and doubles a backslash before
+// an invalid escape (pi's repairJson).
+func repairJSON(s string) string {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !in {
+			b.WriteByte(c)
+			if c == '"' {
+				in = true
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			b.WriteByte(c)
+			in = false
+		case c == '\\':
+			if i+1 >= len(s) {
+				b.WriteString(`\\`)
+				continue
+			}
+			n := s[i+1]
+			if n == 'u' && i+6 <= len(s) && isHex4(s[i+2:i+6]) {
+				b.WriteString(s[i : i+6])
+				i += 5
+				continue
+			}
+			if strings.IndexByte("\"\\/bfnrtu", n) >= 0 {
+				b.WriteByte('\\')
+				b.WriteByte(n)
+				i++
+				continue
+			}
+			b.WriteString(`\\`)
+		case c < 0x20:
+			switch c {
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			default:
+				b.WriteString(`\u00`)
+				b.WriteByte("0123456789abcdef"[c>>4])
+				b.WriteByte("0123456789abcdef"[c&15])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex4(s string) bool {
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}

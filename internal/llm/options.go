@@ -1,0 +1,247 @@
+package llm
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// Thinking levels in pi's order.
+var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// DefaultThinkingBudgets are pi's token budgets per thinking level.
+var DefaultThinkingBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+// minAnswerTokens is what pi always leaves for the answer under a shared ceiling.
+const minAnswerTokens = 1024
+
+// SupportedThinkingLevels is pi's getSupportedThinkingLevels.
+func (m *Model) SupportedThinkingLevels() []string {
+	if !m.Reasoning {
+		return []string{"off"}
+	}
+	var out []string
+	for _, l := range thinkingLevels {
+		v, ok := m.ThinkingLevelMap[l]
+		if ok && v == nil {
+			continue
+		}
+		if (l == "xhigh" || l == "max") && !ok {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// ClampThinkingLevel is pi's clampThinkingLevel: the level itself when the model supports it,
+// else the nearest supported level above, else below.
+func (m *Model) ClampThinkingLevel(level string) string {
+	avail := m.SupportedThinkingLevels()
+	has := func(l string) bool {
+		for _, a := range avail {
+			if a == l {
+				return true
+			}
+		}
+		return false
+	}
+	if has(level) {
+		return level
+	}
+	idx := -1
+	for i, l := range thinkingLevels {
+		if l == level {
+			idx = i
+		}
+	}
+	if idx >= 0 {
+		for i := idx; i < len(thinkingLevels); i++ {
+			if has(thinkingLevels[i]) {
+				return thinkingLevels[i]
+			}
+		}
+		for i := idx - 1; i >= 0; i-- {
+			if has(thinkingLevels[i]) {
+				return thinkingLevels[i]
+			}
+		}
+	}
+	if len(avail) > 0 {
+		return avail[0]
+	}
+	return "off"
+}
+
+// MappedLevel returns thinkingLevelMap[level]: the value, whether the key is present, and
+// whether it is null.
+func (m *Model) MappedLevel(level string) (value string, present, null bool) {
+	v, ok := m.ThinkingLevelMap[level]
+	if !ok {
+		return "", false, false
+	}
+	if v == nil {
+		return "", true, true
+	}
+	return *v, true, false
+}
+
+// ThinkingBudget is pi's thinkingBudgetForLevel (xhigh and max count as high).
+func ThinkingBudget(level string, custom map[string]int) int {
+	if level == "xhigh" || level == "max" {
+		level = "high"
+	}
+	if v, ok := custom[level]; ok {
+		return v
+	}
+	return DefaultThinkingBudgets[level]
+}
+
+// ClampBudgetToAnswerRoom keeps minAnswerTokens free under ceiling.
+func ClampBudgetToAnswerRoom(budget, ceiling int) int {
+	return min(budget, max(0, ceiling-minAnswerTokens))
+}
+
+// AdjustMaxTokensForThinking is pi's adjustMaxTokensForThinking; base 0 means no caller cap.
+func AdjustMaxTokensForThinking(base, modelMax int, level string, custom map[string]int) (maxTokens, budget int) {
+	budget = ThinkingBudget(level, custom)
+	if base == 0 {
+		maxTokens = modelMax
+	} else {
+		maxTokens = min(base+budget, modelMax)
+	}
+	if maxTokens <= budget {
+		budget = ClampBudgetToAnswerRoom(budget, maxTokens)
+	}
+	return maxTokens, budget
+}
+
+// ClampMaxTokens is pi's clampMaxTokensToContext: the output cap shrinks so the estimated
+// context plus 4096 safety tokens fit the window (never below 1).
+func ClampMaxTokens(m *Model, c *Context, maxTokens int) int {
+	if m.ContextWindow <= 0 {
+		return max(1, maxTokens)
+	}
+	avail := m.ContextWindow - EstimateContextTokens(c) - 4096
+	return min(maxTokens, max(1, avail))
+}
+
+// RequestMaxTokens is the max tokens pi's streamSimple starts from: the option, else the
+// model's, clamped to the context.
+func RequestMaxTokens(m *Model, c *Context, o *Options) int {
+	mt := m.MaxTokens
+	if o != nil && o.MaxTokens > 0 {
+		mt = o.MaxTokens
+	}
+	return ClampMaxTokens(m, c, mt)
+}
+
+func ceilDiv4(n int) int { return (n + 3) / 4 }
+
+func contentChars(cs []Content) int {
+	n := 0
+	for _, c := range cs {
+		if c.Type == TypeText {
+			n += JSLen(c.Text)
+		} else {
+			n += 4800
+		}
+	}
+	return n
+}
+
+// EstimateMessageTokens is pi's estimateMessageTokens (chars/4, images as 4800 chars).
+func EstimateMessageTokens(msg *Message) int {
+	if msg.Role != RoleAssistant {
+		return ceilDiv4(contentChars(msg.Content))
+	}
+	n := 0
+	for _, b := range msg.Content {
+		switch b.Type {
+		case TypeText:
+			n += JSLen(b.Text)
+		case TypeThinking:
+			n += JSLen(b.Thinking)
+		default:
+			args := b.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			if s, err := JSONStringify(args); err == nil {
+				args = s
+			}
+			n += JSLen(b.Name) + JSLen(string(args))
+		}
+	}
+	return ceilDiv4(n)
+}
+
+func contextTokens(u *Usage) int {
+	if u.TotalTokens != 0 {
+		return u.TotalTokens
+	}
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
+}
+
+// EstimateContextTokens is pi's estimateContextTokens: the last valid assistant usage plus
+// estimates of what follows it, or estimates of everything (system prompt and tools
+// included) when no usage applies.
+func EstimateContextTokens(c *Context) int {
+	last := -1
+	latest := int64(-1 << 62)
+	for i := range c.Messages {
+		msg := &c.Messages[i]
+		if msg.Role == RoleAssistant && msg.Usage != nil && msg.Timestamp >= latest &&
+			msg.StopReason != StopAborted && msg.StopReason != StopError && contextTokens(msg.Usage) > 0 {
+			last = i
+		}
+		latest = max(latest, msg.Timestamp)
+	}
+	if last >= 0 {
+		n := contextTokens(c.Messages[last].Usage)
+		for i := last + 1; i < len(c.Messages); i++ {
+			n += EstimateMessageTokens(&c.Messages[i])
+		}
+		return n
+	}
+	n := 0
+	for i := range c.Messages {
+		n += EstimateMessageTokens(&c.Messages[i])
+	}
+	if c.SystemPrompt != "" {
+		n += ceilDiv4(JSLen(c.SystemPrompt))
+	}
+	if len(c.Tools) > 0 {
+		b, _ := json.Marshal(c.Tools)
+		if s, err := JSONStringify(b); err == nil {
+			b = s
+		}
+		n += ceilDiv4(JSLen(string(b)))
+	}
+	return n
+}
+
+// CalculateCost is pi's calculateCost: dollars from the model's per-million rates, in pi's
+// order of operations so the floats are the same.
+func CalculateCost(m *Model, u *Usage) {
+	long := 0
+	if u.CacheWrite1h != nil {
+		long = *u.CacheWrite1h
+	}
+	short := u.CacheWrite - long
+	u.Cost.Input = (m.Cost.Input / 1000000) * float64(u.Input)
+	u.Cost.Output = (m.Cost.Output / 1000000) * float64(u.Output)
+	u.Cost.CacheRead = (m.Cost.CacheRead / 1000000) * float64(u.CacheRead)
+	u.Cost.CacheWrite = (m.Cost.CacheWrite*float64(short) + m.Cost.Input*2*float64(long)) / 1000000
+	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
+}
+
+// CacheRetention resolves the option: none|short|long, PI_CACHE_RETENTION=long as pi reads it.
+func (o *Options) Retention() string {
+	if o != nil && o.CacheRetention != "" {
+		return o.CacheRetention
+	}
+	if os.Getenv("PI_CACHE_RETENTION") == "long" {
+		return "long"
+	}
+	return "short"
+}

@@ -1,0 +1,170 @@
+package llm
+
+import (
+	"strings"
+	"unicode/utf16"
+)
+
+// Texts pi puts in place of what a model cannot take.
+const (
+	nonVisionUserImage = "(image omitted: model does not support images)"
+	nonVisionToolImage = "(tool image omitted: model does not support images)"
+	noResultProvided   = "No result provided"
+)
+
+// HasInput reports whether the model takes the input kind ("text", "image").
+func (m *Model) HasInput(kind string) bool {
+	for _, k := range m.Input {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// TransformMessages is pi's transformMessages, the provider-independent preparation of a
+// context: images become placeholders for a text-only model; thinking from another model
+// becomes text (or is dropped when empty or redacted); tool-call ids from another model go
+// through normalize (nil keeps them) and their results follow; errored and aborted assistant
+// messages are skipped; a tool call left without a result gets "No result provided".
+func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *Message) string) []Message {
+	idMap := map[string]string{}
+	out := make([]Message, 0, len(msgs))
+	transformed := make([]Message, 0, len(msgs))
+	for i := range msgs {
+		msg := msgs[i]
+		if !m.HasInput("image") && (msg.Role == RoleUser || msg.Role == RoleToolResult) {
+			ph := nonVisionUserImage
+			if msg.Role == RoleToolResult {
+				ph = nonVisionToolImage
+			}
+			msg.Content = replaceImages(msg.Content, ph)
+		}
+		switch msg.Role {
+		case RoleToolResult:
+			if n, ok := idMap[msg.ToolCallID]; ok && n != msg.ToolCallID {
+				msg.ToolCallID = n
+			}
+		case RoleAssistant:
+			same := msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID
+			var content []Content
+			for _, b := range msg.Content {
+				switch b.Type {
+				case TypeThinking:
+					if b.Redacted {
+						if same {
+							content = append(content, b)
+						}
+						continue
+					}
+					if same && b.ThinkingSignature != "" {
+						content = append(content, b)
+						continue
+					}
+					if strings.TrimSpace(b.Thinking) == "" {
+						continue
+					}
+					if same {
+						content = append(content, b)
+					} else {
+						content = append(content, TextBlock(b.Thinking))
+					}
+				case TypeText:
+					if same {
+						content = append(content, b)
+					} else {
+						content = append(content, TextBlock(b.Text))
+					}
+				case TypeToolCall:
+					if !same {
+						b.ThoughtSignature = ""
+						if normalize != nil {
+							if n := normalize(b.ID, &msgs[i]); n != b.ID {
+								idMap[b.ID] = n
+								b.ID = n
+							}
+						}
+					}
+					content = append(content, b)
+				default:
+					content = append(content, b)
+				}
+			}
+			msg.Content = content
+		}
+		transformed = append(transformed, msg)
+	}
+	var pending []Content
+	have := map[string]bool{}
+	flush := func() {
+		for _, tc := range pending {
+			if !have[tc.ID] {
+				isErr := true
+				out = append(out, Message{Role: RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name,
+					Content: []Content{TextBlock(noResultProvided)}, IsError: &isErr})
+			}
+		}
+		pending = nil
+		have = map[string]bool{}
+	}
+	for _, msg := range transformed {
+		switch msg.Role {
+		case RoleAssistant:
+			flush()
+			if msg.StopReason == StopError || msg.StopReason == StopAborted {
+				continue
+			}
+			if tcs := msg.ToolCalls(); len(tcs) > 0 {
+				pending = tcs
+				have = map[string]bool{}
+			}
+			out = append(out, msg)
+		case RoleToolResult:
+			have[msg.ToolCallID] = true
+			out = append(out, msg)
+		case RoleUser:
+			flush()
+			out = append(out, msg)
+		default:
+			out = append(out, msg)
+		}
+	}
+	flush()
+	return out
+}
+
+func replaceImages(content []Content, ph string) []Content {
+	has := false
+	for _, c := range content {
+		if c.Type == TypeImage {
+			has = true
+		}
+	}
+	if !has {
+		return content
+	}
+	var out []Content
+	prevPH := false
+	for _, c := range content {
+		if c.Type == TypeImage {
+			if !prevPH {
+				out = append(out, TextBlock(ph))
+			}
+			prevPH = true
+			continue
+		}
+		out = append(out, c)
+		prevPH = c.Text == ph
+	}
+	return out
+}
+
+// JSLen is a string's length as JavaScript counts it (UTF-16 code units); pi's estimates and
+// truncations count that way.
+func JSLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}

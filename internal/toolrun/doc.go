@@ -1,0 +1,51 @@
+// Package toolrun is the one execution path for tool calls (spec D16): the agent loop, `pigo
+// tool run` and codemode all call [Runner.Run], so every caller gets the same lookup,
+// argument handling, bookkeeping and texts.
+//
+// # Binding
+//
+// Declarations come from the resolved registry ([engine.Result]); implementations are bound
+// to them by toolset and name through [Impls] (package tools registers them: pi's `read`,
+// opencode's `read` and claude-code's `Read` are three implementations). [ToolsetOf] maps a
+// registry source onto the namespace: "builtin" → "pi", "toolset:X" → "X"; a declarative
+// extension tool (no namespace) runs through [Impls.Exec] when it declares an `exec` argv
+// template. Only tools in state active or codemode-only are callable. [Runner.LLMTools] is the
+// model-visible list: the active tools in order, with their declared schemas.
+//
+// # One call
+//
+// [Runner.Run] does what pi's agent loop does before and around execute:
+//  1. look the name up (`Tool <name> not found`);
+//  2. the implementation's Prepare (pi's prepareArguments, e.g. edit's legacy shapes);
+//  3. pi-ai's validateToolArguments: optional nulls dropped, TypeBox Value.Convert coercion
+//     ("5" → 5), then validation against the declared JSON Schema with TypeBox's messages and
+//     pi's text (`Validation failed for tool "<name>":\n  - <path>: <msg>\n\nReceived
+//     arguments:\n<the prepared arguments as JSON.stringify(args, null, 2)>`), see [Schema];
+//  4. the implementation's Execute with the context (cancel it to abort) and a progress
+//     callback (pi's onUpdate). A returned error is a result with the error's message as its
+//     only text and empty details, as pi makes of a thrown error; a panic is recovered into
+//     the same kind of result, so a tool never takes the process down.
+//
+// Arguments are kept as an order-preserving [Value] until validation passes, so the echo of
+// received arguments keeps the model's key order, then handed to the implementation as JSON
+// ([Invocation.Decode]).
+//
+// # Session state
+//
+// [Session] is what the tools share: the workspace, agent dir, headless flag, sandbox policy
+// and approval rules, the [Approver] (the chat implements the dialogs; headless refuses with
+// the reference texts), the [LSP] hook, pi's shell settings and PI_* environment, and:
+//   - the per-file mutation queue ([Session.WithFile]), keyed like the read state, so writers
+//     of one file run one after another and different files in parallel;
+//   - the read-before-write state, one [Reads] per toolset (reference §1.4): sha256 of the
+//     whole file keyed by [ReadKey] (realpath of the deepest existing ancestor + the rest),
+//     the strict and lenient checks with the exact texts, the `details.reads` entry each
+//     recording tool returns, and [Session.Replay] from a branch's toolResult messages;
+//   - the write guard ([Session.GuardWrite], reference §1.5): free inside the workspace or
+//     /tmp, decided on realpaths — a symlink inside the workspace that points outside is
+//     outside, a deliberate tightening of the seed, which compares the paths as written. The
+//     caller computes the final content and runs the read check first, so a match or read
+//     error surfaces before any dialog; headless refuses with `Path "<abs>" is outside
+//     workspace. No UI available for approval.`; the dialog shows [Preview], a unified diff
+//     (2 context lines, at most 100 lines, fenced longer than any backtick run inside).
+package toolrun

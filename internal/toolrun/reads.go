@@ -1,0 +1,198 @@
+package toolrun
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// The read-before-write refusals (reference §1.4), byte for byte.
+const (
+	TextNotRead  = "File has not been read yet. Read it first before writing to it."
+	TextModified = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+	textBinary   = "Cannot edit or overwrite a binary file with a text tool: "
+)
+
+// Snapshot is what a read recorded about a file: the sha256 of all its bytes and whether a
+// text tool may rewrite it (an image read is not text-editable).
+type Snapshot struct {
+	Digest       string `json:"digest"`
+	TextEditable bool   `json:"textEditable"`
+}
+
+// Reads is one toolset's read-before-write state, keyed by ReadKey.
+type Reads struct {
+	mu sync.Mutex
+	m  map[string]Snapshot
+}
+
+// Digest is the hex sha256 of b.
+func Digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// ReadKey is the state key of path: its realpath, or for a path that does not exist (yet)
+// the realpath of its deepest existing ancestor joined with the remaining segments, so the
+// key is the same before and after the file is created and through symlinked directories.
+func ReadKey(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	rest := ""
+	cur := abs
+	for {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return real
+			}
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		if rest == "" {
+			rest = filepath.Base(cur)
+		} else {
+			rest = filepath.Join(filepath.Base(cur), rest)
+		}
+		cur = parent
+	}
+}
+
+// Record stores a snapshot of content for path and returns the `details.reads` entry the
+// recording tool puts in its result.
+func (r *Reads) Record(path string, content []byte, textEditable bool) map[string]Snapshot {
+	key := ReadKey(path)
+	snap := Snapshot{Digest: Digest(content), TextEditable: textEditable}
+	r.mu.Lock()
+	r.m[key] = snap
+	r.mu.Unlock()
+	return map[string]Snapshot{key: snap}
+}
+
+// Get returns the snapshot recorded for path.
+func (r *Reads) Get(path string) (Snapshot, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.m[ReadKey(path)]
+	return s, ok
+}
+
+// Len is the number of recorded files.
+func (r *Reads) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.m)
+}
+
+// Clear forgets every read.
+func (r *Reads) Clear() {
+	r.mu.Lock()
+	r.m = map[string]Snapshot{}
+	r.mu.Unlock()
+}
+
+// CheckStrict is the strict check (claude-code Edit and Write, opencode edit, codemode
+// fs.write on an existing file) against current, the file's bytes on disk now. A file that
+// does not exist needs no read.
+func (r *Reads) CheckStrict(path string, current []byte, exists bool) error {
+	if !exists {
+		return nil
+	}
+	snap, ok := r.Get(path)
+	switch {
+	case !ok:
+		return errors.New(TextNotRead)
+	case !snap.TextEditable:
+		return errors.New(textBinary + path)
+	case snap.Digest != Digest(current):
+		return errors.New(TextModified)
+	}
+	return nil
+}
+
+// CheckLenient is opencode write's check: an unread file may be written; a read one must be
+// unchanged and still exist.
+func (r *Reads) CheckLenient(path string, current []byte, exists bool) error {
+	snap, ok := r.Get(path)
+	if !ok {
+		return nil
+	}
+	if !exists || snap.Digest != Digest(current) {
+		return errors.New(TextModified)
+	}
+	return nil
+}
+
+// ReadFile reads path for a check: exists is false (and err nil) when it does not exist.
+func ReadFile(path string) (content []byte, exists bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return b, true, nil
+}
+
+// replayTools maps the recording tools' names onto their toolset; lsp-rename records into
+// the session's file toolset.
+var replayTools = map[string]string{
+	"Read": "claude-code", "Edit": "claude-code", "Write": "claude-code",
+	"read": "opencode", "edit": "opencode", "write": "opencode",
+}
+
+// Replay clears every toolset's read state and rebuilds it from the toolResult messages of
+// a branch (oldest first), as the seed does on session_start and session_tree. Entries of
+// the wrong shape are dropped.
+func (s *Session) Replay(msgs []llm.Message) {
+	for _, ts := range []string{"claude-code", "opencode"} {
+		s.Reads(ts).Clear()
+	}
+	for _, m := range msgs {
+		if m.Role != llm.RoleToolResult || len(m.Details) == 0 {
+			continue
+		}
+		ts, ok := replayTools[m.ToolName]
+		if m.ToolName == "lsp-rename" {
+			ts, ok = s.FileIO, s.FileIO != ""
+		}
+		if !ok {
+			continue
+		}
+		var d struct {
+			Reads map[string]json.RawMessage `json:"reads"`
+		}
+		if json.Unmarshal(m.Details, &d) != nil {
+			continue
+		}
+		r := s.Reads(ts)
+		for key, raw := range d.Reads {
+			var snap struct {
+				Digest       *string `json:"digest"`
+				TextEditable *bool   `json:"textEditable"`
+			}
+			if json.Unmarshal(raw, &snap) != nil || snap.Digest == nil || snap.TextEditable == nil ||
+				len(*snap.Digest) != 64 || !filepath.IsAbs(key) {
+				continue
+			}
+			if _, err := hex.DecodeString(*snap.Digest); err != nil {
+				continue
+			}
+			r.mu.Lock()
+			r.m[key] = Snapshot{Digest: *snap.Digest, TextEditable: *snap.TextEditable}
+			r.mu.Unlock()
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package toolrun
+
+import (
+	"context"
+	"sync"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/sandbox"
+)
+
+// Session is the state every tool of one session shares.
+type Session struct {
+	// Cwd is the session workspace (absolute).
+	Cwd string
+	// AgentDir is the agent dir (bash spill files go to AgentDir/tmp).
+	AgentDir string
+	// Headless is true when no person can answer a dialog (-p, `pigo tool run`, no terminal).
+	Headless bool
+	// FileIO is the active file toolset ("claude-code" or "opencode"); New fills it from the
+	// registry when empty. lsp-rename records its reads in this toolset's state.
+	FileIO string
+	// Model is the session's model (read notes when it takes no images); nil for none.
+	Model *llm.Model
+
+	// Sandbox is the effective sandbox policy; Environ is the host facts its plans use.
+	Sandbox sandbox.Policy
+	Environ sandbox.Environ
+	// Rules are the compiled approvalRules (nil: none).
+	Rules *sandbox.Rules
+	// DenyRequests is /bwrap-deny-request: escalations and outside writes are refused
+	// without a dialog.
+	DenyRequests bool
+
+	// Approver answers the dialogs; nil (or Headless) refuses with the reference texts.
+	Approver Approver
+	// LSP reports diagnostics after reads and edits; nil for none.
+	LSP LSP
+
+	// Shell is settings.shellPath and shellCommandPrefix.
+	Shell Shell
+	// Env is the PI_* environment pi's bash exposes.
+	Env SessionEnv
+
+	// Abort cancels the running agent turn (a dismissed write dialog does); nil for none.
+	Abort func()
+	// PanicLog receives a recovered panic of a tool (its result is already an error).
+	PanicLog func(tool string, value any, stack []byte)
+
+	mu    sync.Mutex
+	reads map[string]*Reads
+	queue mutationQueue
+}
+
+// Shell is pi's shell settings.
+type Shell struct {
+	// Path is settings.shellPath ("" = bash from PATH, else /bin/bash).
+	Path string
+	// CommandPrefix is settings.shellCommandPrefix, prepended to every command with a newline.
+	CommandPrefix string
+}
+
+// SessionEnv is what pi's bash puts into PI_* variables (exposeSessionEnvironment).
+type SessionEnv struct {
+	// Hide is exposeSessionEnvironment:false.
+	Hide           bool
+	SessionID      string
+	SessionFile    string
+	Provider       string
+	Model          string
+	ReasoningLevel string
+}
+
+// Approver answers the dialogs a person answers in the chat. The chat implements it; a
+// headless session has none, and every request is refused with the reference text.
+type Approver interface {
+	// ApproveWrite asks to write outside the workspace. Title is the whole dialog text
+	// (tool, path, the diff preview, "Allow?").
+	ApproveWrite(ctx context.Context, req WriteRequest) (WriteDecision, error)
+	// ApproveCommand asks to run a command outside the sandbox.
+	ApproveCommand(ctx context.Context, req CommandRequest) (CommandDecision, error)
+}
+
+// WriteRequest is one write outside the workspace.
+type WriteRequest struct {
+	Tool, Path string
+	// Preview is the fenced unified diff (2 context lines, at most 100 lines).
+	Preview string
+	// Title is the dialog text of the reference, Preview included.
+	Title string
+}
+
+// WriteChoice is the answer to a write dialog.
+type WriteChoice int
+
+// The write dialog options (reference §1.5), plus a dismissed dialog.
+const (
+	WriteDismissed WriteChoice = iota
+	WriteApproveOnce
+	WriteBlock
+	WriteBlockWithReason
+)
+
+// WriteDecision is the person's answer; Reason goes with WriteBlockWithReason.
+type WriteDecision struct {
+	Choice WriteChoice
+	Reason string
+}
+
+// CommandRequest is one command that asks to leave the sandbox.
+type CommandRequest struct {
+	Tool    string
+	Command string
+	// Approval is the evaluation of the approval rules (its Suggestions are the "allow
+	// forever" patterns the dialog offers).
+	Approval sandbox.Approval
+}
+
+// CommandChoice is the answer to an escalation dialog.
+type CommandChoice int
+
+// The escalation dialog options (extensions-behaviour §3.6), plus a dismissed dialog.
+const (
+	CommandDismissed CommandChoice = iota
+	CommandAllowOnce
+	CommandRunInSandbox
+	CommandDeny
+	CommandDenyWithReason
+)
+
+// CommandDecision is the person's answer; Reason goes with CommandDenyWithReason, Persist
+// lists ticked suggestions to save as allow rules.
+type CommandDecision struct {
+	Choice  CommandChoice
+	Reason  string
+	Persist []string
+}
+
+// LSP is the language-server hook the file tools call after a successful read, edit or
+// write. It returns the diagnostics block to append to the tool's text, "" when clean or
+// when no server handles the file.
+type LSP interface {
+	Diagnostics(ctx context.Context, path string, content []byte) string
+}
+
+// Reads returns the read-before-write state of one toolset ("claude-code", "opencode").
+func (s *Session) Reads(toolset string) *Reads {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reads == nil {
+		s.reads = map[string]*Reads{}
+	}
+	r := s.reads[toolset]
+	if r == nil {
+		r = &Reads{m: map[string]Snapshot{}}
+		s.reads[toolset] = r
+	}
+	return r
+}
+
+// headless reports whether no dialog can be shown.
+func (s *Session) headless() bool { return s.Headless || s.Approver == nil }

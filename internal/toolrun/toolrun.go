@@ -1,0 +1,313 @@
+package toolrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// Call is one tool call as the model (or `pigo tool run`, or codemode) makes it.
+type Call struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// Result is a finished tool call: pi's AgentToolResult plus the error flag.
+type Result struct {
+	// Content is what the model sees: text and image blocks.
+	Content []llm.Content
+	// Details is the tool's machine-readable side (pi's `details`), nil when it has none.
+	Details json.RawMessage
+	IsError bool
+	// Structured is the value of a tool that declares an output schema (codemode's result).
+	Structured json.RawMessage
+	// Terminate asks the loop to stop after this batch (pi: only when every result sets it).
+	Terminate bool
+}
+
+// Text returns the concatenated text blocks of the content.
+func (r Result) Text() string {
+	var b strings.Builder
+	for i, c := range r.Content {
+		if c.Type != llm.TypeText {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// ErrorResult is pi's createErrorToolResult: the message as the only text, empty details.
+func ErrorResult(msg string) Result {
+	return Result{Content: []llm.Content{llm.TextBlock(msg)}, Details: json.RawMessage(`{}`), IsError: true}
+}
+
+// TextResult is a successful result with one text block and the given details (nil: none).
+func TextResult(text string, details any) Result {
+	r := Result{Content: []llm.Content{llm.TextBlock(text)}}
+	if details != nil {
+		r.Details = MustJSON(details)
+	}
+	return r
+}
+
+// MustJSON marshals v; a value that cannot be marshalled is a bug in a tool.
+func MustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("toolrun: cannot marshal details: %v", err))
+	}
+	return b
+}
+
+// Impl is the Go implementation of one declared tool.
+type Impl struct {
+	// Prepare is pi's prepareArguments: it reshapes raw arguments before validation (edit's
+	// legacy forms). Nil means none.
+	Prepare func(args *Value) *Value
+	// Execute runs the call with validated arguments. An error becomes an error result whose
+	// text is the error's message, as pi turns a thrown error into one.
+	Execute func(ctx context.Context, inv *Invocation) (Result, error)
+	// Sequential is pi's executionMode "sequential": a batch containing this tool runs one
+	// call at a time.
+	Sequential bool
+}
+
+// Invocation is what an implementation gets for one call.
+type Invocation struct {
+	Call Call
+	Tool *Tool
+	// Args are the prepared, converted and validated arguments.
+	Args    json.RawMessage
+	Session *Session
+	// Progress publishes a partial result (pi's onUpdate); never nil.
+	Progress func(Result)
+}
+
+// Decode unmarshals the validated arguments into v.
+func (inv *Invocation) Decode(v any) error { return json.Unmarshal(inv.Args, v) }
+
+// Impls binds implementations to declarations by toolset and name: pi's `read`, opencode's
+// `read` and claude-code's `Read` are three different implementations.
+type Impls struct {
+	mu sync.RWMutex
+	m  map[string]Impl
+	// Exec runs declarative extension tools that declare an `exec` argv template.
+	Exec *Impl
+}
+
+func implKey(toolset, name string) string { return toolset + "\x00" + name }
+
+// Register binds impl to the tool name of toolset (the catalogue's toolset name: "pi" for
+// pi's built-ins, "claude-code", "opencode", "lsp", ...). A second registration replaces the
+// first.
+func (is *Impls) Register(toolset, name string, impl Impl) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	if is.m == nil {
+		is.m = map[string]Impl{}
+	}
+	is.m[implKey(toolset, name)] = impl
+}
+
+// Lookup returns the implementation of toolset's tool name.
+func (is *Impls) Lookup(toolset, name string) (Impl, bool) {
+	is.mu.RLock()
+	defer is.mu.RUnlock()
+	impl, ok := is.m[implKey(toolset, name)]
+	return impl, ok
+}
+
+// Tool is a declaration as the runtime needs it.
+type Tool struct {
+	Name        string
+	Label       string
+	Description string
+	// Source is the registry's source ("builtin", "toolset:opencode", "extension:git-tools").
+	Source string
+	// Toolset is the implementation namespace: "pi" for built-ins, the toolset's name for the
+	// shipped toolsets, "" for extension files.
+	Toolset string
+	File    string
+	State   engine.State
+	// Parameters and Output are the declared JSON Schemas (Output nil when not structured).
+	Parameters json.RawMessage
+	Output     json.RawMessage
+	Exec       []string
+
+	schema  *Schema
+	compErr error
+	impl    *Impl
+}
+
+// Sequential reports whether the tool runs alone in a batch (pi's executionMode).
+func (t *Tool) Sequential() bool { return t.impl != nil && t.impl.Sequential }
+
+// Callable reports whether a registry state can be called: active, or codemode-only.
+func Callable(s engine.State) bool { return s == engine.Active || s == engine.CodemodeOnly }
+
+// ToolsetOf maps a registry source onto the implementation namespace.
+func ToolsetOf(source string) string {
+	if source == "builtin" {
+		return "pi"
+	}
+	if name, ok := strings.CutPrefix(source, "toolset:"); ok {
+		return name
+	}
+	return ""
+}
+
+// Runner is the one execution path for a session: the model's tool calls, `pigo tool run`
+// and codemode all go through Run.
+type Runner struct {
+	Session *Session
+	tools   map[string]*Tool
+	order   []*Tool // every declaration, in registry order
+	active  []string
+}
+
+// New binds the resolved registry to implementations. Only callable tools (active or
+// codemode-only) can be run; the others stay visible through Lookup for diagnostics.
+func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
+	r := &Runner{Session: s, tools: map[string]*Tool{}}
+	if s != nil && s.FileIO == "" {
+		s.FileIO = reg.FileIO
+	}
+	for i, row := range reg.Tools {
+		d := reg.Declaration(i)
+		t := &Tool{Name: row.Name, Source: row.Source, Toolset: ToolsetOf(row.Source), File: row.File, State: row.State}
+		if d != nil {
+			t.Label, t.Description = d.Label, d.Description
+			t.Parameters, t.Output, t.Exec = d.Parameters, d.Output, d.Exec
+		}
+		t.schema, t.compErr = CompileSchema(t.Parameters)
+		if impl, ok := impls.Lookup(t.Toolset, t.Name); ok && t.Toolset != "" {
+			t.impl = &impl
+		} else if t.Toolset == "" && len(t.Exec) > 0 && impls.Exec != nil {
+			t.impl = impls.Exec
+		}
+		r.order = append(r.order, t)
+		if prev, ok := r.tools[t.Name]; !ok || !Callable(prev.State) {
+			r.tools[t.Name] = t
+		}
+	}
+	r.active = append(r.active, reg.Active...)
+	return r
+}
+
+// Lookup returns the declaration that owns name (the callable one when there is one).
+func (r *Runner) Lookup(name string) (*Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// LLMTools is the model-visible tool list: every active tool, in the registry's active order,
+// with its declared name, description and parameters.
+func (r *Runner) LLMTools() []llm.Tool {
+	out := make([]llm.Tool, 0, len(r.active))
+	for _, name := range r.active {
+		t := r.tools[name]
+		if t == nil {
+			continue
+		}
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	return out
+}
+
+// Run executes one call: lookup, pi's argument preparation, conversion and validation, then
+// the implementation with ctx (cancel it to abort) and progress (may be nil). It never panics
+// and never returns a Go error: every failure is an error result with pi's text.
+func (r *Runner) Run(ctx context.Context, call Call, progress func(Result)) (res Result) {
+	t, ok := r.tools[call.Name]
+	if !ok || !Callable(t.State) {
+		return ErrorResult("Tool " + call.Name + " not found")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = ErrorResult(fmt.Sprintf("Tool %s failed: %v", call.Name, p))
+			if r.Session != nil && r.Session.PanicLog != nil {
+				r.Session.PanicLog(call.Name, p, debug.Stack())
+			}
+		}
+	}()
+	if t.impl == nil {
+		return ErrorResult(noImpl(t))
+	}
+	args, err := r.prepare(t, call)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	if ctx.Err() != nil {
+		return ErrorResult("Operation aborted")
+	}
+	if progress == nil {
+		progress = func(Result) {}
+	}
+	inv := &Invocation{Call: call, Tool: t, Args: args, Session: r.Session, Progress: progress}
+	res, err = t.impl.Execute(ctx, inv)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	return res
+}
+
+func noImpl(t *Tool) string {
+	if t.Toolset == "" {
+		return fmt.Sprintf("Tool %s (%s) cannot run: its declaration has no \"exec\" argv template. Add \"exec\": [\"program\", \"{{param}}\", ...] to it in %s.", t.Name, t.Source, t.File)
+	}
+	return fmt.Sprintf("Tool %s (%s) has no implementation in this pigo yet.", t.Name, t.Source)
+}
+
+// ErrValidation is wrapped by the error Prepare returns when the arguments do not validate.
+var ErrValidation = errors.New("validation failed")
+
+// Prepare runs pi's argument pipeline for t on raw arguments and returns the arguments the
+// implementation gets: prepareArguments, optional nulls dropped, Value.Convert, validation.
+func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
+	raw := call.Arguments
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	v, err := ParseValue(raw)
+	if err != nil {
+		return nil, fmt.Errorf("Invalid JSON arguments for tool %q: %v", call.Name, err)
+	}
+	if t.impl.Prepare != nil {
+		v = t.impl.Prepare(v)
+	}
+	if t.compErr != nil {
+		return nil, fmt.Errorf("Tool %s has an invalid parameters schema: %v", t.Name, t.compErr)
+	}
+	received := v.Indent()
+	args := v.Clone()
+	t.schema.DropOptionalNulls(args)
+	args = t.schema.Convert(args)
+	if errs := t.schema.Errors(args); len(errs) > 0 {
+		var b strings.Builder
+		for i, e := range errs {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("  - " + e.Path + ": " + e.Message)
+		}
+		return nil, errors.New("Validation failed for tool \"" + call.Name + "\":\n" + b.String() + "\n\nReceived arguments:\n" + received)
+	}
+	out, _ := args.MarshalJSON()
+	return out, nil
+}

@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+// env is one test session: a workspace and an agent dir in temp dirs, the shipped registry.
+type env struct {
+	t      *testing.T
+	dir    string // workspace
+	agent  string
+	runner *toolrun.Runner
+}
+
+func newEnv(t *testing.T, settings string) *env {
+	t.Helper()
+	root := t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	e := &env{t: t, dir: filepath.Join(root, "ws"), agent: filepath.Join(root, "agent")}
+	for _, d := range []string{e.dir, e.agent} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if settings != "" {
+		e.write(filepath.Join(e.agent, "settings.json"), settings)
+	}
+	no := false
+	cfg, err := config.Load(config.Options{AgentDir: e.agent, ProjectDir: e.dir, Home: root, Approve: &no,
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cfg.Resolve(config.ResolveOptions{Headless: true, Tools: []string{"read", "bash", "edit", "write", "grep", "find", "ls"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true}
+	e.runner = toolrun.New(res.Tools, All(), s)
+	return e
+}
+
+func (e *env) write(p, content string) string {
+	e.t.Helper()
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.dir, p)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) read(p string) string {
+	e.t.Helper()
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.dir, p)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// call runs one tool call; args is JSON or a value to marshal.
+func (e *env) call(name string, args any) toolrun.Result {
+	e.t.Helper()
+	raw, ok := args.(string)
+	if !ok {
+		b, err := json.Marshal(args)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		raw = string(b)
+	}
+	return e.runner.Run(context.Background(), toolrun.Call{ID: "call_1", Name: name, Arguments: json.RawMessage(raw)}, nil)
+}
