@@ -26,6 +26,8 @@ type Result struct {
 	// Terminate asks the loop to stop after this batch (only when every result of the batch
 	// sets it, as pi does).
 	Terminate bool `json:"terminate,omitempty"`
+	// IsError marks a result the tool itself reports as failed (pi: the tool threw).
+	IsError bool `json:"-"`
 }
 
 // ErrorResult is pi's createErrorToolResult: the message as text, empty details.

@@ -398,7 +398,7 @@ func (a *Agent) executePrepared(ctx context.Context, p prepared) (ex executed) {
 	if r.Content == nil {
 		r.Content = []llm.Content{}
 	}
-	return executed{result: r}
+	return executed{result: r, isError: r.IsError}
 }
 
 // finalize is pi's finalizeExecutedToolCall (the afterToolCall hook).

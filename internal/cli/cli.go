@@ -65,15 +65,13 @@ func (c *CLI) Main(argv []string) (code int) {
 		}
 	}()
 	name, sub, rest := c.split(argv)
-	if name == "" {
-		if hasHelp(argv) || !c.Terminal {
-			c.usage(c.Stdout)
-			if hasHelp(argv) {
-				return ExitOK
-			}
-			return ExitUsage
-		}
-		name = "tui"
+	if name == "" && hasHelp(argv) {
+		c.usage(c.Stdout)
+		return ExitOK
+	}
+	// No command: a session run (pi's print and JSON modes; the chat on a terminal).
+	if c.isRun(argv, name) {
+		return c.runSession(argv)
 	}
 	cmd := find(commandTable, name)
 	if cmd == nil {

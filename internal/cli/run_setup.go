@@ -1,0 +1,385 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools"
+)
+
+// splitModelFlag reads --model ID | PROVIDER/ID[:THINKING] (with --provider). A suffix that is
+// not a thinking level stays part of the id (ids may contain colons).
+func splitModelFlag(provider, model string) (ref, thinking string) {
+	if i := strings.LastIndex(model, ":"); i > 0 && slices.Contains(thinkingLevels, model[i+1:]) {
+		model, thinking = model[:i], model[i+1:]
+	}
+	if provider != "" && model != "" {
+		if p, rest, ok := strings.Cut(model, "/"); ok && strings.EqualFold(p, provider) {
+			model = rest
+		}
+		return provider + "/" + model, thinking
+	}
+	return model, thinking
+}
+
+// runSettings are the settings.json keys a run reads.
+type runSettings struct {
+	Retry *struct {
+		Enabled     *bool `json:"enabled"`
+		MaxRetries  *int  `json:"maxRetries"`
+		BaseDelayMs *int  `json:"baseDelayMs"`
+	} `json:"retry"`
+	Compaction *struct {
+		Enabled          *bool `json:"enabled"`
+		ReserveTokens    *int  `json:"reserveTokens"`
+		KeepRecentTokens *int  `json:"keepRecentTokens"`
+	} `json:"compaction"`
+	SteeringMode         string `json:"steeringMode"`
+	FollowUpMode         string `json:"followUpMode"`
+	DefaultThinkingLevel string `json:"defaultThinkingLevel"`
+}
+
+func (s runSettings) agentSettings() agent.Settings {
+	out := agent.DefaultSettings()
+	if r := s.Retry; r != nil {
+		if r.Enabled != nil {
+			out.Retry.Enabled = *r.Enabled
+		}
+		if r.MaxRetries != nil {
+			out.Retry.MaxRetries = *r.MaxRetries
+		}
+		if r.BaseDelayMs != nil {
+			out.Retry.BaseDelayMs = *r.BaseDelayMs
+		}
+	}
+	if c := s.Compaction; c != nil {
+		if c.Enabled != nil {
+			out.Compaction.Enabled = *c.Enabled
+		}
+		if c.ReserveTokens != nil {
+			out.Compaction.ReserveTokens = *c.ReserveTokens
+		}
+		if c.KeepRecentTokens != nil {
+			out.Compaction.KeepRecentTokens = *c.KeepRecentTokens
+		}
+	}
+	if s.SteeringMode != "" {
+		out.SteeringMode = s.SteeringMode
+	}
+	if s.FollowUpMode != "" {
+		out.FollowUpMode = s.FollowUpMode
+	}
+	return out
+}
+
+// prepareRun loads the configuration, resolves the registry for the run's model (and
+// sub-agent), opens the session and binds the tools.
+func (c *CLI) prepareRun(a *args) (*run, error) {
+	if t := a.str("--thinking"); t != "" && !slices.Contains(thinkingLevels, t) {
+		return nil, exitf(ExitUsage, "--thinking %q: expected one of %s", t, strings.Join(thinkingLevels, ", "))
+	}
+	if a.has("--fork") {
+		var bad []string
+		for _, f := range [][2]string{{"--session", "--session"}, {"-c", "--continue"}, {"--no-session", "--no-session"}} {
+			if a.has(f[0]) {
+				bad = append(bad, f[1])
+			}
+		}
+		if len(bad) > 0 {
+			return nil, exitf(ExitUsage, "--fork cannot be combined with %s", strings.Join(bad, ", "))
+		}
+	}
+	ref, suffix := splitModelFlag(a.str("--provider"), a.str("--model"))
+	if ref != "" {
+		a.vals["--model"] = []string{ref}
+	}
+	cfg, res, ag, code := c.resolveAgent(a)
+	if res == nil {
+		return nil, &exitError{code, "the configuration could not be resolved"}
+	}
+	r := &run{cfg: cfg, res: res}
+	settings, err := cfg.Effective(config.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var rs runSettings
+	_ = json.Unmarshal(settings.JSON(), &rs)
+	r.settings = rs.agentSettings()
+
+	// The session first: a continued session names its model and thinking level.
+	if r.sess, err = c.openSession(a, cfg); err != nil {
+		return nil, err
+	}
+	r.closers = append(r.closers, func() { r.sess.Close() })
+	ctxInfo := r.sess.Context()
+	existing := len(ctxInfo.Messages) > 0
+
+	if res.Model == nil {
+		return nil, exitf(ExitUsage, "no model: give --model PROVIDER/ID or set defaultProvider and defaultModel in settings.json")
+	}
+	if r.model, err = c.llmModel(cfg, res.Model, a.str("--api-key")); err != nil {
+		return nil, err
+	}
+	if r.provider, err = providerFor(r.model.API); err != nil {
+		return nil, err
+	}
+	// Thinking: --thinking, the --model suffix, the agent's frontmatter, the session's, then
+	// settings, then pi's default; a model without reasoning runs with it off.
+	r.thinking = a.str("--thinking")
+	hasThinkingEntry := false
+	for _, e := range r.sess.Branch("") {
+		if e.Type == session.TypeThinkingLevelChange {
+			hasThinkingEntry = true
+		}
+	}
+	for _, t := range []string{suffix, agentThinking(ag), sessionThinking(existing, hasThinkingEntry, ctxInfo.ThinkingLevel), rs.DefaultThinkingLevel, "medium"} {
+		if r.thinking == "" {
+			r.thinking = t
+		}
+	}
+	if !r.model.Reasoning {
+		r.thinking = "off"
+	}
+	if !existing {
+		if _, err := r.sess.AppendModelChange(r.model.Provider, r.model.ID); err != nil {
+			return nil, err
+		}
+	}
+	if !hasThinkingEntry {
+		if _, err := r.sess.AppendThinkingLevelChange(r.thinking); err != nil {
+			return nil, err
+		}
+	}
+
+	r.tools = c.bindTools(cfg, res, r.model)
+	r.system = c.systemPrompt(a, cfg, res, ag)
+	return r, nil
+}
+
+func agentThinking(ag *agentInfo) string {
+	if ag == nil {
+		return ""
+	}
+	return ag.ThinkingLevel
+}
+
+func sessionThinking(existing, hasEntry bool, level string) string {
+	if existing && hasEntry {
+		return level
+	}
+	return ""
+}
+
+// openSession applies the session flags: --no-session, --fork, --session, -c, else a new one.
+func (c *CLI) openSession(a *args, cfg *config.Config) (*session.Session, error) {
+	cwd := cfg.ProjectDir
+	loc := session.Locate(cfg.AgentDir, cwd, a.str("--session-dir"), c.getenv(session.EnvDir))
+	switch {
+	case a.has("--no-session"):
+		return session.InMemory(cwd), nil
+	case a.has("--fork"):
+		p, _, err := session.Resolve(loc, a.str("--fork"))
+		if err != nil {
+			return nil, exitf(ExitFailed, "%v", err)
+		}
+		s, err := session.Fork(p, cwd, loc.Dir)
+		if err != nil {
+			return nil, exitf(ExitFailed, "--fork: %v", err)
+		}
+		return s, nil
+	case a.has("--session"):
+		p, global, err := session.Resolve(loc, a.str("--session"))
+		if err != nil {
+			return nil, exitf(ExitFailed, "%v", err)
+		}
+		if global {
+			return nil, exitf(ExitFailed, "session %s belongs to another project; use --fork %s to continue a copy of it here", p, a.str("--session"))
+		}
+		s, err := session.Open(p, session.OpenOptions{Dir: loc.Dir, Cwd: cwd})
+		if err != nil {
+			return nil, exitf(ExitFailed, "--session: %v", err)
+		}
+		c.sessionWarnings(s)
+		return s, nil
+	case a.has("-c"):
+		if p := session.Recent(loc); p != "" {
+			s, err := session.Open(p, session.OpenOptions{Dir: loc.Dir, Cwd: cwd})
+			if err != nil {
+				return nil, exitf(ExitFailed, "-c: %v", err)
+			}
+			c.sessionWarnings(s)
+			return s, nil
+		}
+	}
+	return session.New(cwd, loc.Dir, session.Options{}), nil
+}
+
+func (c *CLI) sessionWarnings(s *session.Session) {
+	for _, w := range s.Warnings {
+		fmt.Fprintf(c.Stderr, "pigo: %s: warning: %s\n", s.Path(), w)
+	}
+}
+
+// bindTools turns the registry's active tools into the loop's tools, each running through the
+// one execution path (toolrun): the same list, names, descriptions and parameters as
+// `pigo tools` shows active.
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model) []agent.Tool {
+	policy, _, _ := cfg.SandboxPolicy()
+	ts := &toolrun.Session{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Headless: true, Model: m, Sandbox: policy}
+	runner := toolrun.New(res.Tools, tools.All(), ts)
+	var out []agent.Tool
+	for _, lt := range runner.LLMTools() {
+		t := agent.Tool{Tool: lt}
+		name := lt.Name
+		if d, ok := runner.Lookup(name); ok {
+			t.Sequential = d.Sequential()
+		}
+		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
+			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
+		}
+		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
+			call := toolrun.Call{ID: id, Name: name, Arguments: args}
+			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
+			return agentResult(r), nil
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func agentResult(r toolrun.Result) agent.Result {
+	return agent.Result{Content: r.Content, Details: r.Details, Terminate: r.Terminate, IsError: r.IsError}
+}
+
+// systemPrompt builds the run's system prompt.
+func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, ag *agentInfo) string {
+	var b strings.Builder
+	if v := a.str("--system-prompt"); v != "" {
+		b.WriteString(textOrFile(v, cfg.ProjectDir))
+	}
+	for _, v := range a.list("--append-system-prompt") {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(textOrFile(v, cfg.ProjectDir))
+	}
+	return b.String()
+}
+
+// llmModel turns the session model into what a provider needs: models.json's provider entry
+// (baseUrl, api, key, headers) merged with the model's facts.
+func (c *CLI) llmModel(cfg *config.Config, mi *config.ModelInfo, apiKey string) (*llm.Model, error) {
+	if mi.Source == "defaults" {
+		return nil, c.unknownModel(cfg, mi)
+	}
+	m := &llm.Model{Provider: mi.Provider, ID: mi.ID, Name: mi.ID, Reasoning: mi.Reasoning, Input: mi.Input,
+		ContextWindow: mi.ContextWindow, MaxTokens: mi.MaxTokens}
+	models, err := cfg.Effective(config.Models)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Providers map[string]struct {
+			BaseURL string            `json:"baseUrl"`
+			API     string            `json:"api"`
+			APIKey  string            `json:"apiKey"`
+			Headers map[string]string `json:"headers"`
+			Compat  json.RawMessage   `json:"compat"`
+			Models  []struct {
+				ID     string          `json:"id"`
+				Name   string          `json:"name"`
+				API    string          `json:"api"`
+				Compat json.RawMessage `json:"compat"`
+				Cost   *llm.Cost       `json:"cost"`
+			} `json:"models"`
+		} `json:"providers"`
+	}
+	_ = json.Unmarshal(models.JSON(), &doc)
+	for name, p := range doc.Providers {
+		if !strings.EqualFold(name, m.Provider) {
+			continue
+		}
+		m.BaseURL, m.API, m.Headers, m.Compat = p.BaseURL, p.API, p.Headers, p.Compat
+		if apiKey == "" {
+			apiKey = c.resolveKey(p.APIKey)
+		}
+		for _, pm := range p.Models {
+			if strings.EqualFold(pm.ID, m.ID) {
+				if pm.API != "" {
+					m.API = pm.API
+				}
+				if pm.Name != "" {
+					m.Name = pm.Name
+				}
+				if len(pm.Compat) > 0 {
+					m.Compat = pm.Compat
+				}
+				if pm.Cost != nil {
+					m.Cost = *pm.Cost
+				}
+			}
+		}
+	}
+	if m.API == "" {
+		m.API = map[string]string{"anthropic": "anthropic-messages", "openai": "openai-responses"}[strings.ToLower(m.Provider)]
+	}
+	if m.BaseURL == "" {
+		m.BaseURL = map[string]string{"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}[strings.ToLower(m.Provider)]
+	}
+	if apiKey == "" {
+		env := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(m.Provider)) + "_API_KEY"
+		apiKey = c.getenv(env)
+	}
+	m.APIKey = apiKey
+	return m, nil
+}
+
+func (c *CLI) resolveKey(v string) string {
+	if strings.HasPrefix(v, "$") {
+		return c.getenv(strings.Trim(v[1:], "{}"))
+	}
+	return v
+}
+
+// unknownModel is the exit-2 error for a model neither models.json nor the catalogue knows.
+func (c *CLI) unknownModel(cfg *config.Config, mi *config.ModelInfo) error {
+	name := mi.ID
+	if mi.Provider != "" {
+		name = mi.Provider + "/" + mi.ID
+	}
+	var known []string
+	if models, err := cfg.Effective(config.Models); err == nil {
+		var doc struct {
+			Providers map[string]struct {
+				Models []struct {
+					ID string `json:"id"`
+				} `json:"models"`
+			} `json:"providers"`
+		}
+		_ = json.Unmarshal(models.JSON(), &doc)
+		for p, v := range doc.Providers {
+			for _, m := range v.Models {
+				known = append(known, p+"/"+m.ID)
+			}
+		}
+	}
+	slices.Sort(known)
+	msg := fmt.Sprintf("unknown model %q: it is neither in models.json nor in the shipped catalogue", name)
+	if s := suggestName(name, known); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return exitf(ExitUsage, "%s", msg)
+}
+
+// providerFor returns the wire client of a models.json "api".
+func providerFor(api string) (llm.Provider, error) {
+	return nil, exitf(ExitUsage, "api %q is not supported", api)
+}

@@ -1,0 +1,55 @@
+package toolrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+)
+
+// The agent loop runs pi's steps one by one (prepare, the beforeToolCall hook, execute, the
+// afterToolCall hook), so it needs Run cut in two: PrepareCall is lookup and the argument
+// pipeline, ExecutePrepared the implementation. Run is PrepareCall then ExecutePrepared.
+
+// PrepareCall looks the call's tool up and runs pi's argument pipeline; an error's text is
+// the model-visible result (`Tool <name> not found`, the validation text, …).
+func (r *Runner) PrepareCall(call Call) (json.RawMessage, error) {
+	t, ok := r.tools[call.Name]
+	if !ok || !Callable(t.State) {
+		return nil, errText("Tool " + call.Name + " not found")
+	}
+	if t.impl == nil {
+		return nil, errText(noImpl(t))
+	}
+	return r.prepare(t, call)
+}
+
+// ExecutePrepared runs the implementation of a call whose arguments PrepareCall returned. It
+// never panics: a panic or returned error is an error result with pi's text.
+func (r *Runner) ExecutePrepared(ctx context.Context, call Call, args json.RawMessage, progress func(Result)) (res Result) {
+	t, ok := r.tools[call.Name]
+	if !ok || t.impl == nil {
+		return ErrorResult("Tool " + call.Name + " not found")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = ErrorResult(fmt.Sprintf("Tool %s failed: %v", call.Name, p))
+			if r.Session != nil && r.Session.PanicLog != nil {
+				r.Session.PanicLog(call.Name, p, debug.Stack())
+			}
+		}
+	}()
+	if progress == nil {
+		progress = func(Result) {}
+	}
+	inv := &Invocation{Call: call, Tool: t, Args: args, Session: r.Session, Progress: progress}
+	res, err := t.impl.Execute(ctx, inv)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	return res
+}
+
+type errText string
+
+func (e errText) Error() string { return string(e) }
