@@ -283,3 +283,32 @@ func isHex4(s string) bool {
 	}
 	return true
 }
+
+// DecodeOrdered decodes JSON keeping object key order: objects become Obj, arrays []any,
+// numbers json.Number (AppendJSON writes it back in JSON.stringify form).
+func DecodeOrdered(raw []byte) (any, error) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := decodeOrdered(d, &v); err != nil {
+		return nil, err
+	}
+	return toObj(v), nil
+}
+
+func toObj(v any) any {
+	switch t := v.(type) {
+	case *object:
+		o := make(Obj, 0, len(t.keys))
+		for _, k := range t.keys {
+			o = append(o, Field{k, toObj(t.vals[k])})
+		}
+		return o
+	case []any:
+		for i := range t {
+			t[i] = toObj(t[i])
+		}
+		return t
+	}
+	return v
+}

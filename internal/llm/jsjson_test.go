@@ -7,8 +7,8 @@ import (
 func TestJSONStringify(t *testing.T) {
 	for in, want := range map[string]string{
 		`{ "b" : 1, "a":[1.0, 2e3, -0.5e-8,"x\u00e9\/"], "b": 2 }`: `{"b":2,"a":[1,2000,-5e-9,"xé/"]}`,
-		`"<\u2028>\u0001"`: "\"<\u2028>\\u0001\"",
-		`1e21`:             `1e+21`,
+		`"<\u2028>\u0001"`:         "\"<\u2028>\\u0001\"",
+		`1e21`:                     `1e+21`,
 		`123456789012345678901234`: `1.2345678901234569e+23`,
 	} {
 		got, err := JSONStringify([]byte(in))
@@ -26,18 +26,18 @@ func TestJSONStringify(t *testing.T) {
 
 func TestParseStreamingJSON(t *testing.T) {
 	for in, want := range map[string]string{
-		``:                      `{}`,
-		`{"path":"a.t`:          `{"path":"a.t"}`,
-		`{"path":"a.txt","n":1`: `{"path":"a.txt","n":1}`,
-		`{"a":`:                 `{}`,
-		`{"pa`:                  `{}`,
-		`{"a":tr`:               `{"a":true}`,
-		`{"a":[1,2`:             `{"a":[1,2]}`,
-		`{"a":"x\`:              `{"a":"x"}`,
-		"{\"a\":\"line\nnext\"}": `{"a":"line\nnext"}`,
-		`{"a":"c:\dir"}`:        `{"a":"c:\\dir"}`,
+		``:                               `{}`,
+		`{"path":"a.t`:                   `{"path":"a.t"}`,
+		`{"path":"a.txt","n":1`:          `{"path":"a.txt","n":1}`,
+		`{"a":`:                          `{}`,
+		`{"pa`:                           `{}`,
+		`{"a":tr`:                        `{"a":true}`,
+		`{"a":[1,2`:                      `{"a":[1,2]}`,
+		`{"a":"x\`:                       `{"a":"x"}`,
+		"{\"a\":\"line\nnext\"}":         `{"a":"line\nnext"}`,
+		`{"a":"c:\dir"}`:                 `{"a":"c:\\dir"}`,
 		`{"location":"Florence, Italy"}`: `{"location":"Florence, Italy"}`,
-		`garbage`:               `{}`,
+		`garbage`:                        `{}`,
 	} {
 		if got := string(ParseStreamingJSON(in)); got != want {
 			t.Errorf("%q: got %s want %s", in, got, want)
@@ -55,4 +55,13 @@ func FuzzParseStreamingJSON(f *testing.F) {
 			t.Fatalf("%q gave invalid JSON %s: %v", s, out, err)
 		}
 	})
+}
+
+func TestShortHash(t *testing.T) {
+	// Values from pi-ai's shortHash run under node.
+	for in, want := range map[string]string{"call_abc|fc_123": "jp01dsxufnom", "héllo😀": "1olj6nu1frhbfw"} {
+		if got := ShortHash(in); got != want {
+			t.Errorf("%q: got %s want %s", in, got, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf16"
 )
@@ -167,4 +168,18 @@ func JSLen(s string) int {
 		n += utf16.RuneLen(r)
 	}
 	return n
+}
+
+// ShortHash is pi's shortHash (a 53-bit-ish cyrb hash over UTF-16 units, base 36), used to
+// shorten long tool-call and item ids.
+func ShortHash(s string) string {
+	h1, h2 := uint32(0xdeadbeef), uint32(0x41c6ce57)
+	for _, u := range utf16.Encode([]rune(s)) {
+		ch := uint32(u)
+		h1 = (h1 ^ ch) * 2654435761
+		h2 = (h2 ^ ch) * 1597334677
+	}
+	h1 = ((h1 ^ (h1 >> 16)) * 2246822507) ^ ((h2 ^ (h2 >> 13)) * 3266489909)
+	h2 = ((h2 ^ (h2 >> 16)) * 2246822507) ^ ((h1 ^ (h1 >> 13)) * 3266489909)
+	return strconv.FormatUint(uint64(h2), 36) + strconv.FormatUint(uint64(h1), 36)
 }

@@ -1,0 +1,141 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+)
+
+// Obj is a JSON object whose keys keep their order, the way pi's request bodies list them
+// (JavaScript objects keep insertion order). A field whose value is Omit is left out, like a
+// JavaScript undefined.
+type Obj []Field
+
+// Field is one key of an Obj.
+type Field struct {
+	K string
+	V any
+}
+
+// omit marks a field JSON.stringify would drop.
+type omit struct{}
+
+// Omit is the value of a field that is not written.
+var Omit any = omit{}
+
+// Set replaces key's value, or appends it (JavaScript assignment to an object key).
+func (o Obj) Set(k string, v any) Obj {
+	for i := range o {
+		if o[i].K == k {
+			o[i].V = v
+			return o
+		}
+	}
+	return append(o, Field{k, v})
+}
+
+// Get returns key's value.
+func (o Obj) Get(k string) (any, bool) {
+	for _, f := range o {
+		if f.K == k {
+			return f.V, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the object as JSON.stringify would.
+func (o Obj) MarshalJSON() ([]byte, error) { return AppendJSON(nil, o), nil }
+
+// AppendJSON appends v in JSON.stringify form. It knows Obj, []any, []Obj, string, bool,
+// int, float64, json.RawMessage (re-serialised), map[string]string (sorted keys), nil and
+// anything else through encoding/json re-serialised.
+func AppendJSON(b []byte, v any) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case Obj:
+		b = append(b, '{')
+		first := true
+		for _, f := range t {
+			if _, skip := f.V.(omit); skip {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = AppendJSString(b, f.K)
+			b = append(b, ':')
+			b = AppendJSON(b, f.V)
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSON(b, e)
+		}
+		return append(b, ']')
+	case []Obj:
+		b = append(b, '[')
+		for i, e := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSON(b, e)
+		}
+		return append(b, ']')
+	case []string:
+		b = append(b, '[')
+		for i, e := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSString(b, e)
+		}
+		return append(b, ']')
+	case string:
+		return AppendJSString(b, t)
+	case bool:
+		return strconv.AppendBool(b, t)
+	case int:
+		return strconv.AppendInt(b, int64(t), 10)
+	case float64:
+		return AppendJSNumber(b, t)
+	case json.RawMessage:
+		if len(t) == 0 {
+			return append(b, "null"...)
+		}
+		if s, err := JSONStringify(t); err == nil {
+			return append(b, s...)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, t); err != nil {
+			return append(b, "null"...)
+		}
+		return append(b, buf.Bytes()...)
+	case map[string]string:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		o := make(Obj, 0, len(keys))
+		for _, k := range keys {
+			o = append(o, Field{k, t[k]})
+		}
+		return AppendJSON(b, o)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	if s, err := JSONStringify(raw); err == nil {
+		return append(b, s...)
+	}
+	return append(b, raw...)
+}

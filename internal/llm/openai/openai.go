@@ -1,0 +1,481 @@
+// Package openai is pigo's client for the openai-completions API (POST {baseUrl}/chat/completions,
+// streamed): the request body pi 0.84 builds, with its compat flags detected from the provider
+// and base URL or given in models.json, and pi's parsing of the stream into assistant-message
+// events (reasoning in reasoning_content / reasoning / reasoning_text, tool-call argument
+// deltas, usage from chunk.usage or choices[0].usage, finish reasons, error texts).
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/sse"
+)
+
+// API is the models.json api value this package serves.
+const API = "openai-completions"
+
+// Provider streams openai-completions responses.
+type Provider struct{}
+
+type toolDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function *struct {
+		Name      *string `json:"name"`
+		Arguments string  `json:"arguments"`
+	} `json:"function"`
+}
+
+type delta struct {
+	Content          *string         `json:"content"`
+	ReasoningContent json.RawMessage `json:"reasoning_content"`
+	Reasoning        json.RawMessage `json:"reasoning"`
+	ReasoningText    json.RawMessage `json:"reasoning_text"`
+	ToolCalls        []toolDelta     `json:"tool_calls"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
+}
+
+type chunk struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Usage   json.RawMessage `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Choices []struct {
+		FinishReason *string         `json:"finish_reason"`
+		Usage        json.RawMessage `json:"usage"`
+		Delta        *delta          `json:"delta"`
+	} `json:"choices"`
+}
+
+type rawUsage struct {
+	PromptTokens        int  `json:"prompt_tokens"`
+	CompletionTokens    int  `json:"completion_tokens"`
+	PromptCacheHit      *int `json:"prompt_cache_hit_tokens"`
+	CachedTokens        *int `json:"cached_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens     *int `json:"cached_tokens"`
+		CacheWriteTokens int  `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+func isSet(r json.RawMessage) bool {
+	s := strings.TrimSpace(string(r))
+	return s != "" && s != "null" && s != "false" && s != "0" && s != `""`
+}
+
+// ParseUsage is pi's parseChunkUsage: prompt tokens split into input, cache reads (OpenAI's
+// prompt_tokens_details.cached_tokens, DeepSeek's prompt_cache_hit_tokens, Kimi's
+// cached_tokens) and cache writes, with the cost from the model's rates.
+func ParseUsage(raw json.RawMessage, m *llm.Model) *llm.Usage {
+	var r rawUsage
+	_ = json.Unmarshal(raw, &r)
+	cacheRead := 0
+	switch {
+	case r.PromptTokensDetails != nil && r.PromptTokensDetails.CachedTokens != nil:
+		cacheRead = *r.PromptTokensDetails.CachedTokens
+	case r.PromptCacheHit != nil:
+		cacheRead = *r.PromptCacheHit
+	case r.CachedTokens != nil:
+		cacheRead = *r.CachedTokens
+	}
+	cacheWrite := 0
+	if r.PromptTokensDetails != nil {
+		cacheWrite = r.PromptTokensDetails.CacheWriteTokens
+	}
+	reasoning := 0
+	if r.CompletionTokensDetails != nil {
+		reasoning = r.CompletionTokensDetails.ReasoningTokens
+	}
+	input := max(0, r.PromptTokens-cacheRead-cacheWrite)
+	u := &llm.Usage{Input: input, Output: r.CompletionTokens, CacheRead: cacheRead, CacheWrite: cacheWrite,
+		Reasoning: &reasoning, TotalTokens: input + r.CompletionTokens + cacheRead + cacheWrite}
+	llm.CalculateCost(m, u)
+	return u
+}
+
+// MapFinishReason is pi's mapStopReason for openai-completions.
+func MapFinishReason(reason string) (stop, errorMessage string) {
+	switch reason {
+	case "stop", "end":
+		return llm.StopStop, ""
+	case "length":
+		return llm.StopLength, ""
+	case "function_call", "tool_calls":
+		return llm.StopToolUse, ""
+	}
+	return llm.StopError, "Provider finish_reason: " + reason
+}
+
+// Headers are the request headers pi's client sends (besides the SDK's own).
+func Headers(m *llm.Model, o *llm.Options, compat Compat, sessionID string) []llm.Header {
+	hs := []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}}
+	for _, k := range sortedKeys(m.Headers) {
+		hs = llm.SetHeader(hs, k, m.Headers[k])
+	}
+	if sessionID != "" && compat.SendSessionAffinityHeaders {
+		if compat.SessionAffinityFormat == "openrouter" {
+			hs = llm.SetHeader(hs, "x-session-id", sessionID)
+		} else {
+			if compat.SessionAffinityFormat == "openai" {
+				hs = llm.SetHeader(hs, "session_id", sessionID)
+			}
+			hs = llm.SetHeader(hs, "x-client-request-id", sessionID)
+			hs = llm.SetHeader(hs, "x-session-affinity", sessionID)
+		}
+	}
+	if o != nil {
+		for _, k := range sortedKeys(o.Headers) {
+			hs = llm.SetHeader(hs, k, o.Headers[k])
+		}
+	}
+	return hs
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// apiKey is pi's getClientApiKey: the key, or "unused" when an Authorization header is set.
+func apiKey(m *llm.Model, o *llm.Options) (string, bool) {
+	if m.APIKey != "" {
+		return m.APIKey, true
+	}
+	var hs map[string]string
+	if o != nil {
+		hs = o.Headers
+	}
+	if llm.HasHeader(hs, "authorization") || llm.HasHeader(hs, "cf-aig-authorization") {
+		return "unused", true
+	}
+	return "", false
+}
+
+// Stream implements llm.Provider.
+func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
+	b := llm.NewBuilder(m, emit)
+	key, ok := apiKey(m, o)
+	if !ok {
+		return b.Fail(ctx, "No API key for provider: "+m.Provider)
+	}
+	compat := ResolveCompat(m)
+	p := resolveParams(m, c, o)
+	body := llm.AppendJSON(nil, buildParams(m, c, compat, p))
+	sessionID := p.sessionID
+	if p.retention == "none" {
+		sessionID = ""
+	}
+	hs := []llm.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json"},
+		{Name: "Authorization", Value: "Bearer " + key}}
+	for _, h := range Headers(m, o, compat, sessionID) {
+		hs = llm.SetHeader(hs, h.Name, h.Value)
+	}
+	resp, err := llm.Post(ctx, o, strings.TrimRight(m.BaseURL, "/")+"/chat/completions", hs, body)
+	if err != nil {
+		return b.Fail(ctx, llm.RequestError(ctx, err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return b.Fail(ctx, llm.OpenAIHTTPError(resp.StatusCode, llm.ReadBody(resp), ""))
+	}
+	b.Start()
+	return run(ctx, b, m, compat, resp.Body)
+}
+
+type state struct {
+	text, thinking int // content indexes, -1 = none
+	byIndex        map[int]int
+	byID           map[string]int
+	partial        map[int]*strings.Builder // tool-call argument buffers
+	details        []llm.Obj
+	hasDetails     bool
+}
+
+func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader) *llm.Message {
+	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, partial: map[int]*strings.Builder{}}
+	msg := b.Msg()
+	msg.StopReason = "pending"
+	hasFinish := false
+	r := sse.NewReader(body)
+	done := false
+	fail := func(s string) *llm.Message {
+		st.applyDetails(b)
+		return b.Fail(ctx, s)
+	}
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if errors.Is(err, sse.ErrTooLong) {
+				return fail(err.Error())
+			}
+			return fail(llm.ReadError(ctx, err))
+		}
+		if done {
+			continue
+		}
+		if strings.HasPrefix(ev.Data, "[DONE]") {
+			done = true
+			continue
+		}
+		var ch chunk
+		if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
+			return fail(jsonError(ev.Data, err))
+		}
+		if isSet(ch.Error) {
+			return fail(llm.StreamErrorMessage(ch.Error))
+		}
+		if msg.ResponseID == "" {
+			msg.ResponseID = ch.ID
+		}
+		if ch.Model != "" && ch.Model != m.ID && msg.ResponseModel == "" {
+			msg.ResponseModel = ch.Model
+		}
+		if isSet(ch.Usage) {
+			msg.Usage = ParseUsage(ch.Usage, m)
+		}
+		if len(ch.Choices) == 0 {
+			continue
+		}
+		choice := ch.Choices[0]
+		if !isSet(ch.Usage) && isSet(choice.Usage) {
+			msg.Usage = ParseUsage(choice.Usage, m)
+		}
+		if choice.FinishReason != nil && *choice.FinishReason != "" {
+			msg.RawStopReason = *choice.FinishReason
+			stop, em := MapFinishReason(*choice.FinishReason)
+			msg.StopReason = stop
+			if em != "" {
+				msg.ErrorMessage = em
+			}
+			hasFinish = true
+		}
+		d := choice.Delta
+		if d == nil {
+			continue
+		}
+		if d.Content != nil && *d.Content != "" {
+			if st.text < 0 {
+				st.text = b.Add(llm.Content{Type: llm.TypeText})
+				b.At(llm.EventTextStart, st.text)
+			}
+			b.Append(st.text, *d.Content)
+			b.Delta(llm.EventTextDelta, st.text, *d.Content)
+		}
+		field, text := "", ""
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"reasoning_text", d.ReasoningText}} {
+			var s string
+			if len(f.raw) > 0 && json.Unmarshal(f.raw, &s) == nil && s != "" {
+				field, text = f.name, s
+				break
+			}
+		}
+		if field != "" {
+			sig := field
+			if m.Provider == "opencode-go" && field == "reasoning" {
+				sig = "reasoning_content"
+			}
+			st.ensureThinking(b, sig)
+			b.Append(st.thinking, text)
+			b.Delta(llm.EventThinkingDelta, st.thinking, text)
+		}
+		for _, tc := range d.ToolCalls {
+			i := st.ensureToolCall(b, tc)
+			blk := b.Block(i)
+			if blk.ID == "" && tc.ID != "" {
+				blk.ID = tc.ID
+				st.byID[tc.ID] = i
+			}
+			if blk.Name == "" && tc.Function != nil && tc.Function.Name != nil && *tc.Function.Name != "" {
+				blk.Name = *tc.Function.Name
+			}
+			dl := ""
+			if tc.Function != nil && tc.Function.Arguments != "" {
+				dl = tc.Function.Arguments
+				st.partial[i].WriteString(dl)
+				blk.Arguments = llm.ParseStreamingJSON(st.partial[i].String())
+			}
+			b.SetBlock(i, blk)
+			b.Delta(llm.EventToolCallDelta, i, dl)
+		}
+		if len(d.ReasoningDetails) > 0 && d.ReasoningDetails[0] == '[' {
+			st.addDetails(b, d.ReasoningDetails)
+		}
+	}
+	for i := 0; i < b.Len(); i++ {
+		switch blk := b.Block(i); blk.Type {
+		case llm.TypeText:
+			b.EndText(i)
+		case llm.TypeThinking:
+			if i == st.thinking {
+				st.applyDetails(b)
+			}
+			b.EndText(i)
+		case llm.TypeToolCall:
+			pb := st.partial[i]
+			blk.Arguments = llm.ParseStreamingJSON(pb.String())
+			b.SetBlock(i, blk)
+			b.EndToolCall(i)
+		}
+	}
+	if ctx.Err() != nil {
+		return fail(llm.StreamAborted)
+	}
+	if !hasFinish && !compat.SupportsFinishReason {
+		msg.StopReason = llm.StopStop
+		if len(msg.ToolCalls()) > 0 {
+			msg.StopReason = llm.StopToolUse
+		}
+	}
+	if msg.StopReason == llm.StopError {
+		em := msg.ErrorMessage
+		if em == "" {
+			em = "Provider returned an error stop reason"
+		}
+		return fail(em)
+	}
+	if (compat.SupportsFinishReason && !hasFinish) || msg.StopReason == "pending" {
+		return fail("Stream ended without finish_reason")
+	}
+	return b.Done()
+}
+
+func (st *state) ensureThinking(b *llm.Builder, sig string) {
+	if st.thinking < 0 {
+		st.thinking = b.Add(llm.Content{Type: llm.TypeThinking, ThinkingSignature: sig})
+		b.At(llm.EventThinkingStart, st.thinking)
+	}
+}
+
+func (st *state) ensureToolCall(b *llm.Builder, tc toolDelta) int {
+	i, ok := -1, false
+	if tc.Index != nil {
+		i, ok = st.byIndex[*tc.Index]
+	}
+	if !ok && tc.ID != "" {
+		i, ok = st.byID[tc.ID]
+	}
+	if !ok {
+		name := ""
+		if tc.Function != nil && tc.Function.Name != nil {
+			name = *tc.Function.Name
+		}
+		i = b.Add(llm.Content{Type: llm.TypeToolCall, ID: tc.ID, Name: name, Arguments: json.RawMessage("{}")})
+		st.partial[i] = &strings.Builder{}
+		b.At(llm.EventToolCallStart, i)
+	}
+	if tc.Index != nil {
+		st.byIndex[*tc.Index] = i
+	}
+	if tc.ID != "" {
+		st.byID[tc.ID] = i
+	}
+	return i
+}
+
+// addDetails merges streamed OpenRouter reasoning_details: consecutive text or summary
+// pieces join into one entry; encrypted entries stay whole.
+func (st *state) addDetails(b *llm.Builder, raw json.RawMessage) {
+	v, err := llm.DecodeOrdered(raw)
+	arr, _ := v.([]any)
+	if err != nil {
+		return
+	}
+	for _, e := range arr {
+		d, ok := e.(llm.Obj)
+		if !ok || !validDetail(d) {
+			continue
+		}
+		st.ensureThinking(b, "")
+		st.hasDetails = true
+		typ, _ := d.Get("type")
+		if n := len(st.details); n > 0 {
+			last := st.details[n-1]
+			lt, _ := last.Get("type")
+			if typ == lt && (typ == "reasoning.text" || typ == "reasoning.summary") {
+				k := "text"
+				if typ == "reasoning.summary" {
+					k = "summary"
+				}
+				a, _ := last.Get(k)
+				x, _ := d.Get(k)
+				last = last.Set(k, a.(string)+x.(string))
+				if typ == "reasoning.text" {
+					if s, _ := last.Get("signature"); s == nil || s == "" {
+						if ns, ok := d.Get("signature"); ok && ns != nil && ns != "" {
+							last = last.Set("signature", ns)
+						}
+					}
+				}
+				for _, f := range []string{"id", "format", "index"} {
+					if cur, ok := last.Get(f); !ok || cur == nil || (f == "format" && cur == "") {
+						if nv, ok := d.Get(f); ok && nv != nil {
+							last = last.Set(f, nv)
+						}
+					}
+				}
+				st.details[n-1] = last
+				continue
+			}
+		}
+		st.details = append(st.details, append(llm.Obj(nil), d...))
+	}
+}
+
+func validDetail(d llm.Obj) bool {
+	typ, _ := d.Get("type")
+	field := map[any]string{"reasoning.summary": "summary", "reasoning.encrypted": "data", "reasoning.text": "text"}[typ]
+	if field == "" {
+		return false
+	}
+	v, _ := d.Get(field)
+	_, ok := v.(string)
+	return ok
+}
+
+func (st *state) applyDetails(b *llm.Builder) {
+	if !st.hasDetails || st.thinking < 0 {
+		return
+	}
+	blk := b.Block(st.thinking)
+	ds := make([]any, len(st.details))
+	for i, d := range st.details {
+		ds[i] = d
+	}
+	blk.ThinkingSignature = string(llm.AppendJSON(nil, ds))
+	b.SetBlock(st.thinking, blk)
+}
+
+// jsonError approximates the SyntaxError text node's JSON.parse gives for a chunk that is not
+// JSON.
+func jsonError(data string, err error) string {
+	short := data
+	if len(short) > 32 {
+		short = short[:32] + "..."
+	}
+	return "Unexpected token in JSON: \"" + short + "\" is not valid JSON (" + err.Error() + ")"
+}

@@ -1,0 +1,146 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+)
+
+func model(srv *llmtest.Server) *llm.Model {
+	return &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.URL + "/v1", APIKey: "k",
+		Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
+}
+
+func stream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Message, []llm.Event) {
+	t.Helper()
+	var evs []llm.Event
+	msg := Provider{}.Stream(context.Background(), m, c, o, func(e llm.Event) { evs = append(evs, e) })
+	return msg, evs
+}
+
+func types(evs []llm.Event) string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, e.Type)
+	}
+	return strings.Join(s, " ")
+}
+
+func userCtx(text string) *llm.Context {
+	return &llm.Context{SystemPrompt: "You are helpful.", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(text)}, Timestamp: 1}}}
+}
+
+func TestFixtureToolStreaming(t *testing.T) {
+	cas := llmtest.Fixture(t, "openai/chat-completions-tool-streaming.yaml")
+	for _, chunk := range []int{0, 1, 7, 64} {
+		srv := llmtest.New(t)
+		tr := cas.Interactions[0].Turn()
+		tr.Chunk = chunk
+		tr.Noise = chunk == 7
+		srv.Push(tr)
+		m := model(srv)
+		m.Cost = llm.Cost{Input: 0.15, Output: 0.6}
+		msg, evs := stream(t, m, userCtx("weather?"), nil)
+		if msg.StopReason != llm.StopToolUse || msg.ErrorMessage != "" {
+			t.Fatalf("chunk %d: %s %s", chunk, msg.StopReason, msg.ErrorMessage)
+		}
+		tcs := msg.ToolCalls()
+		if len(tcs) != 1 || tcs[0].Name != "weather" || string(tcs[0].Arguments) != `{"location":"Florence,Italy"}` {
+			t.Errorf("tool calls: %+v", tcs)
+		}
+		if got := types(evs); !strings.HasPrefix(got, "start toolcall_start toolcall_delta") || !strings.HasSuffix(got, "toolcall_end done") {
+			t.Errorf("events: %s", got)
+		}
+		if msg.Usage.Input == 0 || msg.Usage.TotalTokens != msg.Usage.Input+msg.Usage.Output+msg.Usage.CacheRead || msg.Usage.Cost.Total == 0 {
+			t.Errorf("usage: %+v", msg.Usage)
+		}
+		if !strings.HasPrefix(msg.ResponseID, "chatcmpl-") {
+			t.Errorf("responseId %q", msg.ResponseID)
+		}
+	}
+}
+
+func TestScriptedTextThenTool(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{Text: "Reading.", ToolCalls: []llmtest.ToolCall{{Name: "ls", Args: `{"path":"."}`}}, Usage: llmtest.Usage{Input: 20, Output: 4}})
+	msg, evs := stream(t, model(srv), userCtx("list"), nil)
+	want := "start text_start text_delta toolcall_start toolcall_delta toolcall_delta toolcall_delta text_end toolcall_end done"
+	if got := types(evs); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	if msg.Text() != "Reading." || msg.StopReason != llm.StopToolUse {
+		t.Errorf("msg %+v", msg)
+	}
+	body := srv.Requests()[0].Body
+	wantBody := `{"model":"m","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":[{"type":"text","text":"list"}]}],"stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":16384}`
+	if string(body) != wantBody {
+		t.Errorf("body:\n got %s\nwant %s", body, wantBody)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{Fault: llmtest.RateLimit, RetryAfter: "1"}, llmtest.Turn{Fault: llmtest.ContextOverflow},
+		llmtest.Turn{Text: "x", StopReason: "content_filter"}, llmtest.Turn{Text: "a b c d e f g h", Fault: llmtest.Disconnect, DisconnectAfter: 300},
+		llmtest.Turn{Text: "a b", Fault: llmtest.StreamError}, llmtest.Turn{Text: "a b c", Fault: llmtest.Truncated, DisconnectAfter: 250})
+	for _, want := range []string{
+		`429: {"message":"Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.","type":"requests","param":null,"code":"rate_limit_exceeded"}`,
+		`400: {"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130011 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}`,
+		"Provider finish_reason: content_filter",
+		"terminated",
+		"The server had an error while processing your request. Sorry about that!",
+		"Stream ended without finish_reason",
+	} {
+		msg, evs := stream(t, model(srv), userCtx("x"), nil)
+		if msg.StopReason != llm.StopError || msg.ErrorMessage != want {
+			t.Errorf("got %s %q, want %q", msg.StopReason, msg.ErrorMessage, want)
+		}
+		if last := evs[len(evs)-1]; last.Type != llm.EventError || last.Error.ErrorMessage != want {
+			t.Errorf("last event %+v", last)
+		}
+	}
+}
+
+func TestAbort(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{Text: "a b c d e f g", Delay: 20e6})
+	ctx, cancel := context.WithCancel(context.Background())
+	var evs []llm.Event
+	msg := Provider{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) {
+		evs = append(evs, e)
+		if e.Type == llm.EventTextDelta {
+			cancel()
+		}
+	})
+	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != "Request was aborted" {
+		t.Errorf("%s %q", msg.StopReason, msg.ErrorMessage)
+	}
+}
+
+func TestReasoningFields(t *testing.T) {
+	for _, f := range []string{"reasoning_content", "reasoning", "reasoning_text"} {
+		srv := llmtest.New(t)
+		srv.Push(llmtest.Turn{Thinking: "hmm ok", Text: "hi", ReasoningField: f, UsageInChoice: true, Usage: llmtest.Usage{Input: 3, Output: 2}})
+		m := model(srv)
+		m.Reasoning = true
+		msg, evs := stream(t, m, userCtx("x"), &llm.Options{ThinkingLevel: "high"})
+		if msg.Content[0].Type != llm.TypeThinking || msg.Content[0].Thinking != "hmm ok" || msg.Content[0].ThinkingSignature != f {
+			t.Errorf("%s: %+v", f, msg.Content)
+		}
+		if msg.Usage.Input != 3 {
+			t.Errorf("choice usage: %+v", msg.Usage)
+		}
+		if got := types(evs); got != "start thinking_start thinking_delta thinking_delta text_start text_delta thinking_end text_end done" {
+			t.Errorf("%s", got)
+		}
+		var body map[string]any
+		_ = json.Unmarshal(srv.Requests()[0].Body, &body)
+		if body["reasoning_effort"] != "high" || body["messages"].([]any)[0].(map[string]any)["role"] != "developer" {
+			t.Errorf("body %s", srv.Requests()[0].Body)
+		}
+	}
+}

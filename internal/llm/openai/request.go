@@ -1,0 +1,533 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// params are the per-request values pi's streamSimple derives before building the body.
+type params struct {
+	maxTokens       int
+	reasoningEffort string // "" = off
+	retention       string
+	sessionID       string
+	budgets         map[string]int
+}
+
+func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options) params {
+	p := params{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention()}
+	if o != nil {
+		if o.ThinkingLevel != "" && o.ThinkingLevel != "off" {
+			if l := m.ClampThinkingLevel(o.ThinkingLevel); l != "off" {
+				p.reasoningEffort = l
+			}
+		}
+		p.sessionID = o.SessionID
+		p.budgets = o.ThinkingBudgets
+	}
+	return p
+}
+
+var nonIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// normalizeToolCallID is pi's openai-completions id normalisation for calls from another
+// model: "call|item" ids (Responses) become one ≤40-char id, openai's are cut to 40.
+func normalizeToolCallID(m *llm.Model) func(string, *llm.Message) string {
+	return func(id string, _ *llm.Message) string {
+		if i := strings.IndexByte(id, '|'); i >= 0 {
+			callID := nonIDChars.ReplaceAllString(id[:i], "_")
+			itemID := nonIDChars.ReplaceAllString(id[i+1:], "_")
+			combined := callID
+			if itemID != "" {
+				combined = callID + "_" + itemID
+			}
+			if len(combined) <= 40 {
+				return combined
+			}
+			h := llm.ShortHash(id)[:8]
+			return callID[:min(len(callID), max(1, 40-len(h)-1))] + "_" + h
+		}
+		if m.Provider == "openai" && llm.JSLen(id) > 40 {
+			return jsSlice(id, 40)
+		}
+		return id
+	}
+}
+
+// jsSlice cuts s to n UTF-16 units.
+func jsSlice(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			return s[:i]
+		}
+		units += w
+	}
+	return s
+}
+
+func isReasoningField(s string) bool {
+	return s == "reasoning" || s == "reasoning_content" || s == "reasoning_text"
+}
+
+func imageURL(c llm.Content) llm.Obj {
+	return llm.Obj{{K: "type", V: "image_url"}, {K: "image_url", V: llm.Obj{{K: "url", V: "data:" + c.MimeType + ";base64," + c.Data}}}}
+}
+
+// reasoningDetails parses a thinking signature holding OpenRouter reasoning_details (a JSON
+// array of reasoning.summary / reasoning.encrypted / reasoning.text entries).
+func reasoningDetails(sig string) json.RawMessage {
+	if sig == "" || sig[0] != '[' {
+		return nil
+	}
+	var arr []map[string]any
+	if json.Unmarshal([]byte(sig), &arr) != nil || len(arr) == 0 {
+		return nil
+	}
+	for _, d := range arr {
+		switch d["type"] {
+		case "reasoning.summary":
+			if _, ok := d["summary"].(string); !ok {
+				return nil
+			}
+		case "reasoning.encrypted":
+			if _, ok := d["data"].(string); !ok {
+				return nil
+			}
+		case "reasoning.text":
+			if _, ok := d["text"].(string); !ok {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	return json.RawMessage(sig)
+}
+
+// convertMessages is pi's convertMessages for openai-completions.
+func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
+	var out []llm.Obj
+	msgs := llm.TransformMessages(c.Messages, m, normalizeToolCallID(m))
+	if c.SystemPrompt != "" {
+		role := "system"
+		if m.Reasoning && compat.SupportsDeveloperRole {
+			role = "developer"
+		}
+		out = append(out, llm.Obj{{K: "role", V: role}, {K: "content", V: c.SystemPrompt}})
+	}
+	lastRole := ""
+	bridge := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: "I have processed the tool results."}}
+	for i := 0; i < len(msgs); i++ {
+		msg := &msgs[i]
+		if compat.RequiresAssistantAfterToolResult && lastRole == llm.RoleToolResult && msg.Role == llm.RoleUser {
+			out = append(out, bridge)
+		}
+		switch msg.Role {
+		case llm.RoleUser:
+			if msg.StringContent {
+				out = append(out, llm.Obj{{K: "role", V: "user"}, {K: "content", V: msg.Text()}})
+				break
+			}
+			var parts []any
+			for _, b := range msg.Content {
+				if b.Type == llm.TypeText {
+					parts = append(parts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.Text}})
+				} else if b.Type == llm.TypeImage {
+					parts = append(parts, imageURL(b))
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			out = append(out, llm.Obj{{K: "role", V: "user"}, {K: "content", V: parts}})
+		case llm.RoleAssistant:
+			var content any
+			if compat.RequiresAssistantAfterToolResult {
+				content = ""
+			}
+			var textParts []any
+			text := ""
+			var thinking, calls []llm.Content
+			for _, b := range msg.Content {
+				switch b.Type {
+				case llm.TypeText:
+					if strings.TrimSpace(b.Text) != "" {
+						textParts = append(textParts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.Text}})
+						text += b.Text
+					}
+				case llm.TypeThinking:
+					thinking = append(thinking, b)
+				case llm.TypeToolCall:
+					calls = append(calls, b)
+				}
+			}
+			var details json.RawMessage
+			for _, t := range thinking {
+				if d := reasoningDetails(t.ThinkingSignature); d != nil {
+					details = d
+					break
+				}
+			}
+			var nonEmpty []llm.Content
+			for _, t := range thinking {
+				if strings.TrimSpace(t.Thinking) != "" {
+					nonEmpty = append(nonEmpty, t)
+				}
+			}
+			am := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: content}}
+			if len(nonEmpty) > 0 {
+				if compat.RequiresThinkingAsText {
+					var ts []string
+					for _, t := range nonEmpty {
+						ts = append(ts, t.Thinking)
+					}
+					am = am.Set("content", append([]any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: strings.Join(ts, "\n\n")}}}, textParts...))
+				} else {
+					if text != "" {
+						am = am.Set("content", text)
+					}
+					if details == nil {
+						sig := nonEmpty[0].ThinkingSignature
+						if m.Provider == "opencode-go" && sig == "reasoning" {
+							sig = "reasoning_content"
+						}
+						if isReasoningField(sig) {
+							var ts []string
+							for _, t := range nonEmpty {
+								ts = append(ts, t.Thinking)
+							}
+							am = am.Set(sig, strings.Join(ts, "\n"))
+						}
+					}
+				}
+			} else if text != "" {
+				am = am.Set("content", text)
+			}
+			if len(calls) > 0 {
+				var tcs []any
+				for _, tc := range calls {
+					args := tc.Arguments
+					if len(args) == 0 {
+						args = json.RawMessage("{}")
+					}
+					tcs = append(tcs, llm.Obj{{K: "id", V: tc.ID}, {K: "type", V: "function"},
+						{K: "function", V: llm.Obj{{K: "name", V: tc.Name}, {K: "arguments", V: string(llm.AppendJSON(nil, args))}}}})
+				}
+				am = am.Set("tool_calls", tcs)
+			}
+			if details != nil {
+				am = am.Set("reasoning_details", details)
+			}
+			if compat.RequiresReasoningContentOnAssistant && m.Reasoning {
+				if _, ok := am.Get("reasoning_content"); !ok {
+					am = am.Set("reasoning_content", "")
+				}
+			}
+			cv, _ := am.Get("content")
+			has := false
+			switch t := cv.(type) {
+			case string:
+				has = t != ""
+			case []any:
+				has = len(t) > 0
+			}
+			if _, ok := am.Get("tool_calls"); !has && !ok {
+				continue
+			}
+			out = append(out, am)
+		case llm.RoleToolResult:
+			var images []any
+			j := i
+			for ; j < len(msgs) && msgs[j].Role == llm.RoleToolResult; j++ {
+				tm := &msgs[j]
+				var texts []string
+				hasImages := false
+				for _, b := range tm.Content {
+					if b.Type == llm.TypeText {
+						texts = append(texts, b.Text)
+					} else if b.Type == llm.TypeImage {
+						hasImages = true
+					}
+				}
+				text := strings.Join(texts, "\n")
+				if text == "" {
+					text = "(no tool output)"
+					if hasImages {
+						text = "(see attached image)"
+					}
+				}
+				tr := llm.Obj{{K: "role", V: "tool"}, {K: "content", V: text}, {K: "tool_call_id", V: tm.ToolCallID}}
+				if compat.RequiresToolResultName && tm.ToolName != "" {
+					tr = append(tr, llm.Field{K: "name", V: tm.ToolName})
+				}
+				out = append(out, tr)
+				if hasImages && m.HasInput("image") {
+					for _, b := range tm.Content {
+						if b.Type == llm.TypeImage {
+							images = append(images, imageURL(b))
+						}
+					}
+				}
+			}
+			i = j - 1
+			if len(images) > 0 {
+				if compat.RequiresAssistantAfterToolResult {
+					out = append(out, bridge)
+				}
+				out = append(out, llm.Obj{{K: "role", V: "user"}, {K: "content", V: append([]any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: "Attached image(s) from tool result:"}}}, images...)}})
+				lastRole = llm.RoleUser
+			} else {
+				lastRole = llm.RoleToolResult
+			}
+			continue
+		}
+		lastRole = msg.Role
+	}
+	return out
+}
+
+func hasToolHistory(msgs []llm.Message) bool {
+	for i := range msgs {
+		if msgs[i].Role == llm.RoleToolResult {
+			return true
+		}
+		if msgs[i].Role == llm.RoleAssistant && len(msgs[i].ToolCalls()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func convertTools(tools []llm.Tool, compat Compat) []any {
+	out := make([]any, 0, len(tools))
+	for _, t := range tools {
+		fn := llm.Obj{{K: "name", V: t.Name}, {K: "description", V: t.Description}, {K: "parameters", V: rawOrEmpty(t.Parameters)}}
+		if compat.SupportsStrictMode {
+			fn = append(fn, llm.Field{K: "strict", V: false})
+		}
+		out = append(out, llm.Obj{{K: "type", V: "function"}, {K: "function", V: fn}})
+	}
+	return out
+}
+
+func rawOrEmpty(r json.RawMessage) any {
+	if len(r) == 0 {
+		return llm.Omit
+	}
+	return r
+}
+
+// clampCacheKey cuts a prompt cache key to 64 code points.
+func clampCacheKey(k string) string {
+	if utf8.RuneCountInString(k) <= 64 {
+		return k
+	}
+	n := 0
+	for i := range k {
+		if n == 64 {
+			return k[:i]
+		}
+		n++
+	}
+	return k
+}
+
+// BuildBody is the request body pi sends for this context (pi's buildParams), in pi's key
+// order.
+func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
+	compat := ResolveCompat(m)
+	p := resolveParams(m, c, o)
+	return llm.AppendJSON(nil, buildParams(m, c, compat, p))
+}
+
+func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj {
+	messages := convertMessages(m, c, compat)
+	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: messages}, {K: "stream", V: true}}
+	if p.sessionID != "" && ((strings.Contains(m.BaseURL, "api.openai.com") && p.retention != "none") ||
+		(p.retention == "long" && compat.SupportsLongCacheRetention)) {
+		body = append(body, llm.Field{K: "prompt_cache_key", V: clampCacheKey(p.sessionID)})
+	}
+	if p.retention == "long" && compat.SupportsLongCacheRetention {
+		body = append(body, llm.Field{K: "prompt_cache_retention", V: "24h"})
+	}
+	if compat.SupportsUsageInStreaming {
+		body = append(body, llm.Field{K: "stream_options", V: llm.Obj{{K: "include_usage", V: true}}})
+	}
+	if compat.SupportsStore {
+		body = append(body, llm.Field{K: "store", V: false})
+	}
+	if p.maxTokens > 0 {
+		if compat.MaxTokensField == "max_tokens" {
+			body = append(body, llm.Field{K: "max_tokens", V: p.maxTokens})
+		} else {
+			body = append(body, llm.Field{K: "max_completion_tokens", V: p.maxTokens})
+		}
+	}
+	var tools []any
+	if len(c.Tools) > 0 {
+		tools = convertTools(c.Tools, compat)
+		body = append(body, llm.Field{K: "tools", V: tools})
+		if compat.ZaiToolStream {
+			body = append(body, llm.Field{K: "tool_stream", V: true})
+		}
+	} else if hasToolHistory(c.Messages) {
+		tools = []any{}
+		body = append(body, llm.Field{K: "tools", V: tools})
+	}
+	if compat.CacheControlFormat == "anthropic" && p.retention != "none" {
+		cc := llm.Obj{{K: "type", V: "ephemeral"}}
+		if p.retention == "long" && compat.SupportsLongCacheRetention {
+			cc = append(cc, llm.Field{K: "ttl", V: "1h"})
+		}
+		applyCacheControl(messages, tools, cc)
+	}
+	effort := p.reasoningEffort
+	mapped := func(level string) (string, bool) {
+		v, present, null := m.MappedLevel(level)
+		return v, present && !null
+	}
+	effortValue := func() string {
+		if v, ok := mapped(effort); ok {
+			return v
+		}
+		return effort
+	}
+	_, offPresent, offNull := m.MappedLevel("off")
+	offValue, _ := mapped("off")
+	switch {
+	case compat.ThinkingFormat == "zai" && m.Reasoning:
+		if effort != "" {
+			body = append(body, llm.Field{K: "thinking", V: llm.Obj{{K: "type", V: "enabled"}, {K: "clear_thinking", V: false}}})
+			if compat.SupportsReasoningEffort {
+				body = append(body, llm.Field{K: "reasoning_effort", V: effortValue()})
+			}
+		} else {
+			body = append(body, llm.Field{K: "thinking", V: llm.Obj{{K: "type", V: "disabled"}}})
+		}
+	case compat.ThinkingFormat == "qwen" && m.Reasoning:
+		body = append(body, llm.Field{K: "enable_thinking", V: effort != ""})
+		if effort != "" && compat.SupportsReasoningEffort {
+			body = append(body, llm.Field{K: "reasoning_effort", V: effortValue()})
+		}
+	case compat.ThinkingFormat == "qwen-chat-template" && m.Reasoning:
+		body = append(body, llm.Field{K: "chat_template_kwargs", V: llm.Obj{{K: "enable_thinking", V: effort != ""}, {K: "preserve_thinking", V: true}}})
+	case compat.ThinkingFormat == "deepseek" && m.Reasoning:
+		if effort != "" {
+			body = append(body, llm.Field{K: "thinking", V: llm.Obj{{K: "type", V: "enabled"}}})
+		} else if !offNull {
+			body = append(body, llm.Field{K: "thinking", V: llm.Obj{{K: "type", V: "disabled"}}})
+		}
+		if effort != "" && compat.SupportsReasoningEffort {
+			body = append(body, llm.Field{K: "reasoning_effort", V: effortValue()})
+		}
+	case compat.ThinkingFormat == "openrouter" && m.Reasoning:
+		if effort != "" {
+			body = append(body, llm.Field{K: "reasoning", V: llm.Obj{{K: "effort", V: effortValue()}}})
+		} else if !offNull {
+			v := "none"
+			if offPresent {
+				v = offValue
+			}
+			body = append(body, llm.Field{K: "reasoning", V: llm.Obj{{K: "effort", V: v}}})
+		}
+	case compat.ThinkingFormat == "ant-ling" && m.Reasoning && effort != "":
+		if v, ok := mapped(effort); ok {
+			body = append(body, llm.Field{K: "reasoning", V: llm.Obj{{K: "effort", V: v}}})
+		}
+	case compat.ThinkingFormat == "together" && m.Reasoning:
+		body = append(body, llm.Field{K: "reasoning", V: llm.Obj{{K: "enabled", V: effort != ""}}})
+		if effort != "" && compat.SupportsReasoningEffort {
+			body = append(body, llm.Field{K: "reasoning_effort", V: effortValue()})
+		}
+	case compat.ThinkingFormat == "string-thinking" && m.Reasoning:
+		if effort != "" {
+			body = append(body, llm.Field{K: "thinking", V: effortValue()})
+		} else if !offNull {
+			v := "none"
+			if offPresent {
+				v = offValue
+			}
+			body = append(body, llm.Field{K: "thinking", V: v})
+		}
+	case effort != "" && m.Reasoning && compat.SupportsReasoningEffort:
+		body = append(body, llm.Field{K: "reasoning_effort", V: effortValue()})
+	case effort == "" && m.Reasoning && compat.SupportsReasoningEffort:
+		if offPresent && !offNull {
+			body = append(body, llm.Field{K: "reasoning_effort", V: offValue})
+		}
+	}
+	field := compat.ThinkingTokenBudgetField
+	if field == "" && compat.SupportsThinkingTokenBudget {
+		field = "thinking_token_budget"
+	}
+	if field != "" && effort != "" && m.Reasoning {
+		ceiling := p.maxTokens
+		if ceiling == 0 {
+			ceiling = m.MaxTokens
+		}
+		if b := llm.ClampBudgetToAnswerRoom(llm.ThinkingBudget(effort, p.budgets), ceiling); b > 0 {
+			body = body.Set(field, b)
+		}
+	}
+	if len(compat.OpenRouterRouting) > 0 {
+		body = append(body, llm.Field{K: "provider", V: compat.OpenRouterRouting})
+	}
+	return body
+}
+
+// applyCacheControl marks the system prompt, the last tool and the last conversation text
+// with an anthropic cache_control (OpenRouter's anthropic/* models).
+func applyCacheControl(messages []llm.Obj, tools []any, cc llm.Obj) {
+	for i, msg := range messages {
+		if r, _ := msg.Get("role"); r == "system" || r == "developer" {
+			messages[i], _ = addCacheControl(msg, cc)
+			break
+		}
+	}
+	if len(tools) > 0 {
+		if t, ok := tools[len(tools)-1].(llm.Obj); ok {
+			tools[len(tools)-1] = t.Set("cache_control", cc)
+		}
+	}
+	for i := len(messages) - 1; i >= 0; i-- {
+		if r, _ := messages[i].Get("role"); r == "user" || r == "assistant" || r == "tool" {
+			if nm, ok := addCacheControl(messages[i], cc); ok {
+				messages[i] = nm
+				return
+			}
+		}
+	}
+}
+
+func addCacheControl(msg llm.Obj, cc llm.Obj) (llm.Obj, bool) {
+	content, _ := msg.Get("content")
+	switch t := content.(type) {
+	case string:
+		if t == "" {
+			return msg, false
+		}
+		return msg.Set("content", []any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: t}, {K: "cache_control", V: cc}}}), true
+	case []any:
+		for i := len(t) - 1; i >= 0; i-- {
+			if part, ok := t[i].(llm.Obj); ok {
+				if ty, _ := part.Get("type"); ty == "text" {
+					t[i] = part.Set("cache_control", cc)
+					return msg, true
+				}
+			}
+		}
+	}
+	return msg, false
+}
+
+var _ = fmt.Sprintf
