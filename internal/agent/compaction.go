@@ -461,6 +461,9 @@ func (a *Agent) summarize(ctx context.Context, prompt string, maxTokens int, rea
 		{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: a.now()}}}
 	opts := a.cfg.Options
 	opts.MaxTokens = maxTokens
+	// pi's completeSummarization: no cache writes for a one-off summary, no tools.
+	opts.CacheRetention = "none"
+	opts.ToolChoice = "none"
 	if !a.cfg.Model.Reasoning {
 		opts.ThinkingLevel = ""
 	}

@@ -237,7 +237,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
 	code := ExitOK
 	var last *llm.Message
-	for _, p := range prompts {
+	for i, p := range prompts {
 		text := p
 		if r.expand != nil {
 			t, handled, err := r.expand(ctx, p)
@@ -257,14 +257,20 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 			code = ExitFailed
 		}
 		last = m
+		failed := last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted)
+		if failed {
+			code = ExitFailed
+		}
+		// pi settles after each prompt; every settled line carries the exit code so far, and
+		// the last one is the run's.
+		if out != nil && i < len(prompts)-1 && ctx.Err() == nil {
+			out.line(settled{"agent_settled", code})
+		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	failed := last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted)
-	if failed {
-		code = ExitFailed
-	}
 	if mode == "text" {
 		if failed {
 			msg := last.ErrorMessage
@@ -287,16 +293,19 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 			fmt.Fprintf(c.Stderr, "pigo: writing events: %v\n", out.err)
 			code = ExitInternal
 		}
-		out.line(struct {
-			Type     string `json:"type"`
-			ExitCode int    `json:"exit_code"`
-		}{"agent_settled", code})
+		out.line(settled{"agent_settled", code})
 	}
 	if err := r.sess.Close(); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: session: %v\n", err)
 		return ExitInternal
 	}
 	return code
+}
+
+// settled is pigo's agent_settled line: pi's, plus the exit code.
+type settled struct {
+	Type     string `json:"type"`
+	ExitCode int    `json:"exit_code"`
 }
 
 // lastWithText is the last assistant message that has text: a run that ended on a tool turn

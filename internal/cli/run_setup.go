@@ -10,6 +10,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/openai"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -381,5 +382,9 @@ func (c *CLI) unknownModel(cfg *config.Config, mi *config.ModelInfo) error {
 
 // providerFor returns the wire client of a models.json "api".
 func providerFor(api string) (llm.Provider, error) {
-	return nil, exitf(ExitUsage, "api %q is not supported", api)
+	switch api {
+	case "openai-completions":
+		return openai.Provider{}, nil
+	}
+	return nil, exitf(ExitUsage, "api %q is not supported yet (pigo speaks openai-completions)", api)
 }
