@@ -308,4 +308,88 @@ func TestDifferentialAgainstPi(t *testing.T) {
 	}
 }
 
-var _ = sort.Strings
+
+
+// sessionFiles lists the .jsonl files under dir.
+func sessionFiles(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// requestRoles is the roles of a request's messages (system prompt left out).
+func requestRoles(body []byte) []string {
+	var v struct {
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &v)
+	var out []string
+	for _, m := range v.Messages {
+		if m.Role != "system" && m.Role != "developer" {
+			out = append(out, m.Role)
+		}
+	}
+	return out
+}
+
+// TestSessionsCrossResume: pi resumes a session file pigo wrote, and pigo resumes one pi wrote;
+// either way the resumed run sends the earlier turns (a tool call and its result included).
+func TestSessionsCrossResume(t *testing.T) {
+	pitest.Find(t)
+	first := scenario{prompts: []string{"read a.txt"}, files: map[string]string{"a.txt": "alpha\n"}, args: []string{"--tools", "read"},
+		turns: []llmtest.Turn{{Text: "Reading.", ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "read", Args: `{"path":"a.txt"}`}}}, {Text: "It says alpha."}}}
+	want := []string{"user", "assistant", "tool", "assistant", "user"}
+	t.Run("pi resumes pigo", func(t *testing.T) {
+		t.Parallel()
+		_, code, _, cwd := runPigoScenario(t, first)
+		if code != 0 {
+			t.Fatalf("pigo exit %d", code)
+		}
+		files := sessionFiles(t, filepath.Dir(cwd))
+		if len(files) != 1 {
+			t.Fatalf("pigo wrote %d session files: %v", len(files), files)
+		}
+		srv := llmtest.New(t)
+		srv.Push(llmtest.Turn{Text: "Resumed."})
+		out, stderr, _ := srv.RunPi(t, llmtest.PiRun{Args: []string{"--tools", "read", "--session", files[0], "--mode", "json", "-p", "again"}})
+		if !strings.Contains(out, `"Resumed."`) || len(srv.Requests()) != 1 {
+			t.Fatalf("pi did not resume: %s\n%s", out, stderr)
+		}
+		if got := requestRoles(srv.Requests()[0].Body); !reflect.DeepEqual(got, want) {
+			t.Fatalf("pi sent %v, want %v", got, want)
+		}
+	})
+	t.Run("pigo resumes pi", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t)
+		srv.Push(first.turns...)
+		_, stderr, piCwd := srv.RunPi(t, llmtest.PiRun{Args: []string{"--tools", "read", "--mode", "json", "-p", "read a.txt"}, Files: first.files})
+		files := sessionFiles(t, filepath.Dir(piCwd))
+		if len(files) != 1 {
+			t.Fatalf("pi wrote %d session files (%s)", len(files), stderr)
+		}
+		again := scenario{prompts: []string{"again"}, args: []string{"--tools", "read"}, turns: []llmtest.Turn{{Text: "Resumed."}}}
+		lines, code, reqs, _ := runPigoScenario(t, again, "--session", files[0])
+		if code != 0 || len(reqs) != 1 {
+			t.Fatalf("pigo exit %d, %d requests: %v", code, len(reqs), lines)
+		}
+		if got := requestRoles(reqs[0].Body); !reflect.DeepEqual(got, want) {
+			t.Fatalf("pigo sent %v, want %v", got, want)
+		}
+		// pigo appended to pi's file, and pi can still read it.
+		srv2 := llmtest.New(t)
+		srv2.Push(llmtest.Turn{Text: "Third."})
+		out, _, _ := srv2.RunPi(t, llmtest.PiRun{Args: []string{"--tools", "read", "--session", files[0], "--mode", "json", "-p", "third"}})
+		if got := requestRoles(srv2.Requests()[0].Body); len(got) != 7 {
+			t.Fatalf("pi after pigo sent %v (%s)", got, out)
+		}
+	})
+}
