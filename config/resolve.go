@@ -279,7 +279,8 @@ func toEngine(e *catalog.Ext, src *diag.Source, source engine.Source) engine.Ext
 	}
 	for _, cmd := range e.Commands {
 		out.Commands = append(out.Commands, engine.ExtCommand{Name: cmd.Name, Description: cmd.Description,
-			ArgumentHint: cmd.ArgumentHint, When: cmd.When, WhenSpan: sp(cmd.WhenOff, cmd.WhenEnd), Span: sp(cmd.NameOff, cmd.NameEnd)})
+			ArgumentHint: cmd.ArgumentHint, When: cmd.When, WhenSpan: sp(cmd.WhenOff, cmd.WhenEnd), Span: sp(cmd.NameOff, cmd.NameEnd),
+			Prompt: cmd.Prompt, Run: cmd.Run})
 	}
 	return out
 }

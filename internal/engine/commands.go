@@ -17,6 +17,10 @@ type ExtCommand struct {
 	When     string
 	WhenSpan diag.Span
 	Span     diag.Span
+	// Prompt is the text a declarative command sends (its arguments expand as in templates);
+	// Run is the argv it runs instead. At most one is set.
+	Prompt string
+	Run    []string
 }
 
 // Command match modes of built-in commands.
@@ -83,6 +87,9 @@ type CommandEntry struct {
 	Scope      Scope  `json:"scope"`
 	File       string `json:"file,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Prompt and Run are an extension command's declared action (not part of the JSON).
+	Prompt string   `json:"-"`
+	Run    []string `json:"-"`
 }
 
 // CommandResult is the resolved command set (cli.md `pigo commands`).
@@ -226,7 +233,7 @@ func ResolveCommands(in *CommandInput) *CommandResult {
 	// Execution-lookup order.
 	for i, x := range cmds {
 		res.Commands = append(res.Commands, CommandEntry{Invocation: invocations[i], Name: x.c.Name,
-			Source: "extension", Scope: extScope(x.ext), File: x.ext.Source.File})
+			Source: "extension", Scope: extScope(x.ext), File: x.ext.Source.File, Prompt: x.c.Prompt, Run: x.c.Run})
 	}
 	for _, s := range skills {
 		res.Commands = append(res.Commands, CommandEntry{Invocation: "skill:" + s.Name, Name: s.Name,

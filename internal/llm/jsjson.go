@@ -312,3 +312,7 @@ func toObj(v any) any {
 	}
 	return v
 }
+
+// RepairJSON is pi's repairJson: raw control characters inside strings escaped, a backslash
+// before an invalid escape doubled.
+func RepairJSON(s string) string { return repairJSON(s) }

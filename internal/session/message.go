@@ -114,7 +114,9 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		}
 		role = head.Role
 	}
-	*m = Message{Role: role, raw: append([]byte(nil), b...)}
+	// The bytes are kept only for roles pigo does not know: an entry keeps its own line, so
+	// known messages need no second copy.
+	*m = Message{Role: role}
 	switch role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
 		m.LLM = new(llm.Message)
@@ -126,6 +128,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		m.Custom = new(CustomMessage)
 		return json.Unmarshal(b, m.Custom)
 	}
+	m.raw = append([]byte(nil), b...)
 	return nil
 }
 

@@ -23,6 +23,8 @@ type chatServer struct {
 	mu     sync.Mutex
 	bodies []map[string]any
 	reply  string
+	// toolFirst makes the first reply a call of the ls tool (then text replies).
+	toolFirst bool
 }
 
 func newChatServer(t *testing.T, reply string) *chatServer {
@@ -38,9 +40,16 @@ func newChatServer(t *testing.T, reply string) *chatServer {
 		json.Unmarshal(b, &body)
 		cs.mu.Lock()
 		cs.bodies = append(cs.bodies, body)
+		n := len(cs.bodies)
 		cs.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		chunk := func(v string) { fmt.Fprintf(w, "data: %s\n\n", v) }
+		if cs.toolFirst && n == 1 {
+			chunk(`{"id":"resp-0","choices":[{"index":0,"delta":{"role":"assistant","content":"Listing.","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"ls","arguments":"{}"}}]},"finish_reason":null}]}`)
+			chunk(`{"id":"resp-0","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`)
+			chunk(`[DONE]`)
+			return
+		}
 		text, _ := json.Marshal(cs.reply)
 		chunk(`{"id":"resp-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":` + string(text) + `},"finish_reason":null}]}`)
 		chunk(`{"id":"resp-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`)
@@ -198,5 +207,115 @@ func TestPigoWritesPiResumes(t *testing.T) {
 	}
 	if s2.Name() != "my session" {
 		t.Errorf("name %q", s2.Name())
+	}
+}
+
+// sentMessages is a request's messages after the system prompt, reduced to role and text, as
+// pi's openai-completions client sends them.
+func sentMessages(body map[string]any) []string {
+	var out []string
+	for _, m := range body["messages"].([]any)[1:] {
+		mm := m.(map[string]any)
+		text := ""
+		switch c := mm["content"].(type) {
+		case string:
+			text = c
+		case []any:
+			for _, b := range c {
+				if t, ok := b.(map[string]any)["text"].(string); ok {
+					text += t
+				}
+			}
+		}
+		role := mm["role"].(string)
+		if role == "tool" {
+			role = "toolResult"
+		}
+		if calls, ok := mm["tool_calls"].([]any); ok {
+			for _, c := range calls {
+				text += "|call:" + c.(map[string]any)["function"].(map[string]any)["name"].(string)
+			}
+		}
+		out = append(out, role+":"+text)
+	}
+	return out
+}
+
+func contextMessages(ms []llm.Message) []string {
+	var out []string
+	for _, m := range ms {
+		text := m.Text()
+		for _, c := range m.ToolCalls() {
+			text += "|call:" + c.Name
+		}
+		out = append(out, m.Role+":"+text)
+	}
+	return out
+}
+
+// TestContextAsPi: pi's own context of a session (what it sends on resume) equals pigo's
+// Context() of the same file: a tool turn written by pi, then compaction, branches with a
+// summary, bash executions and custom messages written by pigo.
+func TestContextAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	cs := newChatServer(t, "Answer.")
+	cs.toolFirst = true
+	_, env := piEnv(t, cs)
+	dir, cwd := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("x"), 0o644)
+	runPi(t, pi, env, cwd, "--tools", "ls", "-p", "list files", "--session-dir", dir)
+	files := jsonlFiles(dir)
+	if len(files) != 1 {
+		t.Fatalf("%d files", len(files))
+	}
+	s, err := Open(files[0], OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pi's second request carried its context after the tool turn.
+	want := sentMessages(cs.bodies[1])
+	got := contextMessages(s.Context().Messages)
+	if strings.Join(got[:len(want)], "\n") != strings.Join(want, "\n") {
+		t.Fatalf("context of pi's file\n got %q\npi sent %q", got, want)
+	}
+	// pigo continues the file: a branch with a summary, bash runs, a custom message and a
+	// compaction that keeps the last user message.
+	es := s.Entries()
+	firstUser := ""
+	for _, e := range es {
+		if e.Type == TypeMessage && e.Message.Role == llm.RoleUser {
+			firstUser = e.ID
+		}
+	}
+	bs, _ := s.BranchWithSummary(firstUser, "We tried listing twice.", nil)
+	two := 2
+	s.AppendBashExecution(BashExecution{Command: "false", ExitCode: &two, Timestamp: 1})
+	s.AppendBashExecution(BashExecution{Command: "secret", Output: "hidden", ExcludeFromContext: true, Timestamp: 2})
+	s.AppendCustomMessage("note", "a note for the model", true, nil)
+	s.AppendMessage(assistant("after the branch"))
+	s.AppendMessage(user("keep me"))
+	s.AppendMessage(assistant("kept answer"))
+	s.AppendCompaction(Compaction{Summary: "## Goal\nList files.", FirstKeptEntryID: bs, TokensBefore: 1234})
+	s.AppendMessage(user("after the compaction"))
+	s.AppendMessage(assistant("noted"))
+	s.Close()
+	runPi(t, pi, env, cwd, "--tools", "ls", "--session", files[0], "-p", "again")
+	last := cs.bodies[len(cs.bodies)-1]
+	want = sentMessages(last)
+	s2, err := Open(files[0], OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pigo's view just before pi appended "again": the branch ending at the compaction.
+	got = contextMessages(s2.Context().Messages)
+	got = got[:len(want)]
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pigo's context differs from pi's\n got %q\npi sent %q", got, want)
+	}
+	if len(want) != 10 {
+		t.Errorf("pi sent %d messages, want 10 (summary, branch summary, bash, custom, 5 kept or later, again): %q", len(want), want)
+	}
+	if !strings.HasPrefix(want[0], "user:"+CompactionSummaryPrefix+"## Goal") {
+		t.Errorf("pi's first message is not the compaction summary: %q", want[0])
 	}
 }

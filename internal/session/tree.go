@@ -233,7 +233,7 @@ func (s *Session) Branched(leafID string) (string, error) {
 		c := *e
 		if c.ParentID != parent {
 			c.ParentID = parent
-			c.raw = nil
+			c.raw = withParent(c.raw, parent)
 		}
 		kept = append(kept, &c)
 		ids[c.ID] = true
@@ -289,4 +289,19 @@ func (s *Session) Branched(leafID string) (string, error) {
 		s.flushed = true
 	}
 	return s.path, nil
+}
+
+// withParent rewrites the parentId of an entry's line in place (keeping every other field and
+// its order, as pi's object spread does), or returns nil to re-encode the entry.
+func withParent(raw []byte, parent string) []byte {
+	if raw == nil {
+		return nil
+	}
+	o, err := parseObject(raw)
+	if err != nil {
+		return nil
+	}
+	p, _ := nullable(parent).MarshalJSON()
+	o.set("parentId", p)
+	return o.bytes()
 }

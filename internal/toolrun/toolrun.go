@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -234,37 +233,19 @@ func (r *Runner) LLMTools() []llm.Tool {
 // the implementation with ctx (cancel it to abort) and progress (may be nil). It never panics
 // and never returns a Go error: every failure is an error result with pi's text.
 func (r *Runner) Run(ctx context.Context, call Call, progress func(Result)) (res Result) {
-	t, ok := r.tools[call.Name]
-	if !ok || !Callable(t.State) {
-		return ErrorResult("Tool " + call.Name + " not found")
-	}
 	defer func() {
-		if p := recover(); p != nil {
+		if p := recover(); p != nil { // a panicking Prepare
 			res = ErrorResult(fmt.Sprintf("Tool %s failed: %v", call.Name, p))
-			if r.Session != nil && r.Session.PanicLog != nil {
-				r.Session.PanicLog(call.Name, p, debug.Stack())
-			}
 		}
 	}()
-	if t.impl == nil {
-		return ErrorResult(noImpl(t))
-	}
-	args, err := r.prepare(t, call)
+	args, err := r.PrepareCall(call)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
 	if ctx.Err() != nil {
 		return ErrorResult("Operation aborted")
 	}
-	if progress == nil {
-		progress = func(Result) {}
-	}
-	inv := &Invocation{Call: call, Tool: t, Args: args, Session: r.Session, Progress: progress}
-	res, err = t.impl.Execute(ctx, inv)
-	if err != nil {
-		return ErrorResult(err.Error())
-	}
-	return res
+	return r.ExecutePrepared(ctx, call, args, progress)
 }
 
 func noImpl(t *Tool) string {
@@ -294,11 +275,17 @@ func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
 	if t.compErr != nil {
 		return nil, fmt.Errorf("Tool %s has an invalid parameters schema: %v", t.Name, t.compErr)
 	}
-	received := v.Indent()
+	return ValidateArguments(call.Name, t.schema, v)
+}
+
+// ValidateArguments is pi-ai's validateToolArguments for a TypeBox-built schema: optional
+// nulls dropped, Value.Convert, then validation. It returns the arguments the tool gets, or
+// pi's error naming the tool and echoing the (prepared) arguments it received.
+func ValidateArguments(name string, s *Schema, v *Value) (json.RawMessage, error) {
 	args := v.Clone()
-	t.schema.DropOptionalNulls(args)
-	args = t.schema.Convert(args)
-	if errs := t.schema.Errors(args); len(errs) > 0 {
+	s.DropOptionalNulls(args)
+	args = s.Convert(args)
+	if errs := s.Errors(args); len(errs) > 0 {
 		var b strings.Builder
 		for i, e := range errs {
 			if i > 0 {
@@ -306,7 +293,7 @@ func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
 			}
 			b.WriteString("  - " + e.Path + ": " + e.Message)
 		}
-		return nil, errors.New("Validation failed for tool \"" + call.Name + "\":\n" + b.String() + "\n\nReceived arguments:\n" + received)
+		return nil, errors.New("Validation failed for tool \"" + name + "\":\n" + b.String() + "\n\nReceived arguments:\n" + v.Indent())
 	}
 	out, _ := args.MarshalJSON()
 	return out, nil

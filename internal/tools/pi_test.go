@@ -43,3 +43,25 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestQuickTools(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("f.txt", "alpha\r\nbeta\r\ngamma\r\n")
+	r := e.call("edit", `{"path":"f.txt","oldText":"beta","newText":"BETA"}`)
+	t.Logf("edit: %v %q %s", r.IsError, r.Text(), r.Details)
+	t.Logf("file: %q", e.read("f.txt"))
+	r = e.call("write", `{"path":"sub/dir/n.txt","content":"héllo"}`)
+	t.Logf("write: %v %q", r.IsError, r.Text())
+	r = e.call("ls", `{}`)
+	t.Logf("ls: %v %q", r.IsError, r.Text())
+	r = e.call("grep", `{"pattern":"h.llo"}`)
+	t.Logf("grep: %v %q %s", r.IsError, r.Text(), r.Details)
+	r = e.call("find", `{"pattern":"*.txt"}`)
+	t.Logf("find: %v %q", r.IsError, r.Text())
+	r = e.call("bash", `{"command":"echo hi; echo err >&2; pwd; env | grep ^PI_ | sort"}`)
+	t.Logf("bash: %v %q", r.IsError, r.Text())
+	r = e.call("bash", `{"command":"exit 3"}`)
+	t.Logf("bash: %v %q", r.IsError, r.Text())
+	r = e.call("bash", `{"command":"sleep 5","timeout":0.3}`)
+	t.Logf("bash: %v %q", r.IsError, r.Text())
+}

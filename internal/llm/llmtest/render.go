@@ -206,7 +206,7 @@ func renderAnthropic(t *Turn) []string {
 		evs = append(evs, namedEvent("content_block_stop", obj{"type": "content_block_stop", "index": i}))
 	}
 	if t.Fault == StreamError {
-		return append(evs, namedEvent("error", obj{"type": "error", "error": obj{"type": "overloaded_error", "message": "Overloaded"}}))
+		return append(evs, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")
 	}
 	stop := map[string]string{"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}[t.stop()]
 	if stop == "" {

@@ -479,3 +479,5 @@ func jsonError(data string, err error) string {
 	}
 	return "Unexpected token in JSON: \"" + short + "\" is not valid JSON (" + err.Error() + ")"
 }
+
+func init() { llm.Register(API, Provider{}) }

@@ -1,0 +1,38 @@
+package providers
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/anthropic"
+	"github.com/pigo-agent/pigo/internal/llm/openai"
+	"github.com/pigo-agent/pigo/internal/llm/responses"
+)
+
+func TestProviderFor(t *testing.T) {
+	for api, want := range map[string]llm.Provider{"openai-completions": openai.Provider{}, "anthropic-messages": anthropic.Provider{}, "openai-responses": responses.Provider{}} {
+		p, err := llm.ProviderFor(api)
+		if err != nil || p != want {
+			t.Errorf("%s: %T %v", api, p, err)
+		}
+	}
+	_, err := llm.ProviderFor("google-generative-ai")
+	if err == nil || err.Error() != `unsupported api "google-generative-ai" (pigo speaks anthropic-messages, openai-completions, openai-responses)` {
+		t.Errorf("unknown api: %v", err)
+	}
+}
+
+// The official SDKs are test-only oracles (D17): no package of the binary may import them.
+func TestSDKsNotLinked(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/pigo-agent/pigo/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "github.com/openai/openai-go") || strings.HasPrefix(line, "github.com/anthropics/anthropic-sdk-go") {
+			t.Errorf("a non-test package depends on %s", line)
+		}
+	}
+}

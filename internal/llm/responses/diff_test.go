@@ -1,0 +1,80 @@
+package responses
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+)
+
+func piContext(t *testing.T, body []byte) (*llm.Context, string, string) {
+	t.Helper()
+	var req struct {
+		Input []struct {
+			Role    string          `json:"role"`
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+			Output  string          `json:"output"`
+		} `json:"input"`
+		Tools     []llm.Tool `json:"tools"`
+		PromptKey string     `json:"prompt_cache_key"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	c := &llm.Context{Tools: req.Tools}
+	result := ""
+	for _, in := range req.Input {
+		switch {
+		case in.Role == "developer" || in.Role == "system":
+			_ = json.Unmarshal(in.Content, &c.SystemPrompt)
+		case in.Role == "user" && len(c.Messages) == 0:
+			var parts []struct{ Text string }
+			_ = json.Unmarshal(in.Content, &parts)
+			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(parts[0].Text)}, Timestamp: 1})
+		case in.Type == "function_call_output":
+			result = in.Output
+		}
+	}
+	return c, result, req.PromptKey
+}
+
+// pigo's openai-responses bodies equal the real pi's byte for byte (a reasoning model: the
+// follow-up replays the reasoning item, the function_call with its fc_ item id and the
+// output), with pi's session id as prompt_cache_key.
+func TestDiffPiRequestBodies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi")
+	}
+	srv := llmtest.New(t)
+	turn1 := llmtest.Turn{ID: "1", Thinking: "Let me look.", Text: "Reading.", ToolCalls: []llmtest.ToolCall{{Name: "ls", Args: `{"path":"."}`}}, Usage: llmtest.Usage{Input: 100, Output: 10}}
+	srv.Push(turn1, llmtest.Turn{Text: "Done: saw files."})
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "-p", "list files"},
+		Files: map[string]string{"a.txt": "x"}})
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
+	}
+	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Reasoning: true,
+		Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
+	c, _, key := piContext(t, reqs[0].Body)
+	o := &llm.Options{ThinkingLevel: "low", SessionID: key}
+	if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+		t.Errorf("request 1 differs:\npigo %s\npi   %s", got, reqs[0].Body)
+	}
+	srv.Push(turn1)
+	asst, _ := stream(t, m, c, o)
+	_, result, _ := piContext(t, reqs[1].Body)
+	isErr := false
+	c.Messages = append(c.Messages, *asst, llm.Message{Role: llm.RoleToolResult, ToolCallID: asst.ToolCalls()[0].ID, ToolName: "ls",
+		Content: []llm.Content{llm.TextBlock(result)}, IsError: &isErr, Timestamp: 3})
+	if got := string(BuildBody(m, c, o)); got != string(reqs[1].Body) {
+		t.Errorf("request 2 differs:\npigo %s\npi   %s", got, reqs[1].Body)
+	}
+	for _, h := range []string{"session_id", "x-client-request-id", "Authorization"} {
+		if got, want := srv.Requests()[2].Header.Get(h), reqs[0].Header.Get(h); got != want {
+			t.Errorf("header %s: pigo %q, pi %q", h, got, want)
+		}
+	}
+}

@@ -1,0 +1,427 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+// The shared output side of bash (reference §1.6): pi's built-in bash, claude-code's Bash
+// and opencode's bash all run commands through RunBash.
+const (
+	// DefaultBashTimeout and MaxBashTimeout bound the seed toolsets' timeouts (pi's own bash
+	// has no default).
+	DefaultBashTimeout = 120 * time.Second
+	MaxBashTimeout     = 600 * time.Second
+	// ringBytes is the in-memory tail kept of the output; progressBytes the tail a progress
+	// update carries; progressEvery the least time between two updates.
+	ringBytes     = 1 << 20
+	progressBytes = 64 << 10
+	progressEvery = 100 * time.Millisecond
+)
+
+// BashRun is one command to run.
+type BashRun struct {
+	Command string
+	// Dir is the working directory; it must exist.
+	Dir string
+	// Timeout kills the process group after this long (0: never).
+	Timeout time.Duration
+	// Plan is the sandbox plan the command runs under; nil runs it directly (an approved
+	// escalation). An unsandboxed plan runs it directly too.
+	Plan *sandbox.Plan
+	// Shell replaces the shell words at the end of the argv ([/bin/bash -lc] by default):
+	// pi's own bash runs "<shellPath> -c COMMAND".
+	Shell []string
+	// Env is the environment (nil: the plan's five variables, or the process environment
+	// without a plan).
+	Env []string
+	// SpillDir is where the full output goes (<agentDir>/tmp); "" keeps it in memory only.
+	SpillDir string
+	// Progress receives the last 64 KiB of output, at most every 100 ms (nil: none).
+	Progress func(tail string)
+	// Argv, when set, is run instead of a shell line (inside the plan's sandbox): the words
+	// reach the program as they are, never through a shell.
+	Argv []string
+	// Stdout, when set, also receives the command's standard output alone.
+	Stdout io.Writer
+}
+
+// BashOutput is a finished (or killed) command.
+type BashOutput struct {
+	// ExitCode is nil when the command was killed (timeout, abort) or died of a signal.
+	ExitCode *int
+	TimedOut bool
+	Aborted  bool
+	// Output is the tail the model sees: pi's truncateTail (2000 lines / 50 KB) of the
+	// stream; Truncation has the exact totals from the stream counters.
+	Output     string
+	Truncation Truncation
+	// LastLineBytes is the size of the last (possibly open) line.
+	LastLineBytes int
+	// FullOutputPath is the spill file ("" when nothing was written or it could not be made).
+	FullOutputPath string
+}
+
+// accumulator keeps the output's tail, counts lines and bytes, and spills every byte to a
+// file created on the first byte.
+type accumulator struct {
+	mu        sync.Mutex
+	ring      []byte
+	dropped   bool // the ring lost its head
+	headAtEOL bool // the byte before the ring's first byte was a newline
+	total     int
+	lines     int // completed lines
+	lineBytes int // bytes of the open line
+	spillDir  string
+	spill     *os.File
+	spillPath string
+	spillErr  bool
+	dirty     bool
+}
+
+func (a *accumulator) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if a.spill == nil && !a.spillErr && a.spillDir != "" {
+		if err := os.MkdirAll(a.spillDir, 0o700); err == nil {
+			path := filepath.Join(a.spillDir, newUUID()+".txt")
+			if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+				a.spill, a.spillPath = f, path
+			}
+		}
+		a.spillErr = a.spill == nil
+	}
+	if a.spill != nil {
+		if _, err := a.spill.Write(p); err != nil {
+			a.spill.Close()
+			a.spill, a.spillErr = nil, true // read-only fs: memory only from here on
+			os.Remove(a.spillPath)
+			a.spillPath = ""
+		}
+	}
+	a.total += len(p)
+	for _, c := range p {
+		if c == '\n' {
+			a.lines++
+			a.lineBytes = 0
+		} else {
+			a.lineBytes++
+		}
+	}
+	a.ring = append(a.ring, p...)
+	if len(a.ring) > 2*ringBytes {
+		cut := len(a.ring) - ringBytes
+		a.headAtEOL = a.ring[cut-1] == '\n'
+		a.ring = append(a.ring[:0:0], a.ring[cut:]...)
+		a.dropped = true
+	}
+	a.dirty = true
+	return len(p), nil
+}
+
+// tail returns the last n bytes of output starting on a line (when the ring lost its head)
+// and a character boundary.
+func (a *accumulator) tail(n int) string {
+	b := a.ring
+	cut := a.dropped && !a.headAtEOL
+	if len(b) > n {
+		cut = b[len(b)-n-1] != '\n'
+		b = b[len(b)-n:]
+	}
+	if cut {
+		for i, c := range b {
+			if c == '\n' {
+				b = b[i+1:]
+				break
+			}
+		}
+	}
+	return DecodeUTF8(trimToRune(b))
+}
+
+func trimToRune(b []byte) []byte {
+	for len(b) > 0 && b[0]&0xc0 == 0x80 {
+		b = b[1:]
+	}
+	return b
+}
+
+func (a *accumulator) finish() BashOutput {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.spill != nil {
+		a.spill.Close()
+	}
+	text := a.tail(ringBytes)
+	t := TruncateTail(text, MaxLines, MaxBytes)
+	totalLines := a.lines
+	if a.lineBytes > 0 {
+		totalLines++
+	}
+	truncated := totalLines > MaxLines || a.total > MaxBytes
+	t.Truncated = truncated
+	if !truncated {
+		t.TruncatedBy = nil
+	} else if t.TruncatedBy == nil {
+		if a.total > MaxBytes {
+			t.TruncatedBy = by("bytes")
+		} else {
+			t.TruncatedBy = by("lines")
+		}
+	}
+	t.TotalLines, t.TotalBytes = totalLines, a.total
+	return BashOutput{Output: t.Content, Truncation: t, LastLineBytes: a.lineBytes, FullOutputPath: a.spillPath}
+}
+
+// newUUID is a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// RunBash runs one command with the shared output handling: merged stdout and stderr,
+// spill file, tail ring, throttled progress, its own process group killed on timeout or
+// abort. An error means the command did not start (no sandbox, bad working directory).
+func RunBash(ctx context.Context, r BashRun) (BashOutput, error) {
+	st, err := os.Stat(r.Dir)
+	if err != nil {
+		return BashOutput{}, fmt.Errorf("Working directory does not exist: %s", r.Dir)
+	}
+	if !st.IsDir() {
+		return BashOutput{}, fmt.Errorf("Working directory is not a directory: %s", r.Dir)
+	}
+	var argv, env []string
+	switch {
+	case r.Plan != nil && r.Plan.Sandboxed:
+		if r.Plan.NetMode == sandbox.NetLimited {
+			// sandbox.Run owns the fail-closed refusal of a limited network.
+			if _, err := sandbox.Run(ctx, r.Plan, "true", sandbox.Options{}); err != nil {
+				return BashOutput{}, err
+			}
+			return BashOutput{}, sandbox.ErrLimitedNotImplemented
+		}
+		argv = r.Plan.Argv(r.Command, 0)
+		env = r.Plan.Env
+	case r.Plan != nil:
+		argv, env = []string{sandbox.Shell, "-lc", r.Command}, r.Plan.Env
+	default:
+		argv, env = []string{sandbox.Shell, "-lc", r.Command}, os.Environ()
+	}
+	switch {
+	case len(r.Argv) > 0:
+		argv = append(argv[:len(argv)-3:len(argv)-3], r.Argv...)
+	case len(r.Shell) > 0:
+		argv = append(append(argv[:len(argv)-3:len(argv)-3], r.Shell...), r.Command)
+	}
+	if r.Env != nil {
+		env = r.Env
+	}
+	acc := &accumulator{spillDir: r.SpillDir}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = r.Dir, env
+	cmd.Stdout, cmd.Stderr = acc, acc
+	if r.Stdout != nil {
+		cmd.Stdout = io.MultiWriter(acc, r.Stdout)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return BashOutput{}, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if r.Timeout > 0 {
+		t := time.NewTimer(r.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	out := BashOutput{}
+	kill := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-timer:
+			out.TimedOut = true
+			kill()
+			<-done
+			break wait
+		case <-ctx.Done():
+			out.Aborted = true
+			kill()
+			<-done
+			break wait
+		case <-tick.C:
+			if r.Progress != nil {
+				acc.mu.Lock()
+				dirty := acc.dirty
+				acc.dirty = false
+				tail := acc.tail(progressBytes)
+				acc.mu.Unlock()
+				if dirty {
+					r.Progress(tail)
+				}
+			}
+		}
+	}
+	kill() // nothing of the group outlives the call
+	res := acc.finish()
+	res.TimedOut, res.Aborted = out.TimedOut, out.Aborted
+	if !res.TimedOut && !res.Aborted {
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && !ws.Signaled() {
+			code := ws.ExitStatus()
+			res.ExitCode = &code
+		}
+	}
+	return res, nil
+}
+
+// policy is the session's sandbox policy, the reference defaults when none was set.
+func policy(s *toolrun.Session) sandbox.Policy {
+	if s.Sandbox.FSMode == "" && s.Sandbox.NetMode == "" {
+		return sandbox.DefaultPolicy()
+	}
+	return s.Sandbox
+}
+
+// BashPlan builds the sandbox plan for a command of this session (a plan per command, so
+// paths created in between are covered).
+func BashPlan(s *toolrun.Session) (*sandbox.Plan, error) {
+	env := s.Environ
+	if env.Home == "" && env.Path == "" {
+		env = sandbox.HostEnviron()
+	}
+	return sandbox.NewPlan(policy(s), s.Cwd, env)
+}
+
+// The escalation refusals (extensions-behaviour §3.6), byte for byte.
+const (
+	TextUnsandboxedDenied = "User denied unsandboxed execution."
+	textRuleDenied        = "Command denied by bwrap approval rule: "
+	textDeniedReason      = "User denied command execution with reason: "
+	textDenied            = "User denied command execution."
+	textDismissed         = "User denied the command execution."
+)
+
+// Escalation is the outcome of a dangerouslyDisableSandbox request that may go ahead.
+type Escalation struct {
+	// Plan is nil to run unsandboxed, else the sandbox plan ("Run this in sandbox").
+	Plan *sandbox.Plan
+	// InSandbox is true when the person sent the command back into the sandbox.
+	InSandbox bool
+	// Persist are suggestions the person ticked, to save as allow rules.
+	Persist []string
+}
+
+// Escalate decides a request to run command outside the sandbox (extensions-behaviour
+// §3.6): refused while requests are denied; else the approval rules (deny → refused, allow
+// → unsandboxed); else the Approver's dialog, which a headless session cannot show.
+func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Escalation, error) {
+	if s.DenyRequests {
+		return Escalation{}, errors.New(TextUnsandboxedDenied)
+	}
+	var ap sandbox.Approval
+	if s.Rules != nil {
+		ap = s.Rules.Evaluate(command)
+	} else {
+		ap = sandbox.Evaluate(policy(s).ApprovalRules, command)
+	}
+	switch ap.Decision {
+	case sandbox.Deny:
+		text := command
+		for _, c := range ap.Commands {
+			if c.Decision == sandbox.Deny {
+				text = c.Text
+				break
+			}
+		}
+		return Escalation{}, errors.New(textRuleDenied + text)
+	case sandbox.Allow:
+		return Escalation{}, nil
+	}
+	if s.Headless || s.Approver == nil {
+		return Escalation{}, errors.New(TextUnsandboxedDenied)
+	}
+	d, err := s.Approver.ApproveCommand(ctx, toolrun.CommandRequest{Tool: tool, Command: command, Approval: ap})
+	if err != nil {
+		return Escalation{}, err
+	}
+	switch d.Choice {
+	case toolrun.CommandAllowOnce:
+		return Escalation{Persist: d.Persist}, nil
+	case toolrun.CommandRunInSandbox:
+		pl, err := BashPlan(s)
+		if err != nil {
+			return Escalation{}, err
+		}
+		return Escalation{Plan: pl, InSandbox: true}, nil
+	case toolrun.CommandDeny:
+		return Escalation{Persist: d.Persist}, errors.New(TextUnsandboxedDenied)
+	case toolrun.CommandDenyWithReason:
+		if d.Reason == "" {
+			return Escalation{Persist: d.Persist}, errors.New(textDenied)
+		}
+		return Escalation{Persist: d.Persist}, errors.New(textDeniedReason + d.Reason)
+	}
+	if s.Abort != nil {
+		s.Abort()
+	}
+	return Escalation{}, errors.New(textDismissed)
+}
+
+// CommandExecutionPrompt is the system-prompt section the sandbox appends (reference §1.6):
+// "\n\n## Command Execution\n" and a text describing the session's sandbox. The seed's own
+// mode text was not available to the reference; this one states the same facts.
+func CommandExecutionPrompt(s *toolrun.Session) string {
+	p := policy(s)
+	var b strings.Builder
+	b.WriteString("\n\n## Command Execution\n")
+	if !p.Sandboxed() {
+		b.WriteString("Commands run directly on the host, without a sandbox.")
+		return b.String()
+	}
+	switch p.FSMode {
+	case sandbox.FSReadonly:
+		b.WriteString("Commands run in a bubblewrap sandbox with a read-only filesystem.")
+	case sandbox.FSWorkspaceWrite:
+		b.WriteString("Commands run in a bubblewrap sandbox: the workspace and /tmp are writable, everything else is read-only, and .pi, .agent and .git stay read-only.")
+	default:
+		b.WriteString("Commands run in a bubblewrap sandbox with a writable filesystem.")
+	}
+	switch p.NetMode {
+	case sandbox.NetBlock:
+		b.WriteString(" The network is blocked.")
+	case sandbox.NetLimited:
+		b.WriteString(" Only the hosts of the network allowlist are reachable.")
+	}
+	if s.DenyRequests {
+		b.WriteString(" Requests to run outside the sandbox are denied.")
+	} else {
+		b.WriteString(" If a command fails because of these limits, retry it with dangerouslyDisableSandbox: true and say why; the user approves it.")
+	}
+	return b.String()
+}

@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+func init() {
+	Register("pi", "bash", toolrun.Impl{Execute: piBash})
+}
+
+// pi's largest timeout: setTimeout's limit, 2147483647 ms.
+const piMaxTimeoutMs = 2147483647
+
+type bashArgs struct {
+	Command string `json:"command"`
+	Timeout float  `json:"timeout"`
+}
+
+// piEnv is the environment pi's bash gives a command: the base environment without PI_*
+// variables, then the session's PI_* unless exposeSessionEnvironment is off.
+func piEnv(base []string, e toolrun.SessionEnv) []string {
+	var out []string
+	for _, kv := range base {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL":
+			continue
+		}
+		out = append(out, kv)
+	}
+	if e.Hide {
+		return out
+	}
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	out = append(out, "PI_SESSION_ID="+e.SessionID)
+	add("PI_SESSION_FILE", e.SessionFile)
+	if e.Provider != "" || e.Model != "" {
+		out = append(out, "PI_PROVIDER="+e.Provider, "PI_MODEL="+e.Model)
+	}
+	add("PI_REASONING_LEVEL", e.ReasoningLevel)
+	return out
+}
+
+func appendStatus(text, status string) string {
+	if text != "" {
+		return text + "\n\n" + status
+	}
+	return status
+}
+
+func piBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+	var a bashArgs
+	if err := inv.Decode(&a); err != nil {
+		return toolrun.Result{}, err
+	}
+	s := inv.Session
+	var timeout time.Duration
+	if a.Timeout != nil {
+		t := *a.Timeout
+		if math.IsNaN(t) || math.IsInf(t, 0) || t <= 0 {
+			return toolrun.Result{}, errors.New("Invalid timeout: must be a finite number of seconds")
+		}
+		if t*1000 > piMaxTimeoutMs {
+			return toolrun.Result{}, errors.New("Invalid timeout: maximum is " + num(piMaxTimeoutMs/1000.0) + " seconds")
+		}
+		timeout = time.Duration(t * float64(time.Second))
+	}
+	command := a.Command
+	if s.Shell.CommandPrefix != "" {
+		command = s.Shell.CommandPrefix + "\n" + command
+	}
+	shell := "/bin/bash"
+	if s.Shell.Path != "" {
+		if _, err := os.Stat(s.Shell.Path); err != nil {
+			return toolrun.Result{}, errors.New("Custom shell path not found: " + s.Shell.Path)
+		}
+		shell = s.Shell.Path
+	}
+	plan, err := BashPlan(s)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	base := plan.Env
+	if !plan.Sandboxed {
+		base = os.Environ()
+	}
+	inv.Progress(toolrun.Result{Content: []llm.Content{}})
+	out, err := RunBash(ctx, BashRun{Command: command, Dir: s.Cwd, Timeout: timeout, Plan: plan,
+		Shell: []string{shell, "-c"}, Env: piEnv(base, s.Env), SpillDir: spillDir(s),
+		Progress: func(tail string) {
+			t := TruncateTail(tail, MaxLines, MaxBytes)
+			inv.Progress(toolrun.Result{Content: []llm.Content{llm.TextBlock(t.Content)}})
+		}})
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "Working directory does not exist") {
+			return toolrun.Result{}, errors.New(err.Error() + "\nCannot execute bash commands.")
+		}
+		return toolrun.Result{}, err
+	}
+	if !out.Truncation.Truncated && out.FullOutputPath != "" {
+		// pi keeps a temp file only for truncated output.
+		os.Remove(out.FullOutputPath)
+		out.FullOutputPath = ""
+	}
+	format := func(empty string) (string, any) {
+		text := out.Output
+		if text == "" {
+			text = empty
+		}
+		t := out.Truncation
+		if !t.Truncated {
+			return text, nil
+		}
+		start, end := t.TotalLines-t.OutputLines+1, t.TotalLines
+		switch {
+		case t.LastLinePartial:
+			text += "\n\n[Showing last " + FormatSize(t.OutputBytes) + " of line " + itoa(end) + " (line is " + FormatSize(out.LastLineBytes) + "). Full output: " + out.FullOutputPath + "]"
+		case *t.TruncatedBy == "lines":
+			text += "\n\n[Showing lines " + itoa(start) + "-" + itoa(end) + " of " + itoa(t.TotalLines) + ". Full output: " + out.FullOutputPath + "]"
+		default:
+			text += "\n\n[Showing lines " + itoa(start) + "-" + itoa(end) + " of " + itoa(t.TotalLines) + " (" + FormatSize(MaxBytes) + " limit). Full output: " + out.FullOutputPath + "]"
+		}
+		return text, map[string]any{"truncation": t, "fullOutputPath": out.FullOutputPath}
+	}
+	switch {
+	case out.Aborted:
+		text, _ := format("")
+		return toolrun.Result{}, errors.New(appendStatus(text, "Command aborted"))
+	case out.TimedOut:
+		text, _ := format("")
+		return toolrun.Result{}, errors.New(appendStatus(text, "Command timed out after "+num(*a.Timeout)+" seconds"))
+	}
+	text, details := format("(no output)")
+	if out.ExitCode != nil && *out.ExitCode != 0 {
+		return toolrun.Result{}, errors.New(appendStatus(text, "Command exited with code "+itoa(*out.ExitCode)))
+	}
+	r := toolrun.TextResult(text, nil)
+	if details != nil {
+		r.Details = toolrun.MustJSON(orderedBash(details))
+	}
+	return r, nil
+}
+
+// orderedBash keeps pi's key order: truncation, then fullOutputPath.
+func orderedBash(d any) any {
+	m := d.(map[string]any)
+	return struct {
+		Truncation     any    `json:"truncation"`
+		FullOutputPath string `json:"fullOutputPath"`
+	}{m["truncation"], m["fullOutputPath"].(string)}
+}
+
+func spillDir(s *toolrun.Session) string {
+	if s.AgentDir == "" {
+		return ""
+	}
+	return s.AgentDir + "/tmp"
+}
+
+func itoa(n int) string { return num(float64(n)) }
