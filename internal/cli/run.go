@@ -17,6 +17,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 )
 
@@ -145,7 +146,9 @@ func (c *CLI) runSession(argv []string) int {
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
-			fmt.Fprintln(c.Stderr, "pigo: "+ee.msg)
+			if ee.msg != "" {
+				fmt.Fprintln(c.Stderr, "pigo: "+ee.msg)
+			}
 			return ee.code
 		}
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
@@ -186,6 +189,7 @@ type run struct {
 	tools    []agent.Tool
 	system   string
 	settings agent.Settings
+	policy   sandbox.Policy
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
 	expand  func(ctx context.Context, text string) (string, bool, error)
 	closers []func()
@@ -235,6 +239,13 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 	}
 	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID()},
 		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
+	cmdOut := c.Stdout
+	if mode == "json" {
+		cmdOut = c.Stderr // keep stdout JSON lines only
+	}
+	if r.expand == nil {
+		r.expand = c.expander(r, cmdOut)
+	}
 	code := ExitOK
 	var last *llm.Message
 	for i, p := range prompts {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,7 +11,9 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/llm"
-	"github.com/pigo-agent/pigo/internal/llm/openai"
+	_ "github.com/pigo-agent/pigo/internal/llm/providers" // the wire clients register themselves
+	"github.com/pigo-agent/pigo/internal/prompt"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -104,9 +107,20 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	}
 	cfg, res, ag, code := c.resolveAgent(a)
 	if res == nil {
-		return nil, &exitError{code, "the configuration could not be resolved"}
+		return nil, &exitError{code: code}
 	}
 	r := &run{cfg: cfg, res: res}
+	var err error
+	var sub *config.ResolvedAgent
+	if ag != nil {
+		if sub, err = cfg.Agent(ag.Name); err != nil {
+			return nil, exitf(ExitFailed, "--agent: %v", err)
+		}
+		// A sub-agent runs in its own fixed sandbox (D12), never the user's sandbox.json.
+		r.policy = sub.Sandbox
+	} else if r.policy, _, err = cfg.SandboxPolicy(); err != nil {
+		return nil, exitf(ExitFailed, "sandbox.json: %v", err)
+	}
 	settings, err := cfg.Effective(config.Settings)
 	if err != nil {
 		return nil, err
@@ -160,8 +174,8 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 		}
 	}
 
-	r.tools = c.bindTools(cfg, res, r.model)
-	r.system = c.systemPrompt(a, cfg, res, ag)
+	r.tools = c.bindTools(cfg, res, r.model, r.policy)
+	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
 }
 
@@ -232,9 +246,8 @@ func (c *CLI) sessionWarnings(s *session.Session) {
 // bindTools turns the registry's active tools into the loop's tools, each running through the
 // one execution path (toolrun): the same list, names, descriptions and parameters as
 // `pigo tools` shows active.
-func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model) []agent.Tool {
-	policy, _, _ := cfg.SandboxPolicy()
-	ts := &toolrun.Session{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Headless: true, Model: m, Sandbox: policy}
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model, policy sandbox.Policy) []agent.Tool {
+	ts := &toolrun.Session{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Headless: true, Model: m, Sandbox: policy, Environ: c.hostEnviron()}
 	runner := toolrun.New(res.Tools, tools.All(), ts)
 	var out []agent.Tool
 	for _, lt := range runner.LLMTools() {
@@ -260,19 +273,76 @@ func agentResult(r toolrun.Result) agent.Result {
 	return agent.Result{Content: r.Content, Details: r.Details, Terminate: r.Terminate, IsError: r.IsError}
 }
 
-// systemPrompt builds the run's system prompt.
-func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, ag *agentInfo) string {
-	var b strings.Builder
-	if v := a.str("--system-prompt"); v != "" {
-		b.WriteString(textOrFile(v, cfg.ProjectDir))
-	}
-	for _, v := range a.list("--append-system-prompt") {
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
+// skills are the run's loaded skills (the resolved command set's skill entries).
+func skills(res *config.Resolution) []prompt.Skill {
+	var out []prompt.Skill
+	for _, c := range res.Commands.Commands {
+		if c.Source != "skill" {
+			continue
 		}
-		b.WriteString(textOrFile(v, cfg.ProjectDir))
+		for _, a := range res.Commands.Autocomplete {
+			if a.Name == c.Invocation {
+				out = append(out, prompt.ReadSkill(c.Name, a.Description, c.File))
+			}
+		}
 	}
-	return b.String()
+	return out
+}
+
+// systemPrompt builds pi 0.84's system prompt from the resolved registry (its tools section
+// and guidelines), the prompt flags, context files and skills; a sub-agent's Markdown body
+// is appended as its own prompt.
+func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, sub *config.ResolvedAgent) string {
+	appends := append([]string{}, a.list("--append-system-prompt")...)
+	if sub != nil && strings.TrimSpace(sub.Prompt) != "" {
+		appends = append(appends, strings.TrimSpace(sub.Prompt))
+	}
+	r := prompt.Build(prompt.Options{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Trusted: cfg.Trusted,
+		SystemPrompt: a.str("--system-prompt"), AppendSystemPrompt: appends, NoContextFiles: a.has("-nc"),
+		ActiveTools: res.Tools.Active, ToolLines: res.Tools.SystemPrompt.Tools, Guidelines: res.Tools.SystemPrompt.Guidelines,
+		Skills: skills(res), Getenv: c.getenv})
+	for _, w := range r.Warnings {
+		fmt.Fprintf(c.Stderr, "pigo: warning: %s\n", w)
+	}
+	return r.Text
+}
+
+// expander resolves `/name` prompts as pi's print mode does: extension commands, /skill:,
+// prompt templates (built-in interactive commands are not dispatched headless; pi sends them
+// to the model as text).
+func (c *CLI) expander(r *run, out io.Writer) func(ctx context.Context, text string) (string, bool, error) {
+	rv := &prompt.Resolver{Commands: r.res.Commands.Commands, Skills: skills(r.res)}
+	return func(ctx context.Context, text string) (string, bool, error) {
+		ex, err := rv.Expand(text)
+		if err != nil {
+			return "", false, err
+		}
+		if ex.Kind == prompt.KindRun {
+			return "", true, c.runCommand(ctx, r, ex, out)
+		}
+		return ex.Text, false, nil
+	}
+}
+
+// runCommand runs a declarative extension command's `run` argv in the sandbox (arguments are
+// whole words, never re-parsed by a shell); its output goes to out.
+func (c *CLI) runCommand(ctx context.Context, r *run, ex prompt.Expansion, out io.Writer) error {
+	line, err := quoteWords(ex.Argv)
+	if err != nil {
+		return err
+	}
+	pl, err := sandbox.NewPlan(r.policy, r.cfg.ProjectDir, c.hostEnviron())
+	if err != nil {
+		return fmt.Errorf("/%s: %v", ex.Command.Invocation, err)
+	}
+	res, err := sandbox.Run(ctx, pl, line, sandbox.Options{Stdout: out, Stderr: c.Stderr})
+	if err != nil {
+		return fmt.Errorf("/%s: %v", ex.Command.Invocation, err)
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("/%s: the command exited with code %d", ex.Command.Invocation, res.ExitCode)
+	}
+	return nil
 }
 
 // llmModel turns the session model into what a provider needs: models.json's provider entry
@@ -382,9 +452,9 @@ func (c *CLI) unknownModel(cfg *config.Config, mi *config.ModelInfo) error {
 
 // providerFor returns the wire client of a models.json "api".
 func providerFor(api string) (llm.Provider, error) {
-	switch api {
-	case "openai-completions":
-		return openai.Provider{}, nil
+	p, err := llm.ProviderFor(api)
+	if err != nil {
+		return nil, exitf(ExitUsage, "%v", err)
 	}
-	return nil, exitf(ExitUsage, "api %q is not supported yet (pigo speaks openai-completions)", api)
+	return p, nil
 }
