@@ -304,8 +304,6 @@ func TestDifferentialAgainstPi(t *testing.T) {
 	}
 }
 
-
-
 // sessionFiles lists the .jsonl files under dir.
 func sessionFiles(t *testing.T, dir string) []string {
 	var out []string

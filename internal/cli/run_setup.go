@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
