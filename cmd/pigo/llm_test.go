@@ -137,3 +137,13 @@ func atoi(ts *testscript.TestScript, s string) int {
 }
 
 func jsonNumber(s string, n *int) (int, error) { return *n, json.Unmarshal([]byte(s), n) }
+
+// cmdSleep is `sleep DURATION` (a Go duration): lets a background command get going.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
+}
