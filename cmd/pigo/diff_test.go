@@ -27,11 +27,12 @@ import (
 // deliberateDifferences lists where pigo differs from pi on purpose; the comparison masks
 // exactly these and nothing else.
 var deliberateDifferences = map[string]string{
-	"exit code on a failed run": "pi 0.84 exits 0 in JSON mode when the run ends in a provider error or an abort (pi #9089); pigo exits 1 in both modes, as cli.md's headless contract says",
-	"agent_settled exit_code":   "pigo's last line carries the exit code ({\"type\":\"agent_settled\",\"exit_code\":N}); pi's has none",
-	"system prompt docs paths":  "pi's default prompt names its docs under its own install dir; pigo is run with PI_PACKAGE_DIR set to that dir so the prompts compare byte for byte",
-	"working directory":         "each run has its own temporary working directory; paths in request bodies are compared with it replaced by <cwd>",
-	"retry-after wait":          "scenarios use settings retry.baseDelayMs 1 so neither waits; pi's provider-level retry of the SDK is off for both (maxRetries 0 in the request options)",
+	"exit code on a failed run":    "pi 0.84 exits 0 in JSON mode when the run ends in a provider error or an abort (pi #9089); pigo exits 1 in both modes, as cli.md's headless contract says",
+	"overflow that cannot compact": "when a context overflow leaves nothing to summarize, pi drops the failed reply from its state and print mode exits 0 saying nothing; pigo reports the provider's error and exits 1",
+	"agent_settled exit_code":      "pigo's last line carries the exit code ({\"type\":\"agent_settled\",\"exit_code\":N}); pi's has none",
+	"system prompt docs paths":     "pi's default prompt names its docs under its own install dir; pigo is run with PI_PACKAGE_DIR set to that dir so the prompts compare byte for byte",
+	"working directory":            "each run has its own temporary working directory; paths in request bodies are compared with it replaced by <cwd>",
+	"retry-after wait":             "scenarios use settings retry.baseDelayMs 1 so neither waits; pi's provider-level retry of the SDK is off for both (maxRetries 0 in the request options)",
 }
 
 type scenario struct {

@@ -26,7 +26,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") == "1",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "exits": cmdExits},
 		Setup: func(env *testscript.Env) error {
 			// A clean HOME per script: no user config unless the script writes one.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))

@@ -153,6 +153,9 @@ type Agent struct {
 	steerTexts, followTexts []string
 
 	lastAssistant     *llm.Message
+	// produced is the last assistant message of the current Prompt (it stays even when
+	// retry or overflow handling drops it from the transcript).
+	produced *llm.Message
 	retryAttempt      int
 	overflowAttempted bool
 	tools             map[string]*Tool
@@ -287,7 +290,8 @@ var ErrCannotContinue = errors.New("Cannot continue from message role: assistant
 
 // Prompt runs one user prompt to the end: the loop, then pi's post-run handling (retry,
 // compaction, queued messages) until the agent settles. It returns the last assistant
-// message (nil when none was produced). A cancelled ctx aborts the run (stopReason aborted).
+// message the run produced, even one that failed and was dropped from the transcript (nil
+// when none was produced). A cancelled ctx aborts the run (stopReason aborted).
 func (a *Agent) Prompt(ctx context.Context, text string) (*llm.Message, error) {
 	// A pre-prompt compaction check catches a context that grew past the threshold in an
 	// earlier (possibly aborted) run of this session.
@@ -304,6 +308,7 @@ func (a *Agent) Continue(ctx context.Context) (*llm.Message, error) {
 }
 
 func (a *Agent) run(ctx context.Context, prompts []llm.Message) (*llm.Message, error) {
+	a.produced = nil
 	var err error
 	if prompts != nil {
 		a.loop(ctx, prompts, false)
@@ -314,6 +319,9 @@ func (a *Agent) run(ctx context.Context, prompts []llm.Message) (*llm.Message, e
 		if err = a.cont(ctx); err != nil {
 			break
 		}
+	}
+	if a.produced != nil {
+		return a.produced, err
 	}
 	return a.findLastAssistant(), err
 }

@@ -101,6 +101,7 @@ func (a *Agent) dispatch(e Event) {
 		if m.Role == llm.RoleAssistant {
 			cp := *m
 			a.lastAssistant = &cp
+			a.produced = &cp
 			if m.StopReason != llm.StopError && m.StopReason != llm.StopLength {
 				a.overflowAttempted = false
 			}
