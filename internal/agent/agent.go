@@ -152,10 +152,10 @@ type Agent struct {
 	// keeps both).
 	steerTexts, followTexts []string
 
-	lastAssistant     *llm.Message
+	lastAssistant *llm.Message
 	// produced is the last assistant message of the current Prompt (it stays even when
 	// retry or overflow handling drops it from the transcript).
-	produced *llm.Message
+	produced          *llm.Message
 	retryAttempt      int
 	overflowAttempted bool
 	tools             map[string]*Tool
