@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
@@ -215,6 +217,10 @@ func (c *CLI) toolSession(cfg *config.Config, res *config.Resolution) (*toolrun.
 		return nil, ExitInternal
 	}
 	s := &toolrun.Session{Cwd: cwd, AgentDir: cfg.AgentDir, Headless: true, FileIO: res.Tools.FileIO, Environ: c.hostEnviron()}
+	// Like pi with --no-session, a run without --session still has a session id.
+	if id, err := uuid.NewV7(); err == nil {
+		s.Env.SessionID = id.String()
+	}
 	pol, _, err := cfg.SandboxPolicy()
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)

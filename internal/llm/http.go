@@ -9,10 +9,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // Texts pi's SDKs give for failures without an HTTP status.
@@ -46,13 +49,24 @@ func Client(o *Options) HTTPDoer {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if proxy != "" {
-		if u, err := url.Parse(proxy); err == nil {
-			tr.Proxy = http.ProxyURL(u)
-		}
+		// Like pi, which puts httpProxy into HTTP(S)_PROXY: NO_PROXY still applies, and
+		// loopback hosts are never proxied.
+		pc := httpproxy.Config{HTTPProxy: proxy, HTTPSProxy: proxy, NoProxy: firstEnv("NO_PROXY", "no_proxy")}
+		f := pc.ProxyFunc()
+		tr.Proxy = func(r *http.Request) (*url.URL, error) { return f(r.URL) }
 	}
 	c := &http.Client{Transport: tr}
 	clients[proxy] = c
 	return c
+}
+
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 var uaOnce sync.Once

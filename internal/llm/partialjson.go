@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"unicode"
 )
 
 var errPartial = errors.New("partial json")
@@ -11,7 +12,7 @@ var errPartial = errors.New("partial json")
 // partialParse follows the npm partial-json parser with every partial kind allowed (what
 // pi's parseStreamingJson falls back to): it returns the value so far in JSON.stringify form.
 func partialParse(s string) (json.RawMessage, bool) {
-	s = strings.Trim(s, " \t\n\r")
+	s = jsTrim(s)
 	if s == "" {
 		return nil, false
 	}
@@ -22,6 +23,11 @@ func partialParse(s string) (json.RawMessage, bool) {
 	}
 	return appendValue(nil, v), true
 }
+
+// isJSSpace is JavaScript's String#trim set: Unicode white space, line terminators and BOM.
+func isJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
+
+func jsTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
 
 type pjson struct {
 	s string

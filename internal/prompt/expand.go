@@ -45,9 +45,11 @@ type Expansion struct {
 type Resolver struct {
 	// Commands is the resolved command set (engine.CommandResult.Commands).
 	Commands []engine.CommandEntry
-	// Builtins makes built-in commands match first (interactive input, pi's §4.5 step 2).
-	// pi's print mode (-p) does not dispatch them: a "/model" there reaches the model.
-	Builtins bool
+	// Builtins, when set, are matched first (interactive input, pi's submit handler) with
+	// their match modes: "exact" only as the bare "/name", "args" also as "/name <args>";
+	// "/settings x" falls through. pi's print mode (-p) dispatches no built-in: leave this
+	// nil there, and a "/model" reaches the model as text.
+	Builtins []engine.BuiltinCommand
 	// Skills are the loaded skills, by name, for `/skill:` (default: the skill entries of
 	// Commands). pi expands a skill whether or not skill commands are enabled.
 	Skills []Skill
@@ -65,10 +67,16 @@ func (r *Resolver) Expand(text string) (Expansion, error) {
 	if i := strings.IndexByte(text, ' '); i >= 0 {
 		name, args = text[1:i], text[i+1:]
 	}
-	if r.Builtins {
-		if c := r.find("builtin", name); c != nil {
-			return Expansion{Kind: KindBuiltin, Text: text, Command: c, Args: args}, nil
+	for i := range r.Builtins {
+		b := &r.Builtins[i]
+		if b.Name != name || (b.Match != engine.MatchArgs && text != "/"+name) {
+			continue
 		}
+		c := r.find("builtin", name)
+		if c == nil {
+			c = &engine.CommandEntry{Invocation: b.Name, Name: b.Name, Source: "builtin"}
+		}
+		return Expansion{Kind: KindBuiltin, Text: text, Command: c, Args: args}, nil
 	}
 	if c := r.find("extension", name); c != nil {
 		switch {

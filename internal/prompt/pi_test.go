@@ -132,31 +132,16 @@ func pigoOptions(t *testing.T, f *fixture, tools []string) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var skills []Skill
-	for _, c := range res.Commands.Commands {
-		if c.Source != "skill" {
-			continue
-		}
-		for _, a := range res.Commands.Autocomplete {
-			if a.Name == c.Invocation {
-				skills = append(skills, ReadSkill(c.Name, a.Description, c.File))
-			}
-		}
-	}
-	return Options{Cwd: f.cwd, AgentDir: f.agent, ActiveTools: res.Tools.Active, ToolLines: res.Tools.SystemPrompt.Tools,
-		Guidelines: res.Tools.SystemPrompt.Guidelines, Skills: skills, Getenv: getenv}
+	o := FromResolution(res.Tools, res.Commands)
+	o.Cwd, o.AgentDir, o.Getenv = f.cwd, f.agent, getenv
+	return o
 }
 
 // TestSystemPromptAsPi compares pigo's system prompt with the one the real pi 0.84 sends, in
 // the same directories, for the default prompt, a custom prompt and no context files.
 func TestSystemPromptAsPi(t *testing.T) {
 	pi := pitest.Find(t)
-	rec := newRecorder(t)
-	f := newFixture(t, rec)
-	// pi reads its themes from its package dir, so the docs block points at the real one.
-	f.pkg = filepath.Dir(filepath.Dir(pi.CLI))
-	appendFile := filepath.Join(f.root, "extra.md")
-	write(t, appendFile, "Appended from a file.")
+	t.Parallel()
 	cases := []struct {
 		name   string
 		piArgs []string
@@ -167,15 +152,21 @@ func TestSystemPromptAsPi(t *testing.T) {
 		// toolrun branch has them); its lines come from the catalogue, not from this package.
 		{"default", []string{"--tools", "read,bash,write,grep"}, []string{"read", "bash", "write", "grep"}, nil},
 		{"no-read-no-skills", []string{"--tools", "bash"}, []string{"bash"}, nil},
-		{"custom-and-append", []string{"--tools", "read", "--system-prompt", "Custom base.", "--append-system-prompt", appendFile, "--append-system-prompt", "Second append."},
+		{"custom-and-append", []string{"--tools", "read", "--system-prompt", "Custom base.", "--append-system-prompt", "extra.md", "--append-system-prompt", "Second append."},
 			[]string{"read"}, func(o *Options) {
 				o.SystemPrompt = "Custom base."
-				o.AppendSystemPrompt = []string{appendFile, "Second append."}
+				o.AppendSystemPrompt = []string{"extra.md", "Second append."}
 			}},
 		{"no-context-files", []string{"--tools", "read,ls", "-nc"}, []string{"read", "ls"}, func(o *Options) { o.NoContextFiles = true }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t)
+			f := newFixture(t, rec)
+			// pi reads its themes from its package dir, so the docs block points at the real one.
+			f.pkg = filepath.Dir(filepath.Dir(pi.CLI))
+			write(t, filepath.Join(f.cwd, "extra.md"), "Appended from a file.")
 			want := piSystemPrompt(t, pi, rec, f, c.piArgs...)
 			o := pigoOptions(t, f, c.tools)
 			if c.adjust != nil {
@@ -193,6 +184,7 @@ func TestSystemPromptAsPi(t *testing.T) {
 // message it sent with pigo's expansion.
 func TestExpansionAsPi(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	rec := newRecorder(t)
 	f := newFixture(t, rec)
 	f.pkg = filepath.Dir(filepath.Dir(pi.CLI))
@@ -209,28 +201,34 @@ func TestExpansionAsPi(t *testing.T) {
 		"/unknown thing",
 		"not a command",
 	}
-	for _, in := range cases {
-		t.Run(in, func(t *testing.T) {
-			n := len(rec.bodies)
-			cmd := pi.Command("--provider", "local", "--model", "m", "--no-session", "--tools", "read", "-p", in)
-			cmd.Env = f.env()
-			cmd.Dir = f.cwd
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("pi: %v\n%s", err, out)
-			}
-			msgs := rec.bodies[n]["messages"].([]any)
-			content := msgs[1].(map[string]any)["content"].([]any)
-			want := content[0].(map[string]any)["text"].(string)
-			o := pigoOptions(t, f, []string{"read"})
-			r := &Resolver{Commands: commandsOf(t, f), Skills: o.Skills}
-			got, err := r.Expand(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got.Text); diff != "" {
-				t.Errorf("expansion differs from pi's (-pi +pigo):\n%s", diff)
-			}
-		})
+	// One pi process sends every case as its own prompt (print mode takes several messages);
+	// each request's last message is that case's expansion.
+	n := len(rec.bodies)
+	cmd := pi.Command(append([]string{"--provider", "local", "--model", "m", "--no-session", "--tools", "read", "-p"}, cases...)...)
+	cmd.Env = f.env()
+	cmd.Dir = f.cwd
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pi: %v\n%s", err, out)
+	}
+	if len(rec.bodies)-n != len(cases) {
+		t.Fatalf("pi made %d requests for %d prompts", len(rec.bodies)-n, len(cases))
+	}
+	o := pigoOptions(t, f, []string{"read"})
+	if len(o.Skills) != 2 || o.Skills[0].Description == "" {
+		t.Fatalf("skills from the resolution: %+v", o.Skills)
+	}
+	r := &Resolver{Commands: commandsOf(t, f), Skills: o.Skills}
+	for i, in := range cases {
+		msgs := rec.bodies[n+i]["messages"].([]any)
+		content := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
+		want := content[0].(map[string]any)["text"].(string)
+		got, err := r.Expand(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got.Text); diff != "" {
+			t.Errorf("%q: expansion differs from pi's (-pi +pigo):\n%s", in, diff)
+		}
 	}
 }
 

@@ -46,8 +46,9 @@ type Options struct {
 	// docs/, examples/). Default: $PI_PACKAGE_DIR, else the directory of the executable.
 	PackageDir string
 
-	// Template is the seed's system-prompt template (its prompt.md text); when set it
-	// replaces the whole prompt, as the seed's extension does in before_agent_start.
+	// Template is the seed's system-prompt template (the text of the prompt.md SeedTemplate
+	// finds); when set it replaces the whole prompt, as the seed's extension does in
+	// before_agent_start.
 	Template string
 	// Now is the clock for the template's {{date}} (nil: time.Now).
 	Now func() time.Time

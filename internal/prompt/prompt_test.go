@@ -80,9 +80,15 @@ func TestExtensionCommands(t *testing.T) {
 	if e, _ := r.Expand("/model x"); e.Kind != KindText || e.Text != "/model x" {
 		t.Errorf("builtin without Builtins: %+v", e)
 	}
-	r.Builtins = true
+	r.Builtins = []engine.BuiltinCommand{{Name: "model", Match: engine.MatchArgs}, {Name: "settings", Match: engine.MatchExact}}
 	if e, _ := r.Expand("/model x"); e.Kind != KindBuiltin || e.Args != "x" {
 		t.Errorf("builtin: %+v", e)
+	}
+	if e, _ := r.Expand("/settings"); e.Kind != KindBuiltin {
+		t.Errorf("exact builtin: %+v", e)
+	}
+	if e, _ := r.Expand("/settings x"); e.Kind != KindText {
+		t.Errorf("an exact builtin with arguments falls through: %+v", e)
 	}
 }
 
@@ -182,4 +188,40 @@ func FuzzArgs(f *testing.F) {
 		SubstituteArgs(tmpl, a)
 		SubstituteArgv(strings.Fields(tmpl), a)
 	})
+}
+
+func TestSeedTemplateFound(t *testing.T) {
+	agent, cwd := t.TempDir(), t.TempDir()
+	gitPrompt := filepath.Join(agent, "git", "github.com", "trim21", "pi-extensions", "src", "system-prompt", "prompt.md")
+	npmPrompt := filepath.Join(agent, "npm", "node_modules", "@trim21", "personal-pi-extensions", "src", "system-prompt", "prompt.md")
+	projPrompt := filepath.Join(cwd, ".pi", "git", "github.com", "trim21", "pi-extensions", "src", "system-prompt", "prompt.md")
+	for _, p := range []string{gitPrompt, npmPrompt, projPrompt} {
+		write(t, p, "{{tools}}")
+	}
+	local := filepath.Join(agent, "checkout")
+	write(t, filepath.Join(local, "package.json"), `{"name": "@trim21/personal-pi-extensions"}`)
+	write(t, filepath.Join(local, "src", "system-prompt", "prompt.md"), "x")
+	cases := []struct {
+		pkgs []Package
+		ext  []string
+		want string
+	}{
+		{nil, nil, ""},
+		{[]Package{{Source: "git:github.com/trim21/pi-extensions"}}, nil, gitPrompt},
+		{[]Package{{Source: "https://github.com/trim21/pi-extensions.git"}}, nil, gitPrompt},
+		{[]Package{{Source: "git:git@github.com:trim21/pi-extensions@main"}}, nil, gitPrompt},
+		{[]Package{{Source: "npm:@trim21/personal-pi-extensions@1.2.3"}}, nil, npmPrompt},
+		{[]Package{{Source: "git:github.com/trim21/pi-extensions", Project: true}}, nil, projPrompt},
+		{[]Package{{Source: "./checkout"}}, nil, filepath.Join(local, "src", "system-prompt", "prompt.md")},
+		{[]Package{{Source: "npm:other"}}, nil, ""},
+		{[]Package{{Source: "git:github.com/trim21/pi-extensions", Extensions: []string{"!src/system-prompt/index.ts"}}}, nil, ""},
+		{[]Package{{Source: "git:github.com/trim21/pi-extensions", Extensions: []string{"src/index.ts"}}}, nil, ""},
+		{[]Package{{Source: "git:github.com/trim21/pi-extensions", Extensions: []string{"src/index.ts", "src/system-prompt/index.ts"}}}, nil, gitPrompt},
+		{nil, []string{filepath.Join(local, "src", "system-prompt", "index.ts")}, filepath.Join(local, "src", "system-prompt", "prompt.md")},
+	}
+	for i, c := range cases {
+		if got := SeedTemplate(agent, cwd, c.pkgs, c.ext); got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, got, c.want)
+		}
+	}
 }

@@ -22,18 +22,22 @@ type Skill struct {
 // BaseDir is the directory a skill's relative references resolve against.
 func (s *Skill) BaseDir() string { return filepath.Dir(s.File) }
 
-// ReadSkill reads a skill's frontmatter flags that the system prompt needs
-// (disable-model-invocation); name and description come from the caller (the resolved
-// command set), which has already validated and de-duplicated them.
+// ReadSkill reads what the system prompt needs from a skill's frontmatter:
+// disable-model-invocation, and the description when description is "". The name comes from
+// the caller (the resolved command set, which has already validated and de-duplicated it).
 func ReadSkill(name, description, file string) Skill {
 	s := Skill{Name: name, Description: description, File: file}
 	if b, err := os.ReadFile(file); err == nil {
 		if fm, _, ok := splitFrontmatter(string(b)); ok {
 			var v struct {
-				Disable bool `yaml:"disable-model-invocation"`
+				Description string `yaml:"description"`
+				Disable     bool   `yaml:"disable-model-invocation"`
 			}
 			if yaml.Unmarshal([]byte(fm), &v) == nil {
 				s.DisableModelInvocation = v.Disable
+				if s.Description == "" {
+					s.Description = v.Description
+				}
 			}
 		}
 	}

@@ -91,13 +91,12 @@ type Info struct {
 // ReadInfo reads one session file's listing facts. modified is the newest user or assistant
 // message time, else the header's timestamp, else the file's mtime (pi's buildSessionInfo).
 func ReadInfo(path string) (*Info, error) {
-	s, err := Open(path, OpenOptions{})
+	s, err := open(path, OpenOptions{}, false)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
 	if len(s.header.raw) == 0 {
-		return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -304,18 +303,17 @@ func Resolve(l Location, arg string) (path string, global bool, err error) {
 			return "", false, fmt.Errorf("session id %q is ambiguous: it matches %s", arg, strings.Join(ids, ", "))
 		}
 	}
-	return "", false, fmt.Errorf("no session found matching '%s'", arg)
+	return "", false, fmt.Errorf("No session found matching '%s'", arg)
 }
 
 // Fork copies a session file into a new session of cwd in dir (pi's forkFrom, --fork): a new
 // id and header with parentSession = the source, then every entry of the source as it is.
 func Fork(source, cwd, dir string) (*Session, error) {
 	source = absPath(source)
-	src, err := Open(source, OpenOptions{})
+	src, err := open(source, OpenOptions{}, false)
 	if err != nil {
 		return nil, err
 	}
-	src.Close()
 	if len(src.header.raw) == 0 {
 		return nil, fmt.Errorf("cannot fork: source session file is empty or invalid: %s", source)
 	}

@@ -206,8 +206,12 @@ func millis(iso string) int64 {
 	return t.UnixMilli()
 }
 
-// toLLM converts one context entry into the LLM messages it contributes (pi's
-// sessionEntryToContextMessages followed by convertToLlm).
+// EntryMessages returns the LLM messages one context entry contributes (pi's
+// sessionEntryToContextMessages followed by convertToLlm): a message entry's message (an app
+// message converted to a user message, a `!!` bash run to none), a custom_message, or a
+// summary in pi's wrapper text. Other entry types contribute none.
+func EntryMessages(e *Entry) []llm.Message { return toLLM(e) }
+
 func toLLM(e *Entry) []llm.Message {
 	switch e.Type {
 	case TypeMessage:

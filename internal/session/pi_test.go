@@ -90,6 +90,7 @@ func runPi(t *testing.T, pi pitest.Pi, env []string, cwd string, args ...string)
 // lists it, and appending keeps every byte pi wrote.
 func TestPiWritesPigoReads(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	cs := newChatServer(t, "Hello from the model.")
 	_, env := piEnv(t, cs)
 	dir, cwd := t.TempDir(), t.TempDir()
@@ -123,8 +124,8 @@ func TestPiWritesPigoReads(t *testing.T) {
 	if c.Model == nil || *c.Model != (ModelRef{"local", "m"}) || c.ThinkingLevel != "off" {
 		t.Errorf("context model %+v level %q", c.Model, c.ThinkingLevel)
 	}
-	// Re-encoding every entry pigo decoded gives pi's bytes. (Messages keep the bytes they
-	// were read with: the message encoding is llm.Message's, whose field order differs.)
+	// Re-encoding every entry pigo decoded gives pi's bytes. (Message entries are left as
+	// read: a message's encoding is llm.Message's, whose field order differs from pi's.)
 	var re strings.Builder
 	h := s.Header()
 	h.raw = nil
@@ -133,7 +134,9 @@ func TestPiWritesPigoReads(t *testing.T) {
 	re.WriteByte('\n')
 	for _, e := range s.Entries() {
 		c := *e
-		c.raw = nil
+		if c.Type != TypeMessage {
+			c.raw = nil
+		}
 		b, err := c.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
@@ -163,6 +166,7 @@ func TestPiWritesPigoReads(t *testing.T) {
 // to the model and appends to it.
 func TestPigoWritesPiResumes(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	cs := newChatServer(t, "Second answer.")
 	_, env := piEnv(t, cs)
 	dir, cwd := t.TempDir(), t.TempDir()
@@ -258,6 +262,7 @@ func contextMessages(ms []llm.Message) []string {
 // summary, bash executions and custom messages written by pigo.
 func TestContextAsPi(t *testing.T) {
 	pi := pitest.Find(t)
+	t.Parallel()
 	cs := newChatServer(t, "Answer.")
 	cs.toolFirst = true
 	_, env := piEnv(t, cs)

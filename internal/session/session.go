@@ -135,7 +135,11 @@ var ErrNotSession = errors.New("not a valid pi session")
 // migrated and the file rewritten (pi's only rewrite on load). Malformed lines are skipped
 // with a warning; a torn last line never loses the session, and the next append starts on a
 // new line.
-func Open(path string, o OpenOptions) (*Session, error) {
+func Open(path string, o OpenOptions) (*Session, error) { return open(path, o, true) }
+
+// open loads a session; with write false nothing is written (listing and forking read a
+// file without migrating it on disk or giving an empty file a header).
+func open(path string, o OpenOptions, write bool) (*Session, error) {
 	path = absPath(path)
 	dir := o.Dir
 	if dir == "" {
@@ -160,10 +164,13 @@ func Open(path string, o OpenOptions) (*Session, error) {
 	s.Warnings = warnings
 	if len(lines) == 0 {
 		if len(data) > 0 && len(bytes.TrimSpace(data)) > 0 {
-			return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+			return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 		}
 		s.reset(cwd, Options{})
 		s.path = path
+		if !write {
+			return s, nil
+		}
 		if err := s.rewrite(); err != nil {
 			return nil, err
 		}
@@ -172,7 +179,7 @@ func Open(path string, o OpenOptions) (*Session, error) {
 	}
 	var h Header
 	if json.Unmarshal(lines[0], &h) != nil || h.Type != TypeSession || h.ID == "" {
-		return nil, fmt.Errorf("session file is %w: %s", ErrNotSession, path)
+		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 	}
 	s.path = path
 	migrated, err := migrate(lines, func(ids map[string]bool) string {
@@ -184,7 +191,7 @@ func Open(path string, o OpenOptions) (*Session, error) {
 	if err := s.load(lines); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if migrated {
+	if migrated && write {
 		if err := s.rewrite(); err != nil {
 			return nil, err
 		}
@@ -238,7 +245,8 @@ func (s *Session) load(lines [][]byte) error {
 	s.labels = map[string]string{}
 	for _, l := range lines[1:] {
 		e := new(Entry)
-		if err := json.Unmarshal(l, e); err != nil {
+		// UnmarshalJSON directly: json.Unmarshal would scan the line once more first.
+		if err := e.UnmarshalJSON(l); err != nil {
 			// A malformed line in the middle (pi skips it too).
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
 			continue

@@ -120,7 +120,7 @@ func TestTornLastLine(t *testing.T) {
 func TestNotASession(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	os.WriteFile(p, []byte(`{"type":"message"}`+"\n"), 0o644)
-	if _, err := Open(p, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "not a valid pi session") {
+	if _, err := Open(p, OpenOptions{}); err == nil || err.Error() != "Session file is not a valid pi session: "+p {
 		t.Fatalf("err %v", err)
 	}
 	b, _ := os.ReadFile(p)
@@ -153,6 +153,21 @@ func TestMigrateV1(t *testing.T) {
 {"type":"message","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"new","timestamp":5}}
 `
 	os.WriteFile(p, []byte(v1), 0o644)
+	// Listing and forking read an old file without rewriting it.
+	if in, err := ReadInfo(p); err != nil || in.Messages != 4 {
+		t.Fatalf("ReadInfo of a v1 file: %v %+v", err, in)
+	}
+	f, err := Fork(p, "/w", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != v1 {
+		t.Fatal("listing or forking rewrote the file")
+	}
+	if fl := readLines(t, f.Path()); !regexp.MustCompile(`"id":"[0-9a-f]{8}","parentId":null\}$`).MatchString(fl[1]) {
+		t.Errorf("the fork of a v1 file has migrated entries: %s", fl[1])
+	}
+	f.Close()
 	s, err := Open(p, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +328,7 @@ func TestListResolveRecentFork(t *testing.T) {
 	if _, _, err := Resolve(l, "0"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}
-	if _, _, err := Resolve(l, "zzz"); err == nil || err.Error() != "no session found matching 'zzz'" {
+	if _, _, err := Resolve(l, "zzz"); err == nil || err.Error() != "No session found matching 'zzz'" {
 		t.Errorf("unknown: %v", err)
 	}
 	// An explicit directory holds every cwd's files directly and filters by header cwd.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -55,6 +56,9 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	deny := "user deny " + w.Tool + ": "
 	if s.DenyRequests {
 		return errors.New(deny + "blocked")
+	}
+	if runtime.GOOS == "windows" {
+		return errors.New(`Path "` + w.Path + `" is outside workspace. Writes outside the workspace are not allowed on Windows.`)
 	}
 	if s.headless() {
 		return errors.New(`Path "` + w.Path + `" is outside workspace. No UI available for approval.`)

@@ -148,6 +148,58 @@ type Tool struct {
 	schema  *Schema
 	compErr error
 	impl    *Impl
+	once    sync.Once
+	model   json.RawMessage
+}
+
+// modelSchema is the parameters schema as pi sends it: keys in TypeBox's order (type,
+// required, properties or items, then the rest as declared), which is how pi's and the
+// seed's TypeBox-built schemas serialise.
+func (t *Tool) modelSchema() json.RawMessage {
+	t.once.Do(func() {
+		t.model = json.RawMessage(`{"type":"object","properties":{}}`)
+		if v, err := ParseValue(t.Parameters); err == nil && len(t.Parameters) > 0 {
+			t.model, _ = typeboxOrder(v).MarshalJSON()
+		}
+	})
+	return t.model
+}
+
+// typeboxOrder reorders the keys of every schema object in v.
+func typeboxOrder(v *Value) *Value {
+	switch v.Kind {
+	case Array:
+		for i, e := range v.Arr {
+			v.Arr[i] = typeboxOrder(e)
+		}
+		return v
+	case Object:
+	default:
+		return v
+	}
+	first := []string{"type", "required", "properties", "items"}
+	out := &Value{Kind: Object}
+	for _, k := range first {
+		if x := v.Get(k); x != nil {
+			out.Obj = append(out.Obj, Member{k, x})
+		}
+	}
+	for _, m := range v.Obj {
+		if m.Key != "type" && m.Key != "required" && m.Key != "properties" && m.Key != "items" {
+			out.Obj = append(out.Obj, m)
+		}
+	}
+	for i, m := range out.Obj {
+		switch m.Key {
+		case "properties", "$defs", "definitions", "patternProperties":
+			for j, p := range m.Value.Obj {
+				m.Value.Obj[j].Value = typeboxOrder(p.Value)
+			}
+		case "items", "additionalProperties", "not", "anyOf", "oneOf", "allOf", "prefixItems":
+			out.Obj[i].Value = typeboxOrder(m.Value)
+		}
+	}
+	return out
 }
 
 // Sequential reports whether the tool runs alone in a batch (pi's executionMode).
@@ -220,11 +272,7 @@ func (r *Runner) LLMTools() []llm.Tool {
 		if t == nil {
 			continue
 		}
-		params := t.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: params})
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.modelSchema()})
 	}
 	return out
 }

@@ -66,6 +66,9 @@ func ExpandArgv(template []string, args *toolrun.Value) ([]string, error) {
 			default:
 				out = append(out, argText(v))
 			}
+			if i == 0 && (len(out) == 0 || out[0] == "") {
+				return nil, errors.New("the program (the first exec word) is empty")
+			}
 			continue
 		}
 		absent := false
@@ -106,7 +109,7 @@ func runExec(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 	}
 	var stdout bytes.Buffer
 	out, err := RunBash(ctx, BashRun{Argv: argv, Dir: inv.Session.Cwd, Timeout: DefaultBashTimeout, Plan: plan,
-		SpillDir: spillDir(inv.Session), Stdout: &limitedBuffer{buf: &stdout, max: 5 << 20},
+		SpillDir: spillDir(inv.Session), Stdout: &capBuffer{buf: &stdout, max: 5 << 20},
 		Progress: func(tail string) { inv.Progress(toolrun.TextResult(tail, nil)) }})
 	if err != nil {
 		return toolrun.Result{}, err
@@ -153,13 +156,13 @@ func runExec(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 	return res, nil
 }
 
-// limitedBuffer keeps at most max bytes.
-type limitedBuffer struct {
+// capBuffer keeps at most max bytes.
+type capBuffer struct {
 	buf *bytes.Buffer
 	max int
 }
 
-func (l *limitedBuffer) Write(p []byte) (int, error) {
+func (l *capBuffer) Write(p []byte) (int, error) {
 	if room := l.max - l.buf.Len(); room > 0 {
 		l.buf.Write(p[:min(len(p), room)])
 	}

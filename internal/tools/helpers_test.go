@@ -13,7 +13,7 @@ import (
 
 // env is one test session: a workspace and an agent dir in temp dirs, the shipped registry.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string // workspace
 	agent  string
 	runner *toolrun.Runner
@@ -21,9 +21,21 @@ type env struct {
 
 func newEnv(t *testing.T, settings string) *env {
 	t.Helper()
-	root := t.TempDir()
-	root, _ = filepath.EvalSymlinks(root)
-	e := &env{t: t, dir: filepath.Join(root, "ws"), agent: filepath.Join(root, "agent")}
+	return newEnvSettings(t, tempWS(t), settings)
+}
+
+// tempWS is a fresh workspace directory (real path).
+func tempWS(t testing.TB) string {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	return filepath.Join(root, "ws")
+}
+
+// newEnvAt is a session whose workspace is ws.
+func newEnvAt(t testing.TB, ws string) *env { return newEnvSettings(t, ws, "") }
+
+func newEnvSettings(t testing.TB, ws, settings string) *env {
+	t.Helper()
+	e := &env{t: t, dir: ws, agent: filepath.Join(filepath.Dir(ws), "agent")}
 	for _, d := range []string{e.dir, e.agent} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -33,7 +45,7 @@ func newEnv(t *testing.T, settings string) *env {
 		e.write(filepath.Join(e.agent, "settings.json"), settings)
 	}
 	no := false
-	cfg, err := config.Load(config.Options{AgentDir: e.agent, ProjectDir: e.dir, Home: root, Approve: &no,
+	cfg, err := config.Load(config.Options{AgentDir: e.agent, ProjectDir: e.dir, Home: filepath.Dir(ws), Approve: &no,
 		Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	_ "image/gif" // DecodeConfig for gif
-	_ "image/jpeg"
-	_ "image/png"
+	"image/draw"
+	_ "image/gif" // Decode and DecodeConfig for gif
+	"image/jpeg"
+	"image/png"
+	"math"
 )
 
 // DetectImage is pi's detectSupportedImageMimeType on the first bytes of a file: jpeg (not
@@ -99,9 +101,12 @@ type processed struct {
 	hints []string
 }
 
-// processImage is pi's processImage for what pigo can do without an image codec library:
-// png, jpeg, gif and webp within pi's limits go through unchanged (as pi sends them); an
-// image that pi would convert (bmp) or resize is omitted with pi's note.
+// processImage is pi's processImage: an image within pi's limits (2000×2000, 4.5 MB of
+// base64) goes through unchanged; a larger png, jpeg or gif is scaled to fit and re-encoded
+// as pi does (PNG, then JPEG at quality 80, 85, 70, 55, 40, then 3/4 of the size each round,
+// the first encoding under the limit), with pi's dimension note. pigo scales by area
+// averaging where pi uses Lanczos3, so the pixels differ slightly. Images pi converts first
+// (bmp) and large webp, which pigo cannot decode, are omitted with pi's notes.
 func processImage(buf []byte, mime string) (processed, error) {
 	if mime == "image/bmp" {
 		return processed{}, errors.New("[Image omitted: could not be converted to a supported inline image format.]")
@@ -111,10 +116,97 @@ func processImage(buf []byte, mime string) (processed, error) {
 	if ok && w <= imageMaxSide && h <= imageMaxSide && float64(b64) < imageMaxBytes {
 		return processed{data: buf, mime: mime}, nil
 	}
-	if !ok {
-		return processed{}, fmt.Errorf("[Image omitted: could not be resized below the inline image size limit.]")
+	tooBig := errors.New("[Image omitted: could not be resized below the inline image size limit.]")
+	if !ok || mime == "image/webp" {
+		return processed{}, tooBig
 	}
-	return processed{}, errors.New("[Image omitted: could not be resized below the inline image size limit.]")
+	img, _, err := image.Decode(bytes.NewReader(buf))
+	if err != nil {
+		return processed{}, tooBig
+	}
+	tw, th := w, h
+	if tw > imageMaxSide {
+		th = int(math.Round(float64(th) * imageMaxSide / float64(tw)))
+		tw = imageMaxSide
+	}
+	if th > imageMaxSide {
+		tw = int(math.Round(float64(tw) * imageMaxSide / float64(th)))
+		th = imageMaxSide
+	}
+	for {
+		scaled := scale(img, max(tw, 1), max(th, 1))
+		var cands []struct {
+			data []byte
+			mime string
+		}
+		var pb bytes.Buffer
+		if png.Encode(&pb, scaled) == nil {
+			cands = append(cands, struct {
+				data []byte
+				mime string
+			}{pb.Bytes(), "image/png"})
+		}
+		for _, q := range []int{80, 85, 70, 55, 40} {
+			var jb bytes.Buffer
+			if jpeg.Encode(&jb, scaled, &jpeg.Options{Quality: q}) == nil {
+				cands = append(cands, struct {
+					data []byte
+					mime string
+				}{jb.Bytes(), "image/jpeg"})
+			}
+		}
+		for _, c := range cands {
+			if float64((len(c.data)+2)/3*4) < imageMaxBytes {
+				note := fmt.Sprintf("[Image: original %dx%d, displayed at %dx%d. Multiply coordinates by %.2f to map to original image.]",
+					w, h, tw, th, float64(w)/float64(tw))
+				return processed{data: c.data, mime: c.mime, hints: []string{note}}, nil
+			}
+		}
+		if tw == 1 && th == 1 {
+			return processed{}, tooBig
+		}
+		nw, nh := tw, th
+		if nw != 1 {
+			nw = max(1, int(math.Floor(float64(tw)*0.75)))
+		}
+		if nh != 1 {
+			nh = max(1, int(math.Floor(float64(th)*0.75)))
+		}
+		if nw == tw && nh == th {
+			return processed{}, tooBig
+		}
+		tw, th = nw, nh
+	}
+}
+
+// scale shrinks img to w×h by averaging the source pixels each target pixel covers.
+func scale(img image.Image, w, h int) *image.RGBA {
+	b := img.Bounds()
+	src := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(src, src.Bounds(), img, b.Min, draw.Src)
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	sw, sh := b.Dx(), b.Dy()
+	for y := 0; y < h; y++ {
+		y0, y1 := y*sh/h, max((y+1)*sh/h, y*sh/h+1)
+		for x := 0; x < w; x++ {
+			x0, x1 := x*sw/w, max((x+1)*sw/w, x*sw/w+1)
+			var r, g, bl, a, n uint32
+			for sy := y0; sy < y1 && sy < sh; sy++ {
+				row := src.Pix[sy*src.Stride:]
+				for sx := x0; sx < x1 && sx < sw; sx++ {
+					p := row[sx*4 : sx*4+4]
+					r, g, bl, a = r+uint32(p[0]), g+uint32(p[1]), bl+uint32(p[2]), a+uint32(p[3])
+					n++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			o := dst.Pix[y*dst.Stride+x*4:]
+			o[0], o[1], o[2], o[3] = uint8(r/n), uint8(g/n), uint8(bl/n), uint8(a/n)
+		}
+	}
+	return dst
 }
 
 func imageSize(buf []byte, mime string) (int, int, bool) {

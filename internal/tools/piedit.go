@@ -97,7 +97,11 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		if err != nil {
 			return NodeError(err, "read", "")
 		}
-		bom, content := splitBOM(DecodeUTF8(buf))
+		// pi decodes the file as UTF-8 and writes the decoded text back, which turns every
+		// byte that is not UTF-8 into U+FFFD, also far from the edit. pigo matches on the raw
+		// bytes instead (oldText and newText are UTF-8 either way), so bytes the edit does not
+		// touch survive: a deliberate departure that never loses user data.
+		bom, content := splitBOM(string(buf))
 		ending := detectLineEnding(content)
 		base, updated, err := applyEdits(normalizeLF(content), a.Edits, a.Path)
 		if err != nil {
@@ -110,8 +114,9 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		if err := writeKeepMode(abs, []byte(final)); err != nil {
 			return NodeError(err, "open", abs)
 		}
-		diff, first := diffString(base, updated, 4)
-		details := editDetails{Diff: diff, Patch: unifiedPatch(a.Path, base, updated, 4)}
+		edits := lineEdits(base, updated)
+		diff, first := diffStringEdits(base, edits, 4)
+		details := editDetails{Diff: diff, Patch: unifiedPatchEdits(a.Path, base, edits, 4)}
 		if first > 0 {
 			details.FirstChangedLine = &first
 		}
@@ -174,23 +179,48 @@ func isJSSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200a
 }
 
-var fuzzyReplacer = strings.NewReplacer(
-	"\u2018", "'", "\u2019", "'", "\u201A", "'", "\u201B", "'",
-	"\u201C", `"`, "\u201D", `"`, "\u201E", `"`, "\u201F", `"`,
-	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2212", "-",
-	"\u00A0", " ", "\u2002", " ", "\u2003", " ", "\u2004", " ", "\u2005", " ", "\u2006", " ", "\u2007", " ",
-	"\u2008", " ", "\u2009", " ", "\u200A", " ", "\u202F", " ", "\u205F", " ", "\u3000", " ",
-)
+// fuzzyRune maps typographic quotes, dashes and spaces to ASCII (pi's replacements).
+func fuzzyRune(r rune) rune {
+	switch r {
+	case '\u2018', '\u2019', '\u201A', '\u201B':
+		return '\''
+	case '\u201C', '\u201D', '\u201E', '\u201F':
+		return '"'
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
+		return '-'
+	case '\u00A0', '\u202F', '\u205F', '\u3000':
+		return ' '
+	}
+	if r >= '\u2002' && r <= '\u200A' {
+		return ' '
+	}
+	return r
+}
 
 // normalizeFuzzy is pi's normalizeForFuzzyMatch: NFKC, trailing whitespace stripped per
-// line, typographic quotes, dashes and spaces made ASCII.
+// line, typographic quotes, dashes and spaces made ASCII. One pass after NFKC.
 func normalizeFuzzy(s string) string {
 	s = norm.NFKC.String(s)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRightFunc(l, isJSSpace)
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		line, rest, more := strings.Cut(s, "\n")
+		line = strings.TrimRightFunc(line, isJSSpace)
+		for i := 0; i < len(line); i++ {
+			if line[i] >= 0x80 {
+				for _, r := range line[i:] {
+					b.WriteRune(fuzzyRune(r))
+				}
+				break
+			}
+			b.WriteByte(line[i])
+		}
+		if !more {
+			return b.String()
+		}
+		b.WriteByte('\n')
+		s = rest
 	}
-	return fuzzyReplacer.Replace(strings.Join(lines, "\n"))
 }
 
 type match struct {
@@ -234,6 +264,7 @@ func applyEdits(content string, edits []editPair, path string) (string, string, 
 		base = normalizeFuzzy(content)
 	}
 	var ms []match
+	fuzzyBase := normalizeFuzzy(base) // pi counts occurrences in fuzzy space, even for exact matches
 	for i, e := range norm {
 		idx, length, _ := findText(base, e.OldText)
 		if idx < 0 {
@@ -242,7 +273,7 @@ func applyEdits(content string, edits []editPair, path string) (string, string, 
 			}
 			return "", "", fmt.Errorf("Could not find edits[%d] in %s. The oldText must match exactly including all whitespace and newlines.", i, path)
 		}
-		if occ := strings.Count(normalizeFuzzy(base), normalizeFuzzy(e.OldText)); occ > 1 {
+		if occ := strings.Count(fuzzyBase, normalizeFuzzy(e.OldText)); occ > 1 {
 			if n == 1 {
 				return "", "", fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", occ, path)
 			}
@@ -359,9 +390,43 @@ func replacePreservingLines(original, base string, ms []match) (string, error) {
 	return b.String(), nil
 }
 
+// lineEdits is the line diff of old and new. The common head and tail (whole lines) are cut
+// off first, so an edit of a large file costs the changed region plus one scan.
+func lineEdits(old, new string) []udiff.Edit {
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	p = strings.LastIndexByte(old[:p], '\n') + 1
+	q := 0
+	for q < len(old)-p && q < len(new)-p && old[len(old)-1-q] == new[len(new)-1-q] {
+		q++
+	}
+	if q < len(old)-p { // keep the tail on a line start
+		if i := strings.IndexByte(old[len(old)-q:], '\n'); i >= 0 {
+			q -= i + 1
+		} else {
+			q = 0
+		}
+	}
+	if q < 0 {
+		q = 0
+	}
+	edits := udiff.Lines(old[p:len(old)-q], new[p:len(new)-q])
+	for i := range edits {
+		edits[i].Start += p
+		edits[i].End += p
+	}
+	return edits
+}
+
 // unifiedPatch is details.patch: a unified diff with file headers only.
 func unifiedPatch(path, old, new string, context int) string {
-	d, err := udiff.ToUnified(path, path, old, udiff.Lines(old, new), context)
+	return unifiedPatchEdits(path, old, lineEdits(old, new), context)
+}
+
+func unifiedPatchEdits(path, old string, edits []udiff.Edit, context int) string {
+	d, err := udiff.ToUnified(path, path, old, edits, context)
 	if err != nil {
 		return ""
 	}
@@ -371,8 +436,16 @@ func unifiedPatch(path, old, new string, context int) string {
 // diffString is pi's generateDiffString: numbered +/- lines with `context` lines around
 // each change, and the first changed line of the new file.
 func diffString(old, new string, context int) (string, int) {
-	oldLines, newLines := strings.Split(old, "\n"), strings.Split(new, "\n")
-	width := len(strconv.Itoa(max(len(oldLines), len(newLines))))
+	return diffStringEdits(old, lineEdits(old, new), context)
+}
+
+func diffStringEdits(old string, edits []udiff.Edit, context int) (string, int) {
+	oldLines := strings.Count(old, "\n") + 1
+	newLines := oldLines
+	for _, e := range edits {
+		newLines += strings.Count(e.New, "\n") - strings.Count(old[e.Start:e.End], "\n")
+	}
+	width := len(strconv.Itoa(max(oldLines, newLines)))
 	pad := func(n int) string { return fmt.Sprintf("%*d", width, n) }
 	blank := strings.Repeat(" ", width)
 	type part struct {
@@ -380,7 +453,6 @@ func diffString(old, new string, context int) (string, int) {
 		add, del bool
 	}
 	var parts []part
-	edits := udiff.Lines(old, new)
 	at := 0
 	lines := func(s string) []string {
 		l := strings.Split(s, "\n")

@@ -12,11 +12,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 
-	"github.com/gobwas/glob"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -52,6 +52,12 @@ func collateKey(s string) (primary []int, secondary string) {
 		if unicode.Is(unicode.Mn, r) {
 			continue
 		}
+		if exp, ok := collateExpand[r]; ok {
+			for _, e := range exp {
+				primary = append(primary, icuRank[e])
+			}
+			continue
+		}
 		if r < 128 && icuRank[r] > 0 {
 			primary = append(primary, icuRank[r])
 		} else {
@@ -60,6 +66,10 @@ func collateKey(s string) (primary []int, secondary string) {
 	}
 	return primary, d
 }
+
+// collateExpand are letters ICU's root collation sorts as two letters.
+// Letters with a stroke sort as their base letter (an accent-level difference).
+var collateExpand = map[rune]string{'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'đ': "d", 'ł': "l", 'ħ': "h", 'ŧ': "t"}
 
 // localeLess orders names as pi's ls does: a.toLowerCase().localeCompare(b.toLowerCase()).
 func localeLess(a, b string) bool {
@@ -528,7 +538,7 @@ func findFiles(ctx context.Context, pattern, search string, limit float64) ([]st
 		if fullPath {
 			subject = p
 		}
-		if g.Match(subject) {
+		if g.MatchString(subject) {
 			hits = append(hits, p)
 		}
 	}
@@ -557,8 +567,55 @@ func exitCodeOf(err error) int {
 	return -1
 }
 
-// compileFdGlob compiles a pattern with fd's glob rules (globset with literal separators:
-// * and ? stay within a path segment, ** crosses them).
-func compileFdGlob(pattern string, fullPath bool) (*glob.Pattern, error) {
-	return glob.Compile(pattern, '/')
+// compileFdGlob compiles a pattern with fd's glob rules (globset with literal separators):
+// * and ? stay within a path segment, a ** segment matches zero or more directories, braces
+// and classes work.
+func compileFdGlob(pattern string, fullPath bool) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	depth := 0
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		switch {
+		case strings.HasPrefix(pattern[i:], "**/") && (i == 0 || pattern[i-1] == '/'):
+			b.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(pattern[i:], "**") && (i == 0 || pattern[i-1] == '/') && i+2 == len(pattern):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			j := strings.IndexByte(pattern[i+1:], ']')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed character class in %q", pattern)
+			}
+			class := pattern[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		case c == '{':
+			depth++
+			b.WriteString("(?:")
+		case c == '}' && depth > 0:
+			depth--
+			b.WriteString(")")
+		case c == ',' && depth > 0:
+			b.WriteString("|")
+		case c == '\\' && i+1 < len(pattern):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(pattern[i])))
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	if depth > 0 {
+		return nil, fmt.Errorf("unclosed alternate group in %q", pattern)
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
 }

@@ -499,7 +499,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 	msg := b.Msg()
 	msg.StopReason = "pending"
 	idx := map[int]int{} // stream index → content index, while the block is open
-	partial := map[int]*strings.Builder{}
+	partial := map[int]*llm.PartialJSON{}
 	sawStart, sawStop := false, false
 	r := sse.NewReader(body)
 	r.FlushAtEOF = true
@@ -578,7 +578,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 					args = s
 				}
 				i = b.Add(llm.Content{Type: llm.TypeToolCall, ID: cb.ID, Name: cb.Name, Arguments: args})
-				partial[i] = &strings.Builder{}
+				partial[i] = &llm.PartialJSON{}
 				b.At(llm.EventToolCallStart, i)
 			default:
 				continue
@@ -606,8 +606,8 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 				}
 			case "input_json_delta":
 				if blk.Type == llm.TypeToolCall {
-					partial[i].WriteString(ev.Delta.PartialJSON)
-					blk.Arguments = llm.ParseStreamingJSON(partial[i].String())
+					partial[i].Feed(ev.Delta.PartialJSON)
+					blk.Arguments = partial[i].Snapshot()
 					b.SetBlock(i, blk)
 					b.Delta(llm.EventToolCallDelta, i, ev.Delta.PartialJSON)
 				}
@@ -630,7 +630,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 			case llm.TypeText, llm.TypeThinking:
 				b.EndText(i)
 			case llm.TypeToolCall:
-				blk.Arguments = llm.ParseStreamingJSON(partial[i].String())
+				blk.Arguments = llm.ParseStreamingJSON(partial[i].Raw())
 				b.SetBlock(i, blk)
 				b.EndToolCall(i)
 			}

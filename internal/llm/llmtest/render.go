@@ -3,6 +3,7 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -337,4 +338,16 @@ func faultResponse(api string, t *Turn) (int, map[string]string, string) {
 		return 400, jsonHdr, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130011 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`
 	}
 	return 0, nil, ""
+}
+
+// Render returns the SSE body the server streams for turn t under api (without faults,
+// chunking or noise), for benchmarks and direct parser tests.
+func Render(api string, t Turn) string {
+	if t.ID == "" {
+		t.ID = "1"
+	}
+	if t.Model == "" {
+		t.Model = "m"
+	}
+	return strings.Join(render(api, &t), "")
 }

@@ -202,13 +202,13 @@ type state struct {
 	text, thinking int // content indexes, -1 = none
 	byIndex        map[int]int
 	byID           map[string]int
-	partial        map[int]*strings.Builder // tool-call argument buffers
+	partial        map[int]*llm.PartialJSON // tool-call arguments
 	details        []llm.Obj
 	hasDetails     bool
 }
 
 func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader) *llm.Message {
-	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, partial: map[int]*strings.Builder{}}
+	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, partial: map[int]*llm.PartialJSON{}}
 	msg := b.Msg()
 	msg.StopReason = "pending"
 	hasFinish := false
@@ -316,8 +316,8 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 			dl := ""
 			if tc.Function != nil && tc.Function.Arguments != "" {
 				dl = tc.Function.Arguments
-				st.partial[i].WriteString(dl)
-				blk.Arguments = llm.ParseStreamingJSON(st.partial[i].String())
+				st.partial[i].Feed(dl)
+				blk.Arguments = st.partial[i].Snapshot()
 			}
 			b.SetBlock(i, blk)
 			b.Delta(llm.EventToolCallDelta, i, dl)
@@ -337,7 +337,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 			b.EndText(i)
 		case llm.TypeToolCall:
 			pb := st.partial[i]
-			blk.Arguments = llm.ParseStreamingJSON(pb.String())
+			blk.Arguments = llm.ParseStreamingJSON(pb.Raw())
 			b.SetBlock(i, blk)
 			b.EndToolCall(i)
 		}
@@ -385,7 +385,7 @@ func (st *state) ensureToolCall(b *llm.Builder, tc toolDelta) int {
 			name = *tc.Function.Name
 		}
 		i = b.Add(llm.Content{Type: llm.TypeToolCall, ID: tc.ID, Name: name, Arguments: json.RawMessage("{}")})
-		st.partial[i] = &strings.Builder{}
+		st.partial[i] = &llm.PartialJSON{}
 		b.At(llm.EventToolCallStart, i)
 	}
 	if tc.Index != nil {

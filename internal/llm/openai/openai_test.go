@@ -144,3 +144,21 @@ func TestReasoningFields(t *testing.T) {
 		}
 	}
 }
+
+// With a proxy configured, requests go through it (the loopback server plays the proxy for
+// a host that does not exist), and the model's headers are sent.
+func TestProxyAndHeaders(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{Text: "via proxy"})
+	m := model(srv)
+	m.BaseURL = "http://models.example.invalid/v1"
+	m.Headers = map[string]string{"X-Custom": "1"}
+	msg, _ := stream(t, m, userCtx("x"), &llm.Options{ProxyURL: srv.URL, Headers: map[string]string{"Thread-Id": "s1"}})
+	if msg.Text() != "via proxy" {
+		t.Fatalf("%s %q", msg.StopReason, msg.ErrorMessage)
+	}
+	h := srv.Requests()[0].Header
+	if h.Get("X-Custom") != "1" || h.Get("Thread-Id") != "s1" || h.Get("Authorization") != "Bearer k" || !strings.HasPrefix(h.Get("User-Agent"), "pigo (") {
+		t.Errorf("headers %v", h)
+	}
+}

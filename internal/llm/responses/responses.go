@@ -469,7 +469,7 @@ type event struct {
 type slot struct {
 	kind    string // thinking | text | toolCall
 	index   int
-	partial *strings.Builder
+	partial *llm.PartialJSON
 }
 
 // MapStatus is pi's mapStopReason for a response status.
@@ -523,8 +523,8 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 			b.At(llm.EventTextStart, s.index)
 		case "function_call":
 			s = &slot{kind: llm.TypeToolCall, index: b.Add(llm.Content{Type: llm.TypeToolCall, ID: it.CallID + "|" + it.ID, Name: it.Name, Arguments: json.RawMessage("{}")}),
-				partial: &strings.Builder{}}
-			s.partial.WriteString(it.Arguments)
+				partial: &llm.PartialJSON{}}
+			s.partial.Feed(it.Arguments)
 			b.At(llm.EventToolCallStart, s.index)
 		default:
 			return nil
@@ -589,17 +589,17 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 			}
 		case "response.function_call_arguments.delta":
 			if s := get(ev.OutputIndex, llm.TypeToolCall); s != nil {
-				s.partial.WriteString(ev.Delta)
+				s.partial.Feed(ev.Delta)
 				blk := b.Block(s.index)
-				blk.Arguments = llm.ParseStreamingJSON(s.partial.String())
+				blk.Arguments = s.partial.Snapshot()
 				b.SetBlock(s.index, blk)
 				b.Delta(llm.EventToolCallDelta, s.index, ev.Delta)
 			}
 		case "response.function_call_arguments.done":
 			if s := get(ev.OutputIndex, llm.TypeToolCall); s != nil && ev.Arguments != nil {
-				prev := s.partial.String()
-				s.partial.Reset()
-				s.partial.WriteString(*ev.Arguments)
+				prev := s.partial.Raw()
+				s.partial = &llm.PartialJSON{}
+				s.partial.Feed(*ev.Arguments)
 				blk := b.Block(s.index)
 				blk.Arguments = llm.ParseStreamingJSON(*ev.Arguments)
 				b.SetBlock(s.index, blk)
@@ -669,7 +669,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 			case it.Type == "function_call" && s.kind == llm.TypeToolCall:
 				args := it.Arguments
 				if args == "" {
-					args = s.partial.String()
+					args = s.partial.Raw()
 				}
 				if args == "" {
 					args = "{}"

@@ -1,0 +1,474 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// builtinProvider is a built-in provider's wire facts from pi-ai's model catalogue: the api and
+// base URL its models use (only the apis pigo speaks).
+type builtinProvider struct{ API, BaseURL string }
+
+var builtinProviders = map[string]builtinProvider{
+	"anthropic":                  {"anthropic-messages", "https://api.anthropic.com"},
+	"openai":                     {"openai-responses", "https://api.openai.com/v1"},
+	"openrouter":                 {"openai-completions", "https://openrouter.ai/api/v1"},
+	"groq":                       {"openai-completions", "https://api.groq.com/openai/v1"},
+	"cerebras":                   {"openai-completions", "https://api.cerebras.ai/v1"},
+	"deepseek":                   {"openai-completions", "https://api.deepseek.com"},
+	"xai":                        {"openai-responses", "https://api.x.ai/v1"},
+	"zai":                        {"openai-completions", "https://api.z.ai/api/coding/paas/v4"},
+	"zai-coding-cn":              {"openai-completions", "https://open.bigmodel.cn/api/coding/paas/v4"},
+	"moonshotai":                 {"openai-completions", "https://api.moonshot.ai/v1"},
+	"moonshotai-cn":              {"openai-completions", "https://api.moonshot.cn/v1"},
+	"nvidia":                     {"openai-completions", "https://integrate.api.nvidia.com/v1"},
+	"together":                   {"openai-completions", "https://api.together.ai/v1"},
+	"huggingface":                {"openai-completions", "https://router.huggingface.co/v1"},
+	"baseten":                    {"openai-completions", "https://inference.baseten.co/v1"},
+	"ant-ling":                   {"openai-completions", "https://api.ant-ling.com/v1"},
+	"kimi-coding":                {"anthropic-messages", "https://api.kimi.com/coding"},
+	"minimax":                    {"anthropic-messages", "https://api.minimax.io/anthropic"},
+	"minimax-cn":                 {"anthropic-messages", "https://api.minimaxi.com/anthropic"},
+	"vercel-ai-gateway":          {"anthropic-messages", "https://ai-gateway.vercel.sh"},
+	"xiaomi":                     {"openai-completions", "https://api.xiaomimimo.com/v1"},
+	"qwen-token-plan":            {"openai-completions", "https://token-plan.ap-southeast-1.maas.aliyuncs.com/compatible-mode/v1"},
+	"qwen-token-plan-cn":         {"openai-completions", "https://token-plan.cn-beijing.maas.aliyuncs.com/compatible-mode/v1"},
+	"qwen-token-plan-individual": {"openai-completions", "https://token-plan.ap-southeast-1.maas.aliyuncs.com/compatible-mode/v1"},
+}
+
+// envAPIKeys is pi-ai's env-api-keys table: the variable holding each provider's key.
+var envAPIKeys = map[string][]string{
+	"anthropic": {"ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"}, "ant-ling": {"ANT_LING_API_KEY"},
+	"qwen-token-plan": {"QWEN_TOKEN_PLAN_API_KEY"}, "qwen-token-plan-cn": {"QWEN_TOKEN_PLAN_CN_API_KEY"},
+	"qwen-token-plan-individual": {"QWEN_TOKEN_PLAN_API_KEY"}, "openai": {"OPENAI_API_KEY"},
+	"azure-openai-responses": {"AZURE_OPENAI_API_KEY"}, "nvidia": {"NVIDIA_API_KEY"}, "deepseek": {"DEEPSEEK_API_KEY"},
+	"google": {"GEMINI_API_KEY"}, "google-vertex": {"GOOGLE_CLOUD_API_KEY"}, "groq": {"GROQ_API_KEY"},
+	"cerebras": {"CEREBRAS_API_KEY"}, "xai": {"XAI_API_KEY"}, "radius": {"RADIUS_API_KEY"},
+	"openrouter": {"OPENROUTER_API_KEY"}, "vercel-ai-gateway": {"AI_GATEWAY_API_KEY"}, "zai": {"ZAI_API_KEY"},
+	"zai-coding-cn": {"ZAI_CODING_CN_API_KEY"}, "mistral": {"MISTRAL_API_KEY"}, "minimax": {"MINIMAX_API_KEY"},
+	"minimax-cn": {"MINIMAX_CN_API_KEY"}, "moonshotai": {"MOONSHOT_API_KEY"}, "moonshotai-cn": {"MOONSHOT_API_KEY"},
+	"huggingface": {"HF_TOKEN"}, "fireworks": {"FIREWORKS_API_KEY"}, "together": {"TOGETHER_API_KEY"},
+	"baseten": {"BASETEN_API_KEY"}, "opencode": {"OPENCODE_API_KEY"}, "opencode-go": {"OPENCODE_API_KEY"},
+	"kimi-coding": {"KIMI_API_KEY"}, "cloudflare-workers-ai": {"CLOUDFLARE_API_KEY"},
+	"cloudflare-ai-gateway": {"CLOUDFLARE_API_KEY"}, "xiaomi": {"XIAOMI_API_KEY"},
+	"xiaomi-token-plan-cn": {"XIAOMI_TOKEN_PLAN_CN_API_KEY"}, "xiaomi-token-plan-ams": {"XIAOMI_TOKEN_PLAN_AMS_API_KEY"},
+	"xiaomi-token-plan-sgp": {"XIAOMI_TOKEN_PLAN_SGP_API_KEY"}, "github-copilot": {"COPILOT_GITHUB_TOKEN"},
+}
+
+// EnvAPIKey is the provider's key from its usual environment variable (pi-ai's getEnvApiKey;
+// an empty variable counts as unset).
+func EnvAPIKey(provider string) string {
+	for _, name := range envAPIKeys[provider] {
+		if v := os.Getenv(name); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+var (
+	envNameRe       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envNamePrefixRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
+	commandCache    sync.Map
+)
+
+// ResolveConfigValue resolves a models.json apiKey or header value as pi does: "!cmd" runs
+// cmd with sh (10 s limit, trimmed stdout, cached per process); anything else is a template
+// where $NAME and ${NAME} are environment variables, "$$" is "$" and "$!" is "!". ok is false
+// when a variable is unset or the command fails or prints nothing; missing lists the unset
+// variables.
+func ResolveConfigValue(s string) (value string, ok bool, missing []string) {
+	if strings.HasPrefix(s, "!") {
+		if v, hit := commandCache.Load(s); hit {
+			r := v.(string)
+			return r, r != "", nil
+		}
+		r := runConfigCommand(s[1:])
+		commandCache.Store(s, r)
+		return r, r != "", nil
+	}
+	var b strings.Builder
+	ok = true
+	for i := 0; i < len(s); {
+		d := strings.IndexByte(s[i:], '$')
+		if d < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		d += i
+		b.WriteString(s[i:d])
+		if d+1 < len(s) && (s[d+1] == '$' || s[d+1] == '!') {
+			b.WriteByte(s[d+1])
+			i = d + 2
+			continue
+		}
+		if d+1 < len(s) && s[d+1] == '{' {
+			end := strings.IndexByte(s[d+2:], '}')
+			if end < 0 {
+				b.WriteByte('$')
+				i = d + 1
+				continue
+			}
+			name := s[d+2 : d+2+end]
+			if envNameRe.MatchString(name) {
+				if v := os.Getenv(name); v != "" {
+					b.WriteString(v)
+				} else {
+					ok = false
+					missing = appendOnce(missing, name)
+				}
+			} else {
+				b.WriteString(s[d : d+3+end])
+			}
+			i = d + 3 + end
+			continue
+		}
+		if name := envNamePrefixRe.FindString(s[d+1:]); name != "" {
+			if v := os.Getenv(name); v != "" {
+				b.WriteString(v)
+			} else {
+				ok = false
+				missing = appendOnce(missing, name)
+			}
+			i = d + 1 + len(name)
+			continue
+		}
+		b.WriteByte('$')
+		i = d + 1
+	}
+	if !ok {
+		return "", false, missing
+	}
+	return b.String(), true, nil
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func runConfigCommand(cmd string) string {
+	c := exec.Command("sh", "-c", cmd)
+	c.Stdin = nil
+	c.Stderr = nil
+	done := make(chan struct{})
+	var out []byte
+	go func() {
+		out, _ = c.Output()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		if c.Process != nil {
+			_ = c.Process.Kill()
+		}
+		<-done
+		return ""
+	}
+	if c.ProcessState == nil || !c.ProcessState.Success() {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// resolveOrError is pi's resolveConfigValueOrThrow, with its texts.
+func resolveOrError(s, description string) (string, error) {
+	v, ok, missing := ResolveConfigValue(s)
+	if ok {
+		return v, nil
+	}
+	switch {
+	case strings.HasPrefix(s, "!"):
+		return "", fmt.Errorf("Failed to resolve %s from shell command: %s", description, s[1:])
+	case len(missing) == 1:
+		return "", fmt.Errorf("Failed to resolve %s from environment variable: %s", description, missing[0])
+	case len(missing) > 1:
+		return "", fmt.Errorf("Failed to resolve %s from environment variables: %s", description, strings.Join(missing, ", "))
+	}
+	return "", fmt.Errorf("Failed to resolve %s", description)
+}
+
+type costEntry struct {
+	Input      *float64 `json:"input"`
+	Output     *float64 `json:"output"`
+	CacheRead  *float64 `json:"cacheRead"`
+	CacheWrite *float64 `json:"cacheWrite"`
+}
+
+type modelEntry struct {
+	ID               string             `json:"id"`
+	Name             string             `json:"name"`
+	API              string             `json:"api"`
+	BaseURL          string             `json:"baseUrl"`
+	ThinkingLevelMap map[string]*string `json:"thinkingLevelMap"`
+	Cost             *costEntry         `json:"cost"`
+	Headers          map[string]string  `json:"headers"`
+	Compat           json.RawMessage    `json:"compat"`
+}
+
+type providerEntry struct {
+	BaseURL        string                `json:"baseUrl"`
+	APIKey         *string               `json:"apiKey"`
+	API            string                `json:"api"`
+	Headers        map[string]string     `json:"headers"`
+	Compat         json.RawMessage       `json:"compat"`
+	AuthHeader     bool                  `json:"authHeader"`
+	Models         []modelEntry          `json:"models"`
+	ModelOverrides map[string]modelEntry `json:"modelOverrides"`
+}
+
+// catalogueWire is what the shipped catalogue may say about a built-in model's wire (api,
+// baseUrl, cost, compat, thinkingLevelMap, name), when it carries those facts.
+type catalogueWire struct {
+	Provider         string             `json:"provider"`
+	ID               string             `json:"id"`
+	Name             string             `json:"name"`
+	API              string             `json:"api"`
+	BaseURL          string             `json:"baseUrl"`
+	Cost             *costEntry         `json:"cost"`
+	Compat           json.RawMessage    `json:"compat"`
+	ThinkingLevelMap map[string]*string `json:"thinkingLevelMap"`
+}
+
+// mergeCompat is pi's mergeCompat: override's keys win; the routing and template objects
+// merge one level deeper.
+func mergeCompat(base, override json.RawMessage) json.RawMessage {
+	if len(override) == 0 || string(override) == "null" {
+		return base
+	}
+	if len(base) == 0 || string(base) == "null" {
+		return override
+	}
+	var b, o map[string]json.RawMessage
+	if json.Unmarshal(base, &b) != nil || json.Unmarshal(override, &o) != nil {
+		return override
+	}
+	for k, v := range o {
+		if k == "openRouterRouting" || k == "vercelGatewayRouting" || k == "chatTemplateKwargs" || k == "chatTemplateArgs" {
+			var bn, on map[string]json.RawMessage
+			if json.Unmarshal(b[k], &bn) == nil && json.Unmarshal(v, &on) == nil && bn != nil && on != nil {
+				for nk, nv := range on {
+					bn[nk] = nv
+				}
+				v, _ = json.Marshal(bn)
+			}
+		}
+		b[k] = v
+	}
+	out, _ := json.Marshal(b)
+	return out
+}
+
+func applyCost(c *llm.Cost, e *costEntry) {
+	if e == nil {
+		return
+	}
+	for _, f := range []struct {
+		dst *float64
+		src *float64
+	}{{&c.Input, e.Input}, {&c.Output, e.Output}, {&c.CacheRead, e.CacheRead}, {&c.CacheWrite, e.CacheWrite}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+}
+
+// ProviderModel resolves the session model (as SessionModel does) into everything a provider
+// client needs: api, base URL, API key, headers, compat flags, costs and thinking-level map,
+// from models.json's provider and model entries (and modelOverrides) or the built-in
+// catalogue. The API key is apiKey (--api-key) when given, else models.json's apiKey ($VAR,
+// ${VAR}, !command), else the provider's usual environment variable; an empty key is left for
+// the provider to report ("No API key for provider: …"). It returns nil, nil when no model is
+// configured.
+func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
+	mi, err := c.SessionModel(flag)
+	if err != nil || mi == nil {
+		return nil, err
+	}
+	m := &llm.Model{Provider: mi.Provider, ID: mi.ID, Name: mi.ID, Reasoning: mi.Reasoning, Input: mi.Input,
+		ContextWindow: mi.ContextWindow, MaxTokens: mi.MaxTokens}
+	eff, err := c.Effective(Models)
+	if err != nil {
+		return nil, err
+	}
+	var file struct {
+		Providers map[string]providerEntry `json:"providers"`
+	}
+	if eff.Root != nil {
+		if err := json.Unmarshal(eff.JSON(), &file); err != nil {
+			return nil, fmt.Errorf("models.json: %w", err)
+		}
+	}
+	var pe *providerEntry
+	for k, v := range file.Providers {
+		if strings.EqualFold(k, m.Provider) {
+			v := v
+			pe = &v
+			m.Provider = k
+		}
+	}
+	if pe == nil {
+		pe = &providerEntry{}
+	}
+	defaults := builtinProviders[m.Provider]
+	var def *modelEntry
+	for i := range pe.Models {
+		if strings.EqualFold(pe.Models[i].ID, m.ID) {
+			def = &pe.Models[i]
+		}
+	}
+	var modelHeaders = map[string]string{}
+	if def != nil {
+		m.API = firstNonEmpty(def.API, pe.API, defaults.API)
+		if m.API == "" {
+			return nil, fmt.Errorf(`Provider %s, model %s: no "api" specified. Set at provider or model level.`, m.Provider, def.ID)
+		}
+		m.BaseURL = firstNonEmpty(def.BaseURL, pe.BaseURL, defaults.BaseURL)
+		if m.BaseURL == "" {
+			return nil, fmt.Errorf(`Provider %s: "baseUrl" is required when defining custom models.`, m.Provider)
+		}
+		m.Name = firstNonEmpty(def.Name, def.ID)
+		applyCost(&m.Cost, def.Cost)
+		m.Compat = mergeCompat(pe.Compat, def.Compat)
+		m.ThinkingLevelMap = def.ThinkingLevelMap
+		for k, v := range def.Headers {
+			modelHeaders[k] = v
+		}
+	} else {
+		m.API, m.BaseURL = defaults.API, defaults.BaseURL
+		var wires []catalogueWire
+		_ = json.Unmarshal(modelsCatalogue, &wires)
+		for _, w := range wires {
+			if strings.EqualFold(w.ID, m.ID) && strings.EqualFold(w.Provider, mi.Provider) {
+				m.API = firstNonEmpty(w.API, m.API)
+				m.BaseURL = firstNonEmpty(w.BaseURL, m.BaseURL)
+				m.Name = firstNonEmpty(w.Name, m.Name)
+				applyCost(&m.Cost, w.Cost)
+				m.Compat = w.Compat
+				m.ThinkingLevelMap = w.ThinkingLevelMap
+			}
+		}
+		if pe.BaseURL != "" {
+			m.BaseURL = pe.BaseURL
+		}
+		if pe.API != "" && m.API == "" {
+			m.API = pe.API
+		}
+		m.Compat = mergeCompat(m.Compat, pe.Compat)
+	}
+	for k, ov := range pe.ModelOverrides {
+		if !strings.EqualFold(k, m.ID) {
+			continue
+		}
+		m.Name = firstNonEmpty(ov.Name, m.Name)
+		applyCost(&m.Cost, ov.Cost)
+		m.Compat = mergeCompat(m.Compat, ov.Compat)
+		if ov.ThinkingLevelMap != nil {
+			merged := map[string]*string{}
+			for l, v := range m.ThinkingLevelMap {
+				merged[l] = v
+			}
+			for l, v := range ov.ThinkingLevelMap {
+				merged[l] = v
+			}
+			m.ThinkingLevelMap = merged
+		}
+		for hk, hv := range ov.Headers {
+			if _, set := modelHeaders[hk]; !set {
+				modelHeaders[hk] = hv
+			}
+		}
+	}
+	if m.API == "" {
+		return nil, fmt.Errorf("model %s/%s: no api known (set \"api\" for the provider in models.json)", m.Provider, m.ID)
+	}
+	// Headers: the model's, then the provider's (pi passes those as request headers, which
+	// win), each value resolved like an API key.
+	m.Headers = map[string]string{}
+	for _, k := range sortedKeys(modelHeaders) {
+		v, err := resolveOrError(modelHeaders[k], fmt.Sprintf(`model "%s/%s" header "%s"`, m.Provider, m.ID, k))
+		if err != nil {
+			return nil, err
+		}
+		m.Headers[k] = v
+	}
+	for _, k := range sortedKeys(pe.Headers) {
+		v, err := resolveOrError(pe.Headers[k], fmt.Sprintf(`provider "%s" header "%s"`, m.Provider, k))
+		if err != nil {
+			return nil, err
+		}
+		m.Headers[k] = v
+	}
+	switch {
+	case apiKey != "":
+		m.APIKey = apiKey
+	case pe.APIKey != nil:
+		v, err := resolveOrError(*pe.APIKey, fmt.Sprintf(`API key for provider "%s"`, m.Provider))
+		if err != nil {
+			return nil, err
+		}
+		m.APIKey = v
+	default:
+		m.APIKey = EnvAPIKey(m.Provider)
+	}
+	if pe.AuthHeader {
+		if m.APIKey == "" {
+			return nil, fmt.Errorf("authHeader requires a resolved API key")
+		}
+		m.Headers["Authorization"] = "Bearer " + m.APIKey
+	}
+	if len(m.Headers) == 0 {
+		m.Headers = nil
+	}
+	return m, nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// ProxyURL is the HTTP(S) proxy for provider requests: settings httpProxy, which pi applies
+// only when HTTP_PROXY and HTTPS_PROXY are unset (otherwise "" and the environment's proxy
+// variables apply, NO_PROXY included).
+func (c *Config) ProxyURL() (string, error) {
+	eff, err := c.Effective(Settings)
+	if err != nil || eff.Root == nil {
+		return "", err
+	}
+	p := strings.TrimSpace(scalarString(eff.Root.Get("httpProxy")))
+	if p == "" || os.Getenv("HTTP_PROXY") != "" || os.Getenv("HTTPS_PROXY") != "" {
+		return "", nil
+	}
+	return p, nil
+}

@@ -1,0 +1,103 @@
+package toolrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// registry resolves pi's read and an opencode read plus a structured codemode-only tool.
+func registry(t *testing.T) *engine.Result {
+	params := json.RawMessage(`{"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}`)
+	in := &engine.Input{Extensions: []engine.Extension{
+		{Source: engine.Source{Kind: engine.KindBuiltin, Name: "pi"}, Tools: []engine.Tool{
+			{Name: "read", Description: "pi read", Parameters: params},
+			{Name: "bash", Description: "pi bash", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "grep", Description: "pi grep"},
+		}},
+		{Source: engine.Source{Kind: engine.KindExtension, Name: "x", File: "x.json"}, Tools: []engine.Tool{
+			{Name: "boom", Description: "panics", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "stats", Description: "structured", Structured: true, CodemodeOnly: true,
+				Parameters: json.RawMessage(`{"type":"object"}`), Output: json.RawMessage(`{"type":"object"}`), Exec: []string{"true"}},
+			{Name: "plain", Description: "no exec", Parameters: json.RawMessage(`{"type":"object"}`)},
+		}},
+	}}
+	return engine.Resolve(in)
+}
+
+func TestRunnerBindingAndList(t *testing.T) {
+	var impls Impls
+	impls.Register("pi", "read", Impl{Execute: func(_ context.Context, inv *Invocation) (Result, error) {
+		var a struct{ Path string }
+		inv.Decode(&a)
+		return TextResult("pi read "+a.Path, nil), nil
+	}})
+	impls.Register("opencode", "read", Impl{Execute: func(context.Context, *Invocation) (Result, error) {
+		return TextResult("opencode read", nil), nil
+	}})
+	impls.Register("pi", "bash", Impl{Execute: func(context.Context, *Invocation) (Result, error) {
+		return Result{}, errors.New("thrown")
+	}})
+	impls.Exec = &Impl{Execute: func(_ context.Context, inv *Invocation) (Result, error) {
+		return Result{Content: []llm.Content{llm.TextBlock("exec " + strings.Join(inv.Tool.Exec, " "))}, Structured: json.RawMessage(`{}`)}, nil
+	}}
+	reg := registry(t)
+	r := New(reg, &impls, &Session{Cwd: "/w"})
+	ctx := context.Background()
+	run := func(name, args string) Result {
+		return r.Run(ctx, Call{ID: "1", Name: name, Arguments: json.RawMessage(args)}, nil)
+	}
+	if res := run("read", `{"path":5}`); res.IsError || res.Text() != "pi read 5" {
+		t.Errorf("read: %+v", res)
+	}
+	if res := run("bash", `{}`); !res.IsError || res.Text() != "thrown" || string(res.Details) != "{}" {
+		t.Errorf("thrown error: %+v", res)
+	}
+	if res := run("grep", `{}`); !res.IsError || res.Text() != "Tool grep not found" {
+		t.Errorf("inactive tool: %q", res.Text())
+	}
+	if res := run("stats", `{}`); res.IsError || res.Text() != "exec true" {
+		t.Errorf("codemode-only exec tool: %+v", res)
+	}
+	if res := run("plain", `{}`); !res.IsError || !strings.Contains(res.Text(), `has no "exec" argv template`) {
+		t.Errorf("no exec: %q", res.Text())
+	}
+	if res := run("boom", `{}`); !res.IsError || !strings.Contains(res.Text(), "cannot run") {
+		t.Errorf("boom without impl: %q", res.Text())
+	}
+	tools := r.LLMTools()
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != strings.Join(reg.Active, ",") || tools[0].Description != "pi read" || !json.Valid(tools[0].Parameters) {
+		t.Errorf("LLMTools: %+v (active %v)", names, reg.Active)
+	}
+}
+
+func TestRunnerRecoversPanics(t *testing.T) {
+	var impls Impls
+	impls.Register("pi", "read", Impl{Execute: func(context.Context, *Invocation) (Result, error) { panic("index out of range") }})
+	impls.Register("pi", "bash", Impl{Prepare: func(*Value) *Value { panic("bad prepare") },
+		Execute: func(context.Context, *Invocation) (Result, error) { return Result{}, nil }})
+	var logged string
+	r := New(registry(t), &impls, &Session{PanicLog: func(tool string, v any, _ []byte) { logged = tool }})
+	res := r.Run(context.Background(), Call{Name: "read", Arguments: json.RawMessage(`{"path":"x"}`)}, nil)
+	if !res.IsError || res.Text() != "Tool read failed: index out of range" || logged != "read" {
+		t.Errorf("execute panic: %+v %q", res, logged)
+	}
+	res = r.Run(context.Background(), Call{Name: "bash", Arguments: json.RawMessage(`{}`)}, nil)
+	if !res.IsError || res.Text() != "Tool bash failed: bad prepare" {
+		t.Errorf("prepare panic: %+v", res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res := r.Run(ctx, Call{Name: "read", Arguments: json.RawMessage(`{"path":"x"}`)}, nil); res.Text() != "Operation aborted" {
+		t.Errorf("aborted before execute: %q", res.Text())
+	}
+}

@@ -1,0 +1,257 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+func bashSession(t *testing.T) *toolrun.Session {
+	ws := tempWS(t)
+	os.MkdirAll(ws, 0o755)
+	return &toolrun.Session{Cwd: ws, AgentDir: filepath.Join(filepath.Dir(ws), "agent"), Headless: true}
+}
+
+func plan(t *testing.T, s *toolrun.Session) *sandbox.Plan {
+	pl, err := BashPlan(s)
+	if err != nil {
+		t.Skipf("no sandbox: %v", err)
+	}
+	return pl
+}
+
+// noLogin runs "bash -c": a login shell would print the host profile's noise.
+var noLogin = []string{"/bin/bash", "-c"}
+
+var uuidTxt = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.txt$`)
+
+// The spill file is <agentDir>/tmp/<uuid>.txt, made on the first byte, holding every byte;
+// the model gets pi's truncateTail with totals from the stream counters.
+func TestRunBashSpillAndTail(t *testing.T) {
+	s := bashSession(t)
+	out, err := RunBash(context.Background(), BashRun{Command: "seq 1 300000", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: spillDir(s)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ExitCode == nil || *out.ExitCode != 0 {
+		t.Fatalf("exit %v", out.ExitCode)
+	}
+	if filepath.Dir(out.FullOutputPath) != filepath.Join(s.AgentDir, "tmp") || !uuidTxt.MatchString(filepath.Base(out.FullOutputPath)) {
+		t.Fatalf("spill path %q", out.FullOutputPath)
+	}
+	full, _ := os.ReadFile(out.FullOutputPath)
+	if len(full) != out.Truncation.TotalBytes || out.Truncation.TotalLines != 300000 || !strings.HasSuffix(string(full), "299999\n300000\n") {
+		t.Fatalf("spill %d bytes, totals %+v", len(full), out.Truncation)
+	}
+	tr := out.Truncation
+	if !tr.Truncated || *tr.TruncatedBy != "lines" || tr.OutputLines != 2000 || !strings.HasPrefix(out.Output, "298001\n") || !strings.HasSuffix(out.Output, "\n300000") {
+		t.Fatalf("tail: %+v %q…", tr, out.Output[:20])
+	}
+	// No output: no spill file at all.
+	out, _ = RunBash(context.Background(), BashRun{Command: "true", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: spillDir(s)})
+	if out.FullOutputPath != "" || out.Output != "" {
+		t.Fatalf("silent command: %+v", out)
+	}
+}
+
+// A spill directory that cannot be written leaves the output in memory only.
+func TestRunBashReadOnlySpill(t *testing.T) {
+	s := bashSession(t)
+	ro := filepath.Join(filepath.Dir(s.Cwd), "ro")
+	os.MkdirAll(ro, 0o555)
+	t.Cleanup(func() { os.Chmod(ro, 0o755) })
+	if os.Getuid() == 0 {
+		t.Skip("root writes into read-only directories")
+	}
+	out, err := RunBash(context.Background(), BashRun{Command: "echo hi", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: filepath.Join(ro, "tmp")})
+	if err != nil || out.Output != "hi\n" || out.FullOutputPath != "" {
+		t.Fatalf("%+v %v", out, err)
+	}
+}
+
+func TestRunBashProgressAbortTimeout(t *testing.T) {
+	s := bashSession(t)
+	var mu sync.Mutex
+	var updates []string
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(600 * time.Millisecond)
+		cancel()
+	}()
+	start := time.Now()
+	out, err := RunBash(ctx, BashRun{Command: "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.1; done; sleep 30 & wait", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin,
+		Progress: func(tail string) { mu.Lock(); updates = append(updates, tail); mu.Unlock() }})
+	if err != nil || !out.Aborted || out.ExitCode != nil {
+		t.Fatalf("abort: %+v %v", out, err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatal("abort did not kill the process group")
+	}
+	mu.Lock()
+	if len(updates) < 2 || !strings.HasPrefix(updates[len(updates)-1], "tick 1\n") {
+		t.Fatalf("progress updates: %q", updates)
+	}
+	mu.Unlock()
+	out, err = RunBash(context.Background(), BashRun{Command: "echo a; sleep 30", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, Timeout: 300 * time.Millisecond})
+	if err != nil || !out.TimedOut || out.Output != "a\n" {
+		t.Fatalf("timeout: %+v %v", out, err)
+	}
+	if _, err := RunBash(context.Background(), BashRun{Command: "true", Dir: filepath.Join(s.Cwd, "nope")}); err == nil || err.Error() != "Working directory does not exist: "+filepath.Join(s.Cwd, "nope") {
+		t.Fatalf("missing dir: %v", err)
+	}
+	os.WriteFile(filepath.Join(s.Cwd, "f"), nil, 0o644)
+	if _, err := RunBash(context.Background(), BashRun{Command: "true", Dir: filepath.Join(s.Cwd, "f")}); err == nil || err.Error() != "Working directory is not a directory: "+filepath.Join(s.Cwd, "f") {
+		t.Fatalf("file as dir: %v", err)
+	}
+}
+
+// Bash runs in bwrap: the workspace is writable, .git and everything outside are not.
+func TestRunBashSandboxed(t *testing.T) {
+	s := bashSession(t)
+	os.MkdirAll(filepath.Join(s.Cwd, ".git"), 0o755)
+	od, err := os.MkdirTemp("/var/tmp", "pigo-bash-")
+	if err != nil {
+		t.Skip("no /var/tmp")
+	}
+	t.Cleanup(func() { os.RemoveAll(od) })
+	outside := filepath.Join(od, "outside.txt")
+	out, err := RunBash(context.Background(), BashRun{Command: "echo ok > in.txt; echo x > .git/config; echo y > " + outside + "; cat in.txt", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Cwd, "in.txt")); err != nil {
+		t.Fatalf("workspace write failed: %s", out.Output)
+	}
+	if _, err := os.Stat(filepath.Join(s.Cwd, ".git", "config")); err == nil {
+		t.Fatal(".git was writable in the sandbox")
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("wrote outside the workspace")
+	}
+}
+
+type cmdApprover struct {
+	d   toolrun.CommandDecision
+	req *toolrun.CommandRequest
+}
+
+func (a *cmdApprover) ApproveWrite(context.Context, toolrun.WriteRequest) (toolrun.WriteDecision, error) {
+	return toolrun.WriteDecision{}, nil
+}
+
+func (a *cmdApprover) ApproveCommand(_ context.Context, r toolrun.CommandRequest) (toolrun.CommandDecision, error) {
+	a.req = &r
+	return a.d, nil
+}
+
+func TestEscalate(t *testing.T) {
+	rules := []sandbox.Rule{{Action: "allow", Pattern: "git status *"}, {Action: "deny", Pattern: "git push *"}}
+	base := func() *toolrun.Session {
+		s := bashSession(t)
+		s.Sandbox = sandbox.DefaultPolicy()
+		s.Sandbox.ApprovalRules = rules
+		s.Rules = sandbox.CompileRules(rules)
+		return s
+	}
+	ctx := context.Background()
+	s := base()
+	if _, err := Escalate(ctx, s, "Bash", "git status && git push origin main"); errString(err) != "Command denied by bwrap approval rule: git push origin main" {
+		t.Errorf("deny: %v", err)
+	}
+	if e, err := Escalate(ctx, s, "Bash", "git status"); err != nil || e.Plan != nil {
+		t.Errorf("allow: %+v %v", e, err)
+	}
+	if _, err := Escalate(ctx, s, "Bash", "curl example.com"); errString(err) != "User denied unsandboxed execution." {
+		t.Errorf("headless: %v", err)
+	}
+	if _, err := Escalate(ctx, s, "Bash", "git status > out.txt"); errString(err) != "User denied unsandboxed execution." {
+		t.Errorf("redirect asks (headless refuses): %v", err)
+	}
+	s.DenyRequests = true
+	if _, err := Escalate(ctx, s, "Bash", "git status"); errString(err) != "User denied unsandboxed execution." {
+		t.Errorf("deny requests: %v", err)
+	}
+	aborted := false
+	for _, c := range []struct {
+		d    toolrun.CommandDecision
+		want string
+	}{
+		{toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce}, ""},
+		{toolrun.CommandDecision{Choice: toolrun.CommandRunInSandbox}, ""},
+		{toolrun.CommandDecision{Choice: toolrun.CommandDeny}, "User denied unsandboxed execution."},
+		{toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason, Reason: "use the mirror"}, "User denied command execution with reason: use the mirror"},
+		{toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason}, "User denied command execution."},
+		{toolrun.CommandDecision{Choice: toolrun.CommandDismissed}, "User denied the command execution."},
+	} {
+		s := base()
+		s.Headless = false
+		a := &cmdApprover{d: c.d}
+		s.Approver = a
+		s.Abort = func() { aborted = true }
+		e, err := Escalate(ctx, s, "Bash", "npm install react")
+		if errString(err) != c.want {
+			t.Errorf("%+v: %v, want %q", c.d, err, c.want)
+		}
+		if c.d.Choice == toolrun.CommandRunInSandbox && (e.Plan == nil || !e.InSandbox) {
+			t.Errorf("run in sandbox: %+v", e)
+		}
+		if c.d.Choice == toolrun.CommandAllowOnce && e.Plan != nil {
+			t.Errorf("allow once runs sandboxed: %+v", e)
+		}
+		if a.req == nil || strings.Join(a.req.Approval.Suggestions, ",") != "npm install *" {
+			t.Errorf("request: %+v", a.req)
+		}
+	}
+	if !aborted {
+		t.Error("dismissing the dialog did not abort the turn")
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestCommandExecutionPrompt(t *testing.T) {
+	s := bashSession(t)
+	got := CommandExecutionPrompt(s)
+	if !strings.HasPrefix(got, "\n\n## Command Execution\n") || !strings.Contains(got, "network is blocked") {
+		t.Fatalf("%q", got)
+	}
+	s.Sandbox = sandbox.Policy{FSMode: sandbox.FSAllowAll, NetMode: sandbox.NetAllowAll}
+	if got := CommandExecutionPrompt(s); got != "\n\n## Command Execution\nCommands run directly on the host, without a sandbox." {
+		t.Fatalf("%q", got)
+	}
+}
+
+// pi's bash gets the PI_* session variables, settings.shellCommandPrefix and shellPath.
+func TestPiBashEnvironmentAndShell(t *testing.T) {
+	e := newEnv(t, "")
+	s := e.runner.Session
+	s.Env = toolrun.SessionEnv{SessionID: "sid", SessionFile: "/s.jsonl", Provider: "p", Model: "m", ReasoningLevel: "high"}
+	s.Shell = toolrun.Shell{CommandPrefix: "shopt -s expand_aliases; alias hi='echo prefixed'"}
+	r := e.call("bash", `{"command":"hi; env | grep ^PI_ | sort"}`)
+	if want := "prefixed\nPI_MODEL=m\nPI_PROVIDER=p\nPI_REASONING_LEVEL=high\nPI_SESSION_FILE=/s.jsonl\nPI_SESSION_ID=sid\n"; r.IsError || r.Text() != want {
+		t.Fatalf("got %q", r.Text())
+	}
+	s.Env.Hide = true
+	s.Shell = toolrun.Shell{Path: "/bin/sh"}
+	r = e.call("bash", `{"command":"env | grep -c ^PI_ ; echo $0"}`)
+	if r.Text() != "0\n/bin/sh\n" {
+		t.Fatalf("hidden env / shellPath: %q", r.Text())
+	}
+	s.Shell = toolrun.Shell{Path: "/no/such/shell"}
+	if r = e.call("bash", `{"command":"true"}`); !r.IsError || r.Text() != "Custom shell path not found: /no/such/shell" {
+		t.Fatalf("%q", r.Text())
+	}
+}

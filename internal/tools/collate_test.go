@@ -1,0 +1,32 @@
+package tools
+
+import (
+	"encoding/json"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/pitest"
+)
+
+// TestLsOrderAgainstNode sorts names as pi's ls does (lower-cased localeCompare, ICU root
+// collation in node) and compares with pigo's approximation.
+func TestLsOrderAgainstNode(t *testing.T) {
+	pi := pitest.Find(t)
+	names := []string{"a.go", "a_b", "a-b", "ab", "a b", "A1", "a10", "a2", "éa", "eb", "ea", "Zeta.txt", "_under.txt",
+		".hidden", "..dots", "README.md", "readme.txt", "go.mod", "go.sum", "Makefile", "main.go", "main_test.go",
+		"1file", "~tilde", "#hash", "$dollar", "@at", "+plus", "=eq", "é", "E", "ñ", "n", "z", "日本", "ß", "ss", "[x]", "(y)", "æb", "aeb", "œuf", "oeuf", "ø", "o", "p"}
+	b, _ := json.Marshal(names)
+	out, err := exec.Command(pi.Node, "-e", `const l=JSON.parse(process.argv[1]);l.sort((a,b)=>a.toLowerCase().localeCompare(b.toLowerCase()));console.log(JSON.stringify(l))`, string(b)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	json.Unmarshal(out, &want)
+	got := append([]string{}, names...)
+	sort.SliceStable(got, func(i, j int) bool { return localeLess(got[i], got[j]) })
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("order:\n got %q\nwant %q", got, want)
+	}
+}
