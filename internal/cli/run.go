@@ -190,6 +190,7 @@ type run struct {
 	system   string
 	settings agent.Settings
 	policy   sandbox.Policy
+	proxy    string
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
 	expand  func(ctx context.Context, text string) (string, bool, error)
 	closers []func()
@@ -237,7 +238,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 		out.line(&h)
 		emit = func(e agent.Event) { out.line(e) }
 	}
-	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID()},
+	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
 		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
 	cmdOut := c.Stdout
 	if mode == "json" {

@@ -140,7 +140,10 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if res.Model == nil {
 		return nil, exitf(ExitUsage, "no model: give --model PROVIDER/ID or set defaultProvider and defaultModel in settings.json")
 	}
-	if r.model, err = c.llmModel(cfg, res.Model, a.str("--api-key")); err != nil {
+	if r.model, err = c.llmModel(cfg, res.Model, res.Model.Provider+"/"+res.Model.ID, a.str("--api-key")); err != nil {
+		return nil, err
+	}
+	if r.proxy, err = cfg.ProxyURL(); err != nil {
 		return nil, err
 	}
 	if r.provider, err = providerFor(r.model.API); err != nil {
@@ -345,79 +348,21 @@ func (c *CLI) runCommand(ctx context.Context, r *run, ex prompt.Expansion, out i
 	return nil
 }
 
-// llmModel turns the session model into what a provider needs: models.json's provider entry
-// (baseUrl, api, key, headers) merged with the model's facts.
-func (c *CLI) llmModel(cfg *config.Config, mi *config.ModelInfo, apiKey string) (*llm.Model, error) {
+// llmModel turns the session model into what a provider needs (config.ProviderModel:
+// models.json's provider and model entries or the catalogue, the API key as pi resolves it).
+// A model neither models.json nor the catalogue knows is a usage error.
+func (c *CLI) llmModel(cfg *config.Config, mi *config.ModelInfo, flag, apiKey string) (*llm.Model, error) {
 	if mi.Source == "defaults" {
 		return nil, c.unknownModel(cfg, mi)
 	}
-	m := &llm.Model{Provider: mi.Provider, ID: mi.ID, Name: mi.ID, Reasoning: mi.Reasoning, Input: mi.Input,
-		ContextWindow: mi.ContextWindow, MaxTokens: mi.MaxTokens}
-	models, err := cfg.Effective(config.Models)
+	m, err := cfg.ProviderModel(flag, apiKey)
 	if err != nil {
-		return nil, err
+		return nil, exitf(ExitUsage, "model %s/%s: %v", mi.Provider, mi.ID, err)
 	}
-	var doc struct {
-		Providers map[string]struct {
-			BaseURL string            `json:"baseUrl"`
-			API     string            `json:"api"`
-			APIKey  string            `json:"apiKey"`
-			Headers map[string]string `json:"headers"`
-			Compat  json.RawMessage   `json:"compat"`
-			Models  []struct {
-				ID     string          `json:"id"`
-				Name   string          `json:"name"`
-				API    string          `json:"api"`
-				Compat json.RawMessage `json:"compat"`
-				Cost   *llm.Cost       `json:"cost"`
-			} `json:"models"`
-		} `json:"providers"`
+	if m == nil {
+		return nil, exitf(ExitUsage, "no model: give --model PROVIDER/ID or set defaultProvider and defaultModel in settings.json")
 	}
-	_ = json.Unmarshal(models.JSON(), &doc)
-	for name, p := range doc.Providers {
-		if !strings.EqualFold(name, m.Provider) {
-			continue
-		}
-		m.BaseURL, m.API, m.Headers, m.Compat = p.BaseURL, p.API, p.Headers, p.Compat
-		if apiKey == "" {
-			apiKey = c.resolveKey(p.APIKey)
-		}
-		for _, pm := range p.Models {
-			if strings.EqualFold(pm.ID, m.ID) {
-				if pm.API != "" {
-					m.API = pm.API
-				}
-				if pm.Name != "" {
-					m.Name = pm.Name
-				}
-				if len(pm.Compat) > 0 {
-					m.Compat = pm.Compat
-				}
-				if pm.Cost != nil {
-					m.Cost = *pm.Cost
-				}
-			}
-		}
-	}
-	if m.API == "" {
-		m.API = map[string]string{"anthropic": "anthropic-messages", "openai": "openai-responses"}[strings.ToLower(m.Provider)]
-	}
-	if m.BaseURL == "" {
-		m.BaseURL = map[string]string{"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}[strings.ToLower(m.Provider)]
-	}
-	if apiKey == "" {
-		env := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(m.Provider)) + "_API_KEY"
-		apiKey = c.getenv(env)
-	}
-	m.APIKey = apiKey
 	return m, nil
-}
-
-func (c *CLI) resolveKey(v string) string {
-	if strings.HasPrefix(v, "$") {
-		return c.getenv(strings.Trim(v[1:], "{}"))
-	}
-	return v
 }
 
 // unknownModel is the exit-2 error for a model neither models.json nor the catalogue knows.
