@@ -75,7 +75,11 @@ func (c *CLI) Main(argv []string) (code int) {
 	}
 	cmd := find(commandTable, name)
 	if cmd == nil {
-		fmt.Fprintf(c.Stderr, "pigo: unknown command %q\n", name)
+		msg := fmt.Sprintf("pigo: unknown command %q", name)
+		if sug := commandSuggestion(name); sug != "" {
+			msg += fmt.Sprintf(" (did you mean %q? To send it to the model as a prompt, use -p)", sug)
+		}
+		fmt.Fprintln(c.Stderr, msg)
 		c.usage(c.Stderr)
 		return ExitUsage
 	}

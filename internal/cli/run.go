@@ -49,18 +49,16 @@ const runUsage = "[-p] [--mode text|json] [--model PROVIDER/ID[:THINKING]] [FLAG
 // noChatYet is printed for a run on a terminal without -p until the chat exists (issue #16).
 const noChatYet = "pigo: the interactive chat is not built yet; use -p (pigo -p \"PROMPT\")"
 
-// runArgs reports whether argv is a session run rather than a command: no command word, or a
-// first word that is not a command while -p or a run-only flag is given (or the word is a
-// sentence, such as `pigo "fix the failing test"`).
+// isRun reports whether argv is a session run rather than a command: no command word, or a
+// first word that is not a command — a prompt, as pi takes it (`pigo "fix the failing test"`,
+// `pigo -p hello`). A word that is a near miss of a command name stays an unknown command
+// (with its did-you-mean) unless -p or another run-only flag says it is a prompt.
 func (c *CLI) isRun(argv []string, name string) bool {
 	if name == "" {
 		return true
 	}
 	if find(commandTable, name) != nil {
 		return false
-	}
-	if strings.ContainsAny(name, " \t\n") || strings.HasPrefix(name, "/") {
-		return true
 	}
 	runOnly := map[string]bool{}
 	for _, f := range runFlags {
@@ -77,7 +75,19 @@ func (c *CLI) isRun(argv []string, name string) bool {
 			return true
 		}
 	}
-	return false
+	return commandSuggestion(name) == ""
+}
+
+// commandSuggestion is the command name a mistyped word is close to ("" when none).
+func commandSuggestion(word string) string {
+	if strings.ContainsAny(word, " \t\n/") {
+		return ""
+	}
+	names := make([]string, 0, len(commandTable))
+	for _, cmd := range commandTable {
+		names = append(names, cmd.name)
+	}
+	return suggestName(word, names)
 }
 
 // exitError carries an exit code with its message.
