@@ -158,6 +158,28 @@ func EstimateContextTokens(msgs []llm.Message) (tokens, lastUsage int) {
 	return t, -1
 }
 
+// estimateEntries is EstimateContextTokens over context entries, each estimated with its pi
+// role (a summary counts its own text, not the wrapper the model sees), as pi estimates the
+// AgentMessages of buildSessionContext.
+func estimateEntries(entries []Entry) int {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if m := entries[i].Message; m != nil && entries[i].Type == "message" {
+			if u := validUsage(m); u != nil {
+				t := ContextTokens(u)
+				for j := i + 1; j < len(entries); j++ {
+					t += entryTokens(&entries[j])
+				}
+				return t
+			}
+		}
+	}
+	t := 0
+	for i := range entries {
+		t += entryTokens(&entries[i])
+	}
+	return t
+}
+
 func isCutPoint(e *Entry) bool {
 	if e.Type == "compaction" {
 		return false
@@ -299,7 +321,7 @@ func PrepareCompaction(branch []Entry, s CompactionSettings) *Preparation {
 			}
 		}
 	}
-	p.TokensBefore, _ = EstimateContextTokens(ContextMessages(ContextEntries(branch)))
+	p.TokensBefore = estimateEntries(ContextEntries(branch))
 	cp := FindCutPoint(branch, start, len(branch), s.KeepRecentTokens)
 	if cp.FirstKept >= len(branch) || branch[cp.FirstKept].ID == "" {
 		return nil
@@ -695,8 +717,8 @@ func (a *Agent) autoCompact(ctx context.Context, reason string, willRetry bool) 
 	}
 	msgs := a.cfg.Store.Context()
 	after := 0
-	for i := range msgs {
-		after += EstimateTokens(&msgs[i])
+	for _, e := range ContextEntries(a.cfg.Store.Branch()) {
+		after += entryTokens(&e)
 	}
 	a.mu.Lock()
 	a.messages = msgs
