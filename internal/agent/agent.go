@@ -159,6 +159,28 @@ type Agent struct {
 	retryAttempt      int
 	overflowAttempted bool
 	tools             map[string]*Tool
+	// storeErr is the first error the store returned; the run goes on (the transcript is in
+	// memory) and the caller reports it.
+	storeErr error
+}
+
+// StoreErr returns the first error recording into the store, nil when every entry was
+// recorded.
+func (a *Agent) StoreErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.storeErr
+}
+
+func (a *Agent) noteStoreErr(err error) {
+	if err == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.storeErr == nil {
+		a.storeErr = err
+	}
 }
 
 type queue struct {

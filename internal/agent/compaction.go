@@ -641,14 +641,7 @@ func (a *Agent) checkCompaction(ctx context.Context, m *llm.Message, skipAborted
 	}
 	model := a.cfg.Model
 	sameModel := m.Provider == model.Provider && m.Model == model.ID
-	branch := a.cfg.Store.Branch()
-	var lastCompaction *Entry
-	for i := len(branch) - 1; i >= 0; i-- {
-		if branch[i].Type == "compaction" {
-			lastCompaction = &branch[i]
-			break
-		}
-	}
+	lastCompaction := latestCompaction(a.cfg.Store)
 	if lastCompaction != nil && m.Timestamp <= lastCompaction.Timestamp {
 		return false
 	}
@@ -687,6 +680,25 @@ func (a *Agent) checkCompaction(ctx context.Context, m *llm.Message, skipAborted
 		return a.autoCompact(ctx, "threshold", false)
 	}
 	return false
+}
+
+// compactionFinder is a Store that finds its latest compaction without converting the whole
+// branch (checked after every run).
+type compactionFinder interface {
+	LatestCompaction() *Entry
+}
+
+func latestCompaction(s Store) *Entry {
+	if f, ok := s.(compactionFinder); ok {
+		return f.LatestCompaction()
+	}
+	branch := s.Branch()
+	for i := len(branch) - 1; i >= 0; i-- {
+		if branch[i].Type == "compaction" {
+			return &branch[i]
+		}
+	}
+	return nil
 }
 
 // autoCompact is pi's _runAutoCompaction.

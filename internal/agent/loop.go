@@ -96,7 +96,7 @@ func (a *Agent) dispatch(e Event) {
 		m := e.Message
 		switch m.Role {
 		case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
-			_ = a.cfg.Store.AppendMessage(*m)
+			a.noteStoreErr(a.cfg.Store.AppendMessage(*m))
 		}
 		if m.Role == llm.RoleAssistant {
 			cp := *m

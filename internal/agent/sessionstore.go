@@ -45,6 +45,18 @@ func (st sessionStore) Branch() []Entry {
 	return out
 }
 
+// LatestCompaction finds the branch's latest compaction entry, converting only it.
+func (st sessionStore) LatestCompaction() *Entry {
+	path := st.s.Branch("")
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == session.TypeCompaction {
+			e := entryOf(path[i])
+			return &e
+		}
+	}
+	return nil
+}
+
 func millisOf(iso string) int64 {
 	t, err := session.ParseTimestamp(iso)
 	if err != nil {

@@ -307,19 +307,25 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 				}
 			}
 		}
-	} else {
-		if failed && last.ErrorMessage != "" {
-			fmt.Fprintln(c.Stderr, last.ErrorMessage)
-		}
+	} else if failed && last.ErrorMessage != "" {
+		fmt.Fprintln(c.Stderr, last.ErrorMessage)
+	}
+	// Nothing the run did may be lost silently: a session entry that could not be written is
+	// an I/O failure (exit 3), whatever the model did.
+	if err := ag.StoreErr(); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: the session file could not be written: %v\n", err)
+		code = ExitInternal
+	}
+	if err := r.sess.Close(); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: session: %v\n", err)
+		code = ExitInternal
+	}
+	if out != nil {
 		if out.err != nil {
 			fmt.Fprintf(c.Stderr, "pigo: writing events: %v\n", out.err)
 			code = ExitInternal
 		}
 		out.line(settled{"agent_settled", code})
-	}
-	if err := r.sess.Close(); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo: session: %v\n", err)
-		return ExitInternal
 	}
 	return code
 }
