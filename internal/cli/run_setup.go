@@ -163,9 +163,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 			r.thinking = t
 		}
 	}
-	if !r.model.Reasoning {
-		r.thinking = "off"
-	}
+	r.thinking = clampThinking(r.model, r.thinking)
 	if !existing {
 		if _, err := r.sess.AppendModelChange(r.model.Provider, r.model.ID); err != nil {
 			return nil, err
@@ -180,6 +178,48 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	r.tools = c.bindTools(cfg, res, r.model, r.policy)
 	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
+}
+
+// extendedLevels are pi-ai's thinking levels in order.
+var extendedLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// clampThinking is pi-ai's clampThinkingLevel: a level the model does not support becomes the
+// nearest supported one above it, else below it (a model without reasoning: off; xhigh and
+// max only where the model's thinkingLevelMap names them; a level mapped to null is off
+// limits).
+func clampThinking(m *llm.Model, level string) string {
+	supported := []string{"off"}
+	if m.Reasoning {
+		supported = nil
+		for _, l := range extendedLevels {
+			mapped, present := m.ThinkingLevelMap[l]
+			if present && mapped == nil {
+				continue
+			}
+			if (l == "xhigh" || l == "max") && !present {
+				continue
+			}
+			supported = append(supported, l)
+		}
+	}
+	if slices.Contains(supported, level) {
+		return level
+	}
+	i := slices.Index(extendedLevels, level)
+	if i < 0 {
+		return supported[0]
+	}
+	for j := i; j < len(extendedLevels); j++ {
+		if slices.Contains(supported, extendedLevels[j]) {
+			return extendedLevels[j]
+		}
+	}
+	for j := i - 1; j >= 0; j-- {
+		if slices.Contains(supported, extendedLevels[j]) {
+			return extendedLevels[j]
+		}
+	}
+	return supported[0]
 }
 
 func agentThinking(ag *agentInfo) string {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 func TestSplitModelFlag(t *testing.T) {
@@ -59,5 +61,25 @@ func TestTerminalWithoutPrintRefusesForNow(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Fatalf("stdout %q", out.String())
+	}
+}
+
+func TestClampThinking(t *testing.T) {
+	high := "high"
+	for _, c := range []struct {
+		m     llm.Model
+		level string
+		want  string
+	}{
+		{llm.Model{}, "high", "off"},
+		{llm.Model{Reasoning: true}, "high", "high"},
+		{llm.Model{Reasoning: true}, "xhigh", "high"},
+		{llm.Model{Reasoning: true, ThinkingLevelMap: map[string]*string{"xhigh": &high}}, "xhigh", "xhigh"},
+		{llm.Model{Reasoning: true, ThinkingLevelMap: map[string]*string{"minimal": nil}}, "minimal", "low"},
+		{llm.Model{Reasoning: true}, "bogus", "off"},
+	} {
+		if got := clampThinking(&c.m, c.level); got != c.want {
+			t.Errorf("clampThinking(%+v, %q) = %q, want %q", c.m, c.level, got, c.want)
+		}
 	}
 }
