@@ -31,6 +31,7 @@ var deliberateDifferences = map[string]string{
 	"overflow that cannot compact": "when a context overflow leaves nothing to summarize, pi drops the failed reply from its state and print mode exits 0 saying nothing; pigo reports the provider's error and exits 1",
 	"agent_settled exit_code":      "pigo's last line carries the exit code ({\"type\":\"agent_settled\",\"exit_code\":N}); pi's has none",
 	"system prompt docs paths":     "pi's default prompt names its docs under its own install dir; pigo is run with PI_PACKAGE_DIR set to that dir so the prompts compare byte for byte",
+	"tool_execution_update count":  "one per output chunk of a running tool, so the count depends on timing in both; only their presence is compared",
 	"working directory":            "each run has its own temporary working directory; paths in request bodies are compared with it replaced by <cwd>",
 	"retry-after wait":             "scenarios use settings retry.baseDelayMs 1 so neither waits; pi's provider-level retry of the SDK is off for both (maxRetries 0 in the request options)",
 }
@@ -64,6 +65,10 @@ func scenarios() []scenario {
 			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "nope", Args: `{}`}}}, {Text: "No such tool."}}},
 		{name: "invalid-arguments", prompts: []string{"go"}, args: []string{"--tools", "read"},
 			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "read", Args: `{"offset":"x"}`}}}, {Text: "Bad arguments."}}},
+		{name: "edit-file", prompts: []string{"rename alpha"}, files: map[string]string{"a.txt": "alpha\nbeta\n"}, args: []string{"--tools", "read,edit"},
+			turns: []llmtest.Turn{{Text: "Editing.", ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "edit", Args: `{"path":"a.txt","edits":[{"oldText":"alpha","newText":"omega"}]}`}}}, {Text: "Renamed."}}},
+		{name: "bash", prompts: []string{"say hi"}, args: []string{"--tools", "bash"},
+			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "bash", Args: `{"command":"echo hi; echo err >&2; exit 3"}`}}}, {Text: "It failed."}}},
 		{name: "retry-429", prompts: []string{"go"}, args: []string{"--no-tools"}, settings: fast,
 			turns: []llmtest.Turn{{Fault: llmtest.RateLimit}, {Text: "Second time lucky."}}},
 		{name: "retries-exhausted", prompts: []string{"go"}, args: []string{"--no-tools"}, settings: fast, failed: true,
@@ -328,6 +333,12 @@ func TestDifferentialAgainstPi(t *testing.T) {
 			if code != wantCode || last != fmt.Sprintf(`{"type":"agent_settled","exit_code":%d}`, wantCode) {
 				t.Fatalf("exit %d, last line %s", code, last)
 			}
+			var piUpdates, goUpdates int
+			piLines, piUpdates = dropToolUpdates(piLines)
+			goLines, goUpdates = dropToolUpdates(goLines)
+			if (piUpdates == 0) != (goUpdates == 0) {
+				t.Errorf("tool_execution_update: pi sent %d, pigo %d", piUpdates, goUpdates)
+			}
 			ps, gs := eventShapes(t, piLines), eventShapes(t, goLines)
 			if !reflect.DeepEqual(ps, gs) {
 				t.Errorf("event sequences differ:\n pi:   %v\n pigo: %v", ps, gs)
@@ -339,6 +350,9 @@ func TestDifferentialAgainstPi(t *testing.T) {
 						t.Errorf("event %d (%s) differs at %s", i+1, ps[i], d)
 					}
 				}
+			}
+			if pf, gf := dirFiles(t, piCwd), dirFiles(t, goCwd); !reflect.DeepEqual(pf, gf) {
+				t.Errorf("working directories differ after the run:\n pi:   %v\n pigo: %v", pf, gf)
 			}
 			if len(piReqs) != len(goReqs) {
 				t.Fatalf("pi made %d requests, pigo %d", len(piReqs), len(goReqs))
@@ -353,6 +367,36 @@ func TestDifferentialAgainstPi(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dropToolUpdates removes the tool_execution_update lines: how many there are depends on how
+// a command's output happens to arrive (pi and pigo both send one per output chunk), so only
+// whether there were any is compared.
+func dropToolUpdates(lines []string) ([]string, int) {
+	var out []string
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, `{"type":"tool_execution_update"`) {
+			n++
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, n
+}
+
+// dirFiles is every regular file under dir with its content.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	return out
 }
 
 // sessionFiles lists the .jsonl files under dir.
