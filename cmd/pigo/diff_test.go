@@ -456,6 +456,39 @@ func TestSessionsCrossResume(t *testing.T) {
 			t.Fatalf("pi sent %v, want %v", got, want)
 		}
 	})
+	t.Run("pi resumes a compacted pigo session", func(t *testing.T) {
+		t.Parallel()
+		sc := scenario{prompts: []string{"first", "second"}, args: []string{"--no-tools"},
+			settings: map[string]any{"compaction": map[string]any{"keepRecentTokens": 1}},
+			turns:    []llmtest.Turn{{Text: "First answer."}, {Fault: llmtest.ContextOverflow}, {Text: "## Goal\nsummary"}, {Text: "After compaction."}}}
+		_, code, _, cwd := runPigoScenario(t, sc)
+		files := sessionFiles(t, filepath.Dir(cwd))
+		if code != 0 || len(files) != 1 {
+			t.Fatalf("pigo exit %d, session files %v", code, files)
+		}
+		srv := llmtest.New(t)
+		srv.Push(llmtest.Turn{Text: "Resumed."})
+		out, stderr, _ := srv.RunPi(t, llmtest.PiRun{Args: []string{"--no-tools", "--session", files[0], "--mode", "json", "-p", "third"}})
+		if len(srv.Requests()) != 1 {
+			t.Fatalf("pi did not resume: %s\n%s", out, stderr)
+		}
+		var body struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(srv.Requests()[0].Body, &body)
+		var roles []string
+		for _, m := range body.Messages[1:] {
+			roles = append(roles, m.Role)
+		}
+		// The summary (as a user message), the kept prompt, its reply, the new prompt.
+		if !reflect.DeepEqual(roles, []string{"user", "user", "assistant", "user"}) ||
+			!strings.Contains(string(body.Messages[1].Content), "compacted into the following summary") {
+			t.Fatalf("pi's context after pigo's compaction: %v %s", roles, body.Messages[1].Content)
+		}
+	})
 	t.Run("pigo resumes pi", func(t *testing.T) {
 		t.Parallel()
 		srv := llmtest.New(t)
