@@ -54,7 +54,7 @@ func scenarios() []scenario {
 		return llmtest.ToolCall{ID: id, Name: "read", Args: `{"path":"` + path + `"}`}
 	}
 	return []scenario{
-		{name: "text", prompts: []string{"hello"}, turns: []llmtest.Turn{{Text: "Hello there.", Usage: llmtest.Usage{Input: 12, Output: 3}}}, args: []string{"--tools", "write,read,ls"}},
+		{name: "text", prompts: []string{"@notes.txt", "hello"}, files: map[string]string{"notes.txt": "\ufeffsome notes\n"}, turns: []llmtest.Turn{{Text: "Hello there.", Usage: llmtest.Usage{Input: 12, Output: 3}}}, args: []string{"--tools", "write,read,ls"}},
 		{name: "thinking", prompts: []string{"think"}, model: map[string]any{"id": "m", "reasoning": true}, args: []string{"--no-tools", "--thinking", "high"},
 			turns: []llmtest.Turn{{Thinking: "Let me think.", Text: "Thought it through."}}},
 		{name: "tool-read", prompts: []string{"read a.txt"}, files: map[string]string{"a.txt": "alpha\nbeta\n"}, args: []string{"--tools", "read"},
