@@ -159,7 +159,7 @@ func (c *CLI) runSession(argv []string) int {
 	}
 	if len(prompts) == 0 {
 		if !a.has("-p") && mode == "text" && len(argv) == 0 {
-			c.usage(c.Stdout)
+			c.usage(c.Stderr) // a usage error: stdout stays clean for scripts
 			return ExitUsage
 		}
 		fmt.Fprintln(c.Stderr, "pigo: no prompt: give it as an argument or on standard input")
