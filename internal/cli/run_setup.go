@@ -318,32 +318,17 @@ func agentResult(r toolrun.Result) agent.Result {
 
 // skills are the run's loaded skills (the resolved command set's skill entries).
 func skills(res *config.Resolution) []prompt.Skill {
-	var out []prompt.Skill
-	for _, c := range res.Commands.Commands {
-		if c.Source != "skill" {
-			continue
-		}
-		for _, a := range res.Commands.Autocomplete {
-			if a.Name == c.Invocation {
-				out = append(out, prompt.ReadSkill(c.Name, a.Description, c.File))
-			}
-		}
-	}
-	return out
+	return prompt.FromResolution(res.Tools, res.Commands).Skills
 }
 
-// systemPrompt builds pi 0.84's system prompt from the resolved registry (its tools section
-// and guidelines), the prompt flags, context files and skills; a sub-agent's Markdown body
-// is appended as its own prompt.
+// systemPrompt builds the run's system prompt (runPrompt: pi 0.84's layout from the resolved
+// registry, the prompt flags, SYSTEM.md / APPEND_SYSTEM.md, context files, skills, or the
+// seed's template); a sub-agent's Markdown body is appended as one more append prompt.
 func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, sub *config.ResolvedAgent) string {
-	appends := append([]string{}, a.list("--append-system-prompt")...)
 	if sub != nil && strings.TrimSpace(sub.Prompt) != "" {
-		appends = append(appends, strings.TrimSpace(sub.Prompt))
+		a.vals["--append-system-prompt"] = append(a.list("--append-system-prompt"), strings.TrimSpace(sub.Prompt))
 	}
-	r := prompt.Build(prompt.Options{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Trusted: cfg.Trusted,
-		SystemPrompt: a.str("--system-prompt"), AppendSystemPrompt: appends, NoContextFiles: a.has("-nc"),
-		ActiveTools: res.Tools.Active, ToolLines: res.Tools.SystemPrompt.Tools, Guidelines: res.Tools.SystemPrompt.Guidelines,
-		Skills: skills(res), Getenv: c.getenv})
+	r := c.runPrompt(a, cfg, res)
 	for _, w := range r.Warnings {
 		fmt.Fprintf(c.Stderr, "pigo: warning: %s\n", w)
 	}
