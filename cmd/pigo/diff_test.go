@@ -231,6 +231,43 @@ func normalizeRequest(body []byte, cwd string) any {
 	return v
 }
 
+// normalizeEvents normalizes every line and puts each run of consecutive tool_execution_end
+// events in call-id order: parallel calls end in completion order, which depends on timing
+// in pi as in pigo (the toolResult messages after them are in call order and compared as
+// they are).
+func normalizeEvents(lines []string, cwd string) []any {
+	out := make([]any, len(lines))
+	for i, l := range lines {
+		out[i] = normalizeEvent(l, cwd)
+	}
+	id := func(v any) (string, bool) {
+		m, _ := v.(map[string]any)
+		if m == nil || m["type"] != "tool_execution_end" {
+			return "", false
+		}
+		s, _ := m["toolCallId"].(string)
+		return s, true
+	}
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) {
+			if _, ok := id(out[j]); !ok {
+				break
+			}
+			j++
+		}
+		if j > i+1 {
+			run := out[i:j]
+			sort.SliceStable(run, func(a, b int) bool { x, _ := id(run[a]); y, _ := id(run[b]); return x < y })
+		}
+		if j == i {
+			j++
+		}
+		i = j
+	}
+	return out
+}
+
 // normalizeEvent masks what differs between any two runs (timestamps, ids, the cwd), the
 // deliberate agent_settled exit_code, and the known gap of streamed partial messages.
 func normalizeEvent(line, cwd string) any {
@@ -345,8 +382,9 @@ func TestDifferentialAgainstPi(t *testing.T) {
 			} else {
 				// Same sequence: every event must also be equal field by field, modulo the
 				// masked fields.
-				for i := range piLines {
-					if d := diffJSON(normalizeEvent(piLines[i], piCwd), normalizeEvent(goLines[i], goCwd)); d != "" {
+				pn, gn := normalizeEvents(piLines, piCwd), normalizeEvents(goLines, goCwd)
+				for i := range pn {
+					if d := diffJSON(pn[i], gn[i]); d != "" {
 						t.Errorf("event %d (%s) differs at %s", i+1, ps[i], d)
 					}
 				}
