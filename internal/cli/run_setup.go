@@ -412,6 +412,9 @@ func (c *CLI) unknownModel(cfg *config.Config, mi *config.ModelInfo) error {
 			}
 		}
 	}
+	for _, m := range config.CatalogueModels() {
+		known = append(known, m.Provider+"/"+m.ID)
+	}
 	slices.Sort(known)
 	msg := fmt.Sprintf("unknown model %q: it is neither in models.json nor in the shipped catalogue", name)
 	if s := suggestName(name, known); s != "" {
