@@ -1,8 +1,8 @@
 package codemode
 
 import (
-	_ "embed"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -340,7 +340,7 @@ func (r *run) main() (o Outcome) {
 		}
 		select {
 		case st := <-r.results:
-			var payload any = quickjs.UndefinedValue
+			var payload any = quickjs.Undefined{}
 			if st.payload != nil {
 				payload = *st.payload
 			}
