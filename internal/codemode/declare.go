@@ -83,6 +83,16 @@ func tsType(s *toolrun.Value, indent string) string {
 		return strings.Join(parts, " | ")
 	}
 	t := s.Get("type")
+	if t != nil && t.Kind == toolrun.Array && len(t.Arr) > 0 {
+		// A type list is what TypeBox writes as anyOf: render it as that union.
+		parts := make([]string, len(t.Arr))
+		for i, x := range t.Arr {
+			c := s.Clone()
+			c.Set("type", x)
+			parts[i] = tsType(c, indent)
+		}
+		return strings.Join(parts, " | ")
+	}
 	if t == nil || t.Kind != toolrun.String {
 		return "unknown"
 	}

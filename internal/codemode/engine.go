@@ -536,17 +536,13 @@ func jsError(kind string, err error) *ScriptError {
 	if !errors.As(err, &qe) {
 		return &ScriptError{Kind: "sandbox", Message: err.Error()}
 	}
-	head := qe.Name + ": " + qe.Message
-	if qe.Message == "" {
-		head = qe.Name
-	}
-	lines := []string{head}
+	var frames []string
 	for _, l := range strings.Split(qe.Stack, "\n") {
 		if strings.TrimSpace(l) != "" && !strings.Contains(l, "at codemode$") {
-			lines = append(lines, l)
+			frames = append(frames, l)
 		}
 	}
-	return &ScriptError{Kind: kind, Name: qe.Name, Message: qe.Message, Stack: strings.Join(lines, "\n")}
+	return &ScriptError{Kind: kind, Name: qe.Name, Message: qe.Message, Stack: strings.Join(frames, "\n")}
 }
 
 func arg(args []any, i int) any {
