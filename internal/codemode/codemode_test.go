@@ -62,7 +62,7 @@ func TestFsWriteNeedsRead(t *testing.T) {
 	r := e.run(context.Background(), `try { await fs.write("a.txt", "new\n") } catch (e) { text(e.name + ": " + e.message) }
 const before = await fs.read("a.txt");
 await fs.write("a.txt", before.toUpperCase());
-return await fs.read("` + p + `");`)
+return await fs.read("`+p+`");`)
 	if r.IsError {
 		t.Fatal(r.Text())
 	}

@@ -1,9 +1,8 @@
 package codemode
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -86,13 +85,35 @@ func parseOptions(text string) (Options, error) {
 	return opts, nil
 }
 
-// jsString is JSON.stringify of a string.
+// jsString is JSON.stringify of a string: quotes, backslash and control characters escaped
+// (\b \f \n \r \t, else \u00xx), everything else as it is.
 func jsString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	out := strings.TrimSuffix(b.String(), "\n")
-	// JSON.stringify leaves U+2028/U+2029 as they are.
-	return strings.NewReplacer(`\u2028`, "\u2028", `\u2029`, "\u2029").Replace(out)
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
