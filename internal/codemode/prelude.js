@@ -74,7 +74,7 @@
 	}
 
 	function codemode$caller(name) {
-		return function codemode$call(args) {
+		return function codemode$invoke(args) {
 			let json;
 			try {
 				json = args === undefined ? undefined : stringify(args);
@@ -94,14 +94,14 @@
 	}
 	Object.freeze(allTools);
 
-	function call(name, args) {
+	function codemode$call(name, args) {
 		const fn = callers.get(name);
 		if (fn === undefined) {
 			return PromiseCtor.reject(new CallFailedError('Tool "' + String(name) + '" is not available in codemode.'));
 		}
 		return fn(args);
 	}
-	Object.freeze(call);
+	Object.freeze(codemode$call);
 
 	const readFile = codemode$caller("fs.read");
 	const writeFile = codemode$caller("fs.write");
@@ -110,11 +110,11 @@
 		write: function codemode$fsWrite(path, content) { return writeFile({ path, content }); },
 	});
 
-	function sleep(seconds) {
+	function codemode$sleep(seconds) {
 		const ms = Number(seconds) * 1000;
 		return codemode$request("sleep", ms > 0 ? ms : 0);
 	}
-	Object.freeze(sleep);
+	Object.freeze(codemode$sleep);
 
 	const stored = new MapCtor();
 	const writes = new MapCtor();
@@ -184,7 +184,7 @@
 		return json === undefined ? String(value) : json;
 	}
 
-	function text(value) {
+	function codemode$text(value) {
 		let rendered;
 		try {
 			rendered = codemode$outputText(value);
@@ -209,7 +209,7 @@
 		return "data:" + mimeType + ";base64," + value.data;
 	}
 
-	function image(value) {
+	function codemode$image(value) {
 		const url = codemode$imageUrl(value);
 		if (url === "") throw new TypeErrorCtor(IMAGE_EXPECTS);
 		const colon = url.indexOf(":");
@@ -225,7 +225,7 @@
 		if (!finished) bridge("output", "image", url.slice(comma + 1), header[0] || "application/octet-stream");
 	}
 
-	function exit() {
+	function codemode$exit() {
 		let json;
 		try {
 			json = codemode$writes();
@@ -245,8 +245,8 @@
 	}
 	Object.freeze(console);
 
-	for (const [name, value] of [["call", call], ["CallFailedError", CallFailedError], ["ALL_TOOLS", allTools],
-		["fs", fs], ["console", console], ["text", text], ["image", image], ["exit", exit], ["store", store], ["sleep", sleep]]) {
+	for (const [name, value] of [["call", codemode$call], ["CallFailedError", CallFailedError], ["ALL_TOOLS", allTools],
+		["fs", fs], ["console", console], ["text", codemode$text], ["image", codemode$image], ["exit", codemode$exit], ["store", store], ["sleep", codemode$sleep]]) {
 		Object.defineProperty(globalThis, name, { value, enumerable: true });
 	}
 

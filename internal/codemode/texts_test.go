@@ -111,3 +111,17 @@ func TestDescription(t *testing.T) {
 		t.Errorf("declarations:\n%s\nwant prefix:\n%s", decl, want)
 	}
 }
+
+// Frames of the prelude never show: a rejection made by call() points at the script only.
+func TestStackHidesPrelude(t *testing.T) {
+	e := newEnv(t, "")
+	r := e.run(context.Background(), "\nawait call(\"Read\", {file_path: \"a.txt\"})")
+	want := "Script failed (script):\nCallFailedError: Tool \"Read\" is not available in codemode.\nCallFailedError: Tool \"Read\" is not available in codemode.\n    at <anonymous> (<eval>:2:11)\n\nNo tool calls were made."
+	if r.Text() != want {
+		t.Fatalf("got %q\nwant %q", r.Text(), want)
+	}
+	r = e.run(context.Background(), "try { text({toJSON() { throw new RangeError('r') }}) } catch (e) { return e.name + ': ' + e.message }")
+	if r.Text() != "\n\n\"TypeError: r\"" {
+		t.Fatalf("%q", r.Text())
+	}
+}
