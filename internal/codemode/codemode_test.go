@@ -220,3 +220,24 @@ text(out.join("\n")); return ALL_TOOLS.length`)
 		t.Fatal("disabled Bash is declared")
 	}
 }
+
+// Progress shows the script's output and each nested call's start and finish; the tool
+// runs alone in a batch (executionMode sequential).
+func TestProgressAndSequential(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("a.txt", "hi")
+	var lines []string
+	raw := []byte(`{"code":"text('one'); await fs.read('a.txt'); text('two')"}`)
+	r := e.runner.Run(context.Background(), toolrun.Call{ID: "c", Name: "codemode", Arguments: raw}, func(p toolrun.Result) {
+		lines = append(lines, p.Text())
+	})
+	if r.IsError {
+		t.Fatal(r.Text())
+	}
+	if got, want := strings.Join(lines, "|"), `one|→ fs.read {"path":"a.txt"}|← fs.read|two`; got != want {
+		t.Fatalf("progress %q, want %q", got, want)
+	}
+	if tl, ok := e.runner.Lookup("codemode"); !ok || !tl.Sequential() {
+		t.Fatal("codemode is not sequential")
+	}
+}

@@ -204,12 +204,24 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 			reads[k] = v
 		}
 	}
+	// Progress comes from the VM goroutine and from every nested call's goroutine.
+	var progressMu sync.Mutex
+	progress := func(line string) {
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		inv.Progress(toolrun.Result{Content: []llm.Content{{Type: "text", Text: line}},
+			Details: toolrun.MustJSON(struct {
+				Pendant pendant `json:"pendant"`
+			}{scriptPendant(code, firstUnits(line, 120))})})
+	}
 	var seq int
 	var seqMu sync.Mutex
 	out := Run(ctx, Script{
 		Code: code, Tools: tools, Store: st.snapshot(), Timeout: opts.Timeout,
 		Output: func(it Item) {
 			if !it.Image && it.Text != "" {
+				progressMu.Lock()
+				defer progressMu.Unlock()
 				inv.Progress(toolrun.Result{Content: []llm.Content{{Type: "text", Text: it.Text}},
 					Details: toolrun.MustJSON(struct {
 						Pendant pendant `json:"pendant"`
@@ -218,6 +230,12 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 		},
 		Call: func(cctx context.Context, name string, raw json.RawMessage) CallOutcome {
 			cctx = toolrun.WithApprover(cctx, refuser{})
+			detail := ""
+			if raw != nil {
+				detail = " " + firstUnits(string(raw), 200)
+			}
+			progress("→ " + name + detail)
+			defer progress("← " + name)
 			switch name {
 			case "fs.read", "fs.write":
 				return callFS(cctx, s, fs, name, raw, record)
