@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/codemode"
+	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -134,28 +135,63 @@ func TestEscalationRefused(t *testing.T) {
 	}
 }
 
-// Abort ends while(true){} and leaves no goroutine behind.
-func TestAbortInfiniteLoop(t *testing.T) {
+// Abort ends a running script (a busy loop, a self-feeding job queue, a nested Bash call)
+// and leaves no goroutine behind.
+func TestAbort(t *testing.T) {
 	e := newEnv(t, "")
 	e.run(context.Background(), "return 1") // warm the prelude
-	base := runtime.NumGoroutine()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan toolrun.Result, 1)
-	go func() { done <- e.run(ctx, "text('started'); while (true) {}") }()
-	time.Sleep(50 * time.Millisecond)
-	cancel()
-	r := <-done
-	if want := "Script failed (aborted):\ncodemode execution was aborted\n\nstarted\n\nNo tool calls were made."; r.Text() != want {
-		t.Fatalf("text %q, want %q", r.Text(), want)
+	cases := []struct{ code, want string }{
+		{"text('started'); while (true) {}", "Script failed (aborted):\ncodemode execution was aborted\n\nstarted\n\nNo tool calls were made."},
+		{"for (;;) await null;", "Script failed (aborted):\ncodemode execution was aborted\n\nNo tool calls were made."},
+		{"await sleep(60)", "Script failed (aborted):\ncodemode execution was aborted\n\nNo tool calls were made."},
 	}
-	n := 0
-	for i := 0; i < 200; i++ {
-		if n = runtime.NumGoroutine(); n <= base {
-			return
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		cases = append(cases, struct{ code, want string }{"await call('Bash', {command: 'sleep 30'})",
+			"Script failed (aborted):\ncodemode execution was aborted\n\nTool calls made before the failure (they are not undone): Bash (ok)"})
+	}
+	for _, c := range cases {
+		base := runtime.NumGoroutine()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan toolrun.Result, 1)
+		go func() { done <- e.run(ctx, c.code) }()
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+		r := <-done
+		if r.Text() != c.want {
+			t.Errorf("%s: text %q, want %q", c.code, r.Text(), c.want)
 		}
-		time.Sleep(5 * time.Millisecond)
+		n := 0
+		for i := 0; i < 400; i++ {
+			if n = runtime.NumGoroutine(); n <= base {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n > base {
+			t.Errorf("%s: goroutines: %d after, %d before", c.code, n, base)
+		}
 	}
-	t.Fatalf("goroutines: %d after, %d before", n, base)
+}
+
+// fs.read records in the file toolset's state, and a codemode result's details.reads is
+// replayed into it, so Write works after a resume.
+func TestReadsReplayed(t *testing.T) {
+	e := newEnv(t, "")
+	p := e.write("a.txt", "v1")
+	r := e.run(context.Background(), "await fs.read('a.txt')")
+	fresh := newEnv(t, "")
+	fresh.s.Cwd = e.dir
+	w := func(env *env) toolrun.Result {
+		return env.runner.Run(context.Background(), toolrun.Call{ID: "w", Name: "Write", Arguments: []byte(`{"file_path":"` + p + `","content":"v2"}`)}, nil)
+	}
+	if res := w(fresh); !res.IsError {
+		t.Fatal("Write without a read went through")
+	}
+	isErr := false
+	fresh.s.Replay([]llm.Message{{Role: llm.RoleToolResult, ToolName: "codemode", ToolCallID: "c", Details: r.Details, IsError: &isErr}})
+	if res := w(fresh); res.IsError {
+		t.Fatalf("Write after a replayed fs.read: %s", res.Text())
+	}
 }
 
 // timeout_ms bounds the wall time, nested calls included.
