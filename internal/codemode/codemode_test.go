@@ -2,11 +2,13 @@ package codemode_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,8 +144,8 @@ func TestAbort(t *testing.T) {
 	e.run(context.Background(), "return 1") // warm the prelude
 	cases := []struct{ code, want string }{
 		{"text('started'); while (true) {}", "Script failed (aborted):\ncodemode execution was aborted\n\nstarted\n\nNo tool calls were made."},
-		{"for (;;) await null;", "Script failed (aborted):\ncodemode execution was aborted\n\nNo tool calls were made."},
-		{"await sleep(60)", "Script failed (aborted):\ncodemode execution was aborted\n\nNo tool calls were made."},
+		{"text('started'); for (;;) await null;", "Script failed (aborted):\ncodemode execution was aborted\n\nstarted\n\nNo tool calls were made."},
+		{"text('started'); await sleep(60)", "Script failed (aborted):\ncodemode execution was aborted\n\nstarted\n\nNo tool calls were made."},
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil {
 		cases = append(cases, struct{ code, want string }{"await call('Bash', {command: 'sleep 30'})",
@@ -153,7 +155,18 @@ func TestAbort(t *testing.T) {
 		base := runtime.NumGoroutine()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan toolrun.Result, 1)
-		go func() { done <- e.run(ctx, c.code) }()
+		started := make(chan struct{})
+		var once sync.Once
+		raw, _ := json.Marshal(map[string]string{"code": c.code})
+		go func() {
+			done <- e.runner.Run(ctx, toolrun.Call{ID: "c", Name: "codemode", Arguments: raw}, func(toolrun.Result) {
+				once.Do(func() { close(started) })
+			})
+		}()
+		select { // the script is running: it has printed, or started its call
+		case <-started:
+		case <-time.After(5 * time.Second):
+		}
 		time.Sleep(50 * time.Millisecond)
 		cancel()
 		r := <-done
