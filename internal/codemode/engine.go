@@ -13,6 +13,16 @@ import (
 	"modernc.org/quickjs"
 )
 
+// MaxParallelCalls bounds the nested calls that run at once; the rest wait their turn.
+const MaxParallelCalls = 16
+
+// MaxOutput caps the bytes of text and images a script may output: the output is kept on
+// the host, outside the VM's memory limit.
+const MaxOutput = 32 << 20
+
+// maxSleep keeps sleep's duration in range (the seed has no timers; sleep is the README's).
+const maxSleep = 24 * time.Hour
+
 // MemoryLimit caps one VM's heap: an allocation loop ends as `InternalError: out of memory`
 // inside the script instead of growing the host's heap.
 const MemoryLimit = 64 << 20
@@ -151,7 +161,7 @@ func Run(ctx context.Context, s Script) Outcome {
 		defer t.Stop()
 		timedOut = t.C
 	}
-	r := &run{s: s, ctx: runCtx, results: make(chan settlement), vmDone: make(chan struct{})}
+	r := &run{s: s, ctx: runCtx, cancel: cancel, results: make(chan settlement), vmDone: make(chan struct{})}
 	out := make(chan Outcome, 1)
 	go func() { out <- r.main() }()
 	var o Outcome
@@ -179,12 +189,16 @@ type run struct {
 	calls   sync.WaitGroup
 
 	mu     sync.Mutex
+	cancel context.CancelFunc
+	active int
+	queue  []callReq
 	stop   string
 	vm     *quickjs.VM
 	record []CallRecord
 
 	// set on the VM goroutine only
 	output   []Item
+	outBytes int
 	finished bool
 	ok       bool
 	payload  *string
@@ -210,6 +224,7 @@ func (r *run) stopText() string {
 func (r *run) main() (o Outcome) {
 	defer func() {
 		close(r.vmDone)
+		r.cancel() // calls the script did not await end with it
 		r.calls.Wait()
 		r.mu.Lock()
 		o.Calls = append([]CallRecord{}, r.record...)
@@ -389,11 +404,19 @@ func (r *run) bridge(args []any) (any, error) {
 		if i, ok := arg(args, 2).(int); ok {
 			ms = float64(i)
 		}
-		r.startSleep(id, time.Duration(ms*float64(time.Millisecond)))
+		d := maxSleep
+		if ms < float64(maxSleep/time.Millisecond) {
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+		r.startSleep(id, d)
 	case "output":
 		it := Item{Text: str(arg(args, 2))}
 		if str(arg(args, 1)) == "image" {
 			it = Item{Image: true, Data: str(arg(args, 2)), MimeType: str(arg(args, 3))}
+		}
+		r.outBytes += len(it.Text) + len(it.Data)
+		if r.outBytes > MaxOutput {
+			return nil, fmt.Errorf("codemode output exceeds %d bytes", MaxOutput)
 		}
 		r.output = append(r.output, it)
 		if r.s.Output != nil {
@@ -422,37 +445,71 @@ func (r *run) deliver(st settlement) {
 	}
 }
 
+type callReq struct {
+	id   int
+	name string
+	args json.RawMessage
+	at   time.Time
+}
+
+// startCall queues a nested call; at most MaxParallelCalls run at once, so a Promise.all
+// over thousands of calls does not start thousands of commands.
 func (r *run) startCall(id int, name string, args json.RawMessage) {
-	r.calls.Add(1)
-	go func() {
-		defer r.calls.Done()
-		start := time.Now()
-		var out CallOutcome
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					out = CallOutcome{Error: fmt.Sprint(p)}
-				}
-			}()
-			out = r.s.Call(r.ctx, name, args)
-		}()
-		status := "error"
-		if out.OK {
-			status = "ok"
-		}
-		r.mu.Lock()
-		r.record = append(r.record, CallRecord{Name: name, Status: status, DurationMs: time.Since(start).Milliseconds()})
+	req := callReq{id, name, args, time.Now()}
+	r.mu.Lock()
+	if r.active >= MaxParallelCalls {
+		r.queue = append(r.queue, req)
 		r.mu.Unlock()
-		st := settlement{id: id, ok: out.OK}
-		if out.OK && out.Value != nil {
-			v := string(out.Value)
-			st.payload = &v
-		} else if !out.OK {
-			e := out.Error
-			st.payload = &e
+		return
+	}
+	r.active++
+	r.mu.Unlock()
+	r.calls.Add(1)
+	go r.worker(req)
+}
+
+func (r *run) worker(req callReq) {
+	defer r.calls.Done()
+	for {
+		r.doCall(req)
+		r.mu.Lock()
+		if len(r.queue) == 0 || r.ctx.Err() != nil { // an ended run drops the calls not started
+			r.queue = nil
+			r.active--
+			r.mu.Unlock()
+			return
 		}
-		r.deliver(st)
+		req, r.queue = r.queue[0], r.queue[1:]
+		r.mu.Unlock()
+	}
+}
+
+func (r *run) doCall(req callReq) {
+	var out CallOutcome
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				out = CallOutcome{Error: fmt.Sprint(p)}
+			}
+		}()
+		out = r.s.Call(r.ctx, req.name, req.args)
 	}()
+	status := "error"
+	if out.OK {
+		status = "ok"
+	}
+	r.mu.Lock()
+	r.record = append(r.record, CallRecord{Name: req.name, Status: status, DurationMs: time.Since(req.at).Milliseconds()})
+	r.mu.Unlock()
+	st := settlement{id: req.id, ok: out.OK}
+	if out.OK && out.Value != nil {
+		v := string(out.Value)
+		st.payload = &v
+	} else if !out.OK {
+		e := out.Error
+		st.payload = &e
+	}
+	r.deliver(st)
 }
 
 func (r *run) startSleep(id int, d time.Duration) {
