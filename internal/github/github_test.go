@@ -16,7 +16,6 @@ import (
 
 var update = os.Getenv("UPDATE_GOLDEN") != ""
 
-
 // fakeGh writes a gh script answering `auth token` and `repo view` into a directory put first
 // on PATH, and returns its path.
 func fakeGh(t *testing.T) string {
@@ -149,6 +148,44 @@ func newServer(t *testing.T) *server {
 			"2026-11-03T10:01:08.0000000Z --- FAIL: TestX\n"+
 			"2026-11-03T10:01:08.1000000Z ##[error]Process completed with exit code 1.\n\n")
 	})
+	mux.HandleFunc("GET /repos/octo/demo", auth(func(w http.ResponseWriter, r *http.Request) {
+		j(w, `{"name":"demo","full_name":"octo/demo","description":"A demo","html_url":"https://github.com/octo/demo","homepage":"",
+		"visibility":"public","private":false,"fork":false,"archived":false,"stargazers_count":42,"forks_count":3,"language":"Go",
+		"default_branch":"main","license":{"name":"MIT License"},"pushed_at":"2026-11-30T08:00:00Z","created_at":"2024-01-05T08:00:00Z","updated_at":"2026-11-30T08:00:00Z"}`)
+	}))
+	release := `{"tag_name":"v1.2.0","name":"One two","body":"## Changes\n- fixed\n","html_url":"https://github.com/octo/demo/releases/tag/v1.2.0",
+		"draft":false,"prerelease":false,"created_at":"2026-11-20T08:00:00Z","published_at":"2026-11-21T08:00:00Z","target_commitish":"main",
+		"author":{"login":"alice","type":"User"},"assets":[{"name":"demo.tar.gz","size":1234,"download_count":7,"content_type":"application/gzip","state":"uploaded",
+		"browser_download_url":"https://github.com/octo/demo/releases/download/v1.2.0/demo.tar.gz"}]}`
+	mux.HandleFunc("GET /repos/octo/demo/releases", auth(func(w http.ResponseWriter, r *http.Request) {
+		j(w, `[`+release+`,{"tag_name":"v1.3.0-rc1","name":"","prerelease":true,"draft":false,"created_at":"2026-11-25T08:00:00Z","published_at":null}]`)
+	}))
+	mux.HandleFunc("GET /repos/octo/demo/releases/latest", auth(func(w http.ResponseWriter, r *http.Request) { j(w, release) }))
+	mux.HandleFunc("GET /repos/octo/demo/releases/tags/v1.2.0", auth(func(w http.ResponseWriter, r *http.Request) { j(w, release) }))
+	mux.HandleFunc("GET /repos/octo/demo/actions/runs/100", auth(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		status, concl := "completed", `"failure"`
+		if s.pending > 0 {
+			s.pending--
+			status, concl = "in_progress", "null"
+		}
+		s.mu.Unlock()
+		j(w, `{"id":100,"name":"CI","display_title":"Fix crash","status":"`+status+`","conclusion":`+concl+`,"head_branch":"fix","event":"pull_request",
+		"created_at":"2026-11-03T10:00:30Z","updated_at":"2026-11-03T10:02:00Z","run_started_at":"2026-11-03T10:00:31Z","html_url":"https://github.com/octo/demo/actions/runs/100"}`)
+	}))
+	mux.HandleFunc("GET /repos/octo/demo/actions/workflows/ci.yml/runs", auth(func(w http.ResponseWriter, r *http.Request) {
+		j(w, `{"total_count":1,"workflow_runs":[{"id":100,"name":"CI","display_title":"Fix crash","status":"completed","conclusion":"failure","head_branch":"fix","event":"pull_request","created_at":"2026-11-03T10:00:30Z","html_url":"https://github.com/octo/demo/actions/runs/100"}]}`)
+	}))
+	mux.HandleFunc("GET /repos/octo/demo/pulls/9", auth(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept"), "diff") {
+			http.Error(w, "want diff", http.StatusBadRequest)
+			return
+		}
+		fmt.Fprint(w, "diff --git a/main.go b/main.go\nindex 1..2 100644\n--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,4 @@\n package main\n-// old\n+// new\n+// more\n"+
+			"diff --git a/old.txt b/new.txt\nsimilarity index 90%\nrename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-a\n+b\n"+
+			"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"+
+			"diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n")
+	}))
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -212,6 +249,12 @@ func TestTools(t *testing.T) {
 		{"read-github-pr-comments-reviews", func() (Result, error) { return c.ReadPRComments(ctx, "", "", 8, true, nil) }},
 		{"read-github-pr-status", func() (Result, error) { return c.PRStatus(ctx, "", "", 8, nil) }},
 		{"get-github-workflow-jobs", func() (Result, error) { return c.WorkflowJobs(ctx, "", "", 100, nil) }},
+		{"read-github-pr-diff", func() (Result, error) { return c.ReadPRDiff(ctx, "", "", 9, nil) }},
+		{"read-github-repo", func() (Result, error) { return c.ReadRepo(ctx, "", "", nil) }},
+		{"list-github-releases", func() (Result, error) { return c.ListReleases(ctx, "", "", 0, nil) }},
+		{"read-github-release", func() (Result, error) { return c.ReadRelease(ctx, "", "", "v1.2.0", nil) }},
+		{"list-github-workflow-runs", func() (Result, error) { return c.ListWorkflowRuns(ctx, "", "", 0, "", "ci.yml", nil) }},
+		{"list-github-workflow-runs-empty", func() (Result, error) { return c.ListWorkflowRuns(ctx, "", "", 5, "failure", "", nil) }},
 		{"read-github-ci-logs-queued", func() (Result, error) { return c.CILogs(ctx, "", "", 202, nil, prog) }},
 		{"read-github-ci-logs-missing", func() (Result, error) { return c.CILogs(ctx, "", "", 404, nil, prog) }},
 	}
@@ -290,6 +333,21 @@ func TestWaitChecks(t *testing.T) {
 		}
 		golden(t, "wait-github-commit-checks-deadline", render(r, nil))
 	})
+}
+
+func TestWatchRun(t *testing.T) {
+	s := newServer(t)
+	s.pending = 2
+	c, clk := newClient(t, s)
+	var progress []string
+	r, err := c.WatchRun(context.Background(), "", "", 100, nil, func(p string) { progress = append(progress, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clk.sleeps) != 2 || clk.sleeps[0] != RunWatchInterval {
+		t.Errorf("sleeps = %v", clk.sleeps)
+	}
+	golden(t, "watch-github-run", render(r, progress))
 }
 
 func TestGhErrors(t *testing.T) {

@@ -39,6 +39,24 @@ func init() {
 	Register("github", "read-github-ci-logs", ghIDTool("job_id", func(ctx context.Context, inv *toolrun.Invocation, a ghArgs, id int64) (github.Result, error) {
 		return GitHub.CILogs(ctx, inv.Session.Cwd, a.Repo, id, a.input, ghProgress(inv))
 	}))
+	Register("github", "read-github-pr-diff", ghNumberTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs, n int64) (github.Result, error) {
+		return GitHub.ReadPRDiff(ctx, inv.Session.Cwd, a.Repo, n, a.input)
+	}))
+	Register("github", "watch-github-run", ghIDTool("run_id", func(ctx context.Context, inv *toolrun.Invocation, a ghArgs, id int64) (github.Result, error) {
+		return GitHub.WatchRun(ctx, inv.Session.Cwd, a.Repo, id, a.input, ghProgress(inv))
+	}))
+	Register("github", "read-github-repo", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
+		return GitHub.ReadRepo(ctx, inv.Session.Cwd, a.Repo, a.input)
+	}))
+	Register("github", "list-github-releases", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
+		return GitHub.ListReleases(ctx, inv.Session.Cwd, a.Repo, int(a.Limit), a.input)
+	}))
+	Register("github", "read-github-release", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
+		return GitHub.ReadRelease(ctx, inv.Session.Cwd, a.Repo, a.Tag, a.input)
+	}))
+	Register("github", "list-github-workflow-runs", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
+		return GitHub.ListWorkflowRuns(ctx, inv.Session.Cwd, a.Repo, int(a.Limit), a.Status, a.Workflow, a.input)
+	}))
 	Register("github", "wait-github-commit-checks", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
 		ref := string(a.Commit)
 		var s string
@@ -59,6 +77,10 @@ type ghArgs struct {
 	Reviews  bool            `json:"reviews"`
 	FailFast bool            `json:"fail_fast"`
 	Event    string          `json:"event"`
+	Limit    float64         `json:"limit"`
+	Status   string          `json:"status"`
+	Workflow string          `json:"workflow"`
+	Tag      string          `json:"tag"`
 	input    json.RawMessage
 }
 
