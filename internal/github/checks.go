@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,13 +71,20 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 		}
 		opt.Page = resp.NextPage
 	}
-	wruns, err := workflowRuns(ctx, cl, owner, name, sha)
-	if err != nil {
-		return nil, err
-	}
-	bySuite := map[int64]*gh.WorkflowRun{}
-	for _, w := range wruns {
-		bySuite[w.GetCheckSuiteID()] = w
+	// A check run carries no event: its details_url names the Actions run (and job), and the
+	// commit's workflow runs map run id → event (one extra request, only for Actions checks).
+	events := map[int64]string{}
+	for _, r := range runs {
+		if actionsRun.MatchString(r.GetDetailsURL()) {
+			wruns, err := workflowRuns(ctx, cl, owner, name, sha)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range wruns {
+				events[w.GetID()] = w.GetEvent()
+			}
+			break
+		}
 	}
 	out := []Check{}
 	for _, s := range combined.Statuses {
@@ -83,17 +92,33 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 	}
 	for _, r := range runs {
 		c := Check{Name: r.GetName(), Bucket: checkRunBucket(r), Link: r.HTMLURL}
+		if c.Link == nil {
+			c.Link = r.DetailsURL
+		}
 		if r.StartedAt != nil {
 			s := r.StartedAt.UTC().Format(time.RFC3339)
 			c.StartedAt = &s
 		}
-		if w := bySuite[r.GetCheckSuite().GetID()]; w != nil && r.CheckSuite != nil {
-			c.Event, c.RunID, c.JobID = w.Event, w.ID, r.ID
+		if m := actionsRun.FindStringSubmatch(r.GetDetailsURL()); m != nil {
+			id, _ := strconv.ParseInt(m[1], 10, 64)
+			c.RunID = &id
+			if e, ok := events[id]; ok {
+				c.Event = &e
+			}
+		}
+		if m := actionsJob.FindStringSubmatch(r.GetDetailsURL()); m != nil {
+			id, _ := strconv.ParseInt(m[1], 10, 64)
+			c.JobID = &id
 		}
 		out = append(out, c)
 	}
 	return out, nil
 }
+
+var (
+	actionsRun = regexp.MustCompile(`/actions/runs/(\d+)`)
+	actionsJob = regexp.MustCompile(`/actions/runs/\d+/job/(\d+)`)
+)
 
 func workflowRuns(ctx context.Context, cl *gh.Client, owner, name, sha string) ([]*gh.WorkflowRun, error) {
 	var out []*gh.WorkflowRun

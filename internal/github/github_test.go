@@ -109,8 +109,8 @@ func newServer(t *testing.T) *server {
 		}
 		s.mu.Unlock()
 		j(w, `{"total_count":2,"check_runs":[
-		{"id":200,"name":"build","status":`+status+`,"conclusion":`+concl+`,"started_at":"2026-11-03T10:01:00Z","html_url":"https://github.com/octo/demo/actions/runs/100/job/200","check_suite":{"id":900},"app":{"slug":"github-actions"}},
-		{"id":201,"name":"lint","status":"completed","conclusion":"skipped","started_at":null,"html_url":"https://github.com/octo/demo/actions/runs/100/job/201","check_suite":{"id":900}}]}`)
+		{"id":200,"name":"build","status":`+status+`,"conclusion":`+concl+`,"started_at":"2026-11-03T10:01:00Z","html_url":"https://github.com/octo/demo/actions/runs/100/job/200","details_url":"https://github.com/octo/demo/actions/runs/100/job/200","check_suite":{"id":900},"app":{"slug":"github-actions"}},
+		{"id":201,"name":"lint","status":"completed","conclusion":"skipped","started_at":null,"details_url":"https://github.com/octo/demo/actions/runs/100/job/201","check_suite":{"id":900}}]}`)
 	}))
 	mux.HandleFunc("GET /repos/octo/demo/actions/runs", auth(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("head_sha") != sha {
