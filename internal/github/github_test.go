@@ -44,6 +44,7 @@ type server struct {
 	pending int
 	polls   int
 	fail    bool
+	queries []string
 }
 
 const sha = "5a7c4070d1f0e6a3b2c1d0e9f8a7b6c5d4e3f2a1"
@@ -185,6 +186,22 @@ func newServer(t *testing.T) *server {
 			"diff --git a/old.txt b/new.txt\nsimilarity index 90%\nrename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-a\n+b\n"+
 			"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"+
 			"diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n")
+	}))
+	mux.HandleFunc("GET /search/issues", auth(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.queries = append(s.queries, r.URL.Query().Get("q")+" per_page="+r.URL.Query().Get("per_page"))
+		s.mu.Unlock()
+		if strings.Contains(r.URL.Query().Get("q"), "nothing") {
+			j(w, `{"total_count":0,"items":[]}`)
+			return
+		}
+		j(w, `{"total_count":2,"items":[
+		{"number":7,"state":"open","title":"Crash on start","html_url":"https://github.com/octo/demo/issues/7","repository_url":"https://api.github.com/repos/octo/demo",
+		 "user":{"login":"alice"},"labels":[{"name":"bug"},{"name":"p1"}],"milestone":{"title":"v1"},"assignees":[{"login":"alice"}],"comments":1,
+		 "created_at":"2026-11-01T10:00:00Z","updated_at":"2026-11-02T10:00:00Z","closed_at":null},
+		{"number":8,"state":"closed","title":"Fix crash","html_url":"https://github.com/octo/demo/pull/8","repository_url":"https://api.github.com/repos/octo/demo",
+		 "user":{"login":"alice"},"labels":[],"milestone":null,"assignees":[],"comments":0,"created_at":"2026-11-03T10:00:00Z","updated_at":"2026-11-04T10:00:00Z",
+		 "closed_at":"2026-11-04T10:00:00Z","pull_request":{"merged_at":"2026-11-04T10:00:00Z"}}]}`)
 	}))
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
@@ -333,6 +350,34 @@ func TestWaitChecks(t *testing.T) {
 		}
 		golden(t, "wait-github-commit-checks-deadline", render(r, nil))
 	})
+}
+
+func TestList(t *testing.T) {
+	s := newServer(t)
+	c, _ := newClient(t, s)
+	ctx := context.Background()
+	var out []string
+	for _, tc := range []struct {
+		kind string
+		p    ListParams
+	}{
+		{"issue", ListParams{}},
+		{"pr", ListParams{Keywords: "crash", State: "all", Label: "needs review", Author: "@me", Limit: 5}},
+		{"pr", ListParams{Repo: "octo/demo", State: "closed", Fields: "number,state,mergedAt,url"}},
+		{"issue", ListParams{Keywords: "nothing", State: "closed"}},
+		{"issue", ListParams{Keywords: "x", State: "merged"}},
+		{"pr", ListParams{Keywords: "x", State: "draft"}},
+		{"issue", ListParams{Keywords: "x", Fields: "number,bogus,nope"}},
+	} {
+		r, err := c.List(ctx, "", tc.kind, tc.p, nil)
+		if err != nil {
+			out = append(out, fmt.Sprintf("=== %s %+v\nerror: %v", tc.kind, tc.p, err))
+			continue
+		}
+		out = append(out, fmt.Sprintf("=== %s %+v\n%s", tc.kind, tc.p, render(r, nil)))
+	}
+	out = append(out, "=== queries", strings.Join(s.queries, "\n"))
+	golden(t, "list", strings.Join(out, "\n")+"\n")
 }
 
 func TestWatchRun(t *testing.T) {

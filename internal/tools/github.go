@@ -57,6 +57,12 @@ func init() {
 	Register("github", "list-github-workflow-runs", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
 		return GitHub.ListWorkflowRuns(ctx, inv.Session.Cwd, a.Repo, int(a.Limit), a.Status, a.Workflow, a.input)
 	}))
+	for name, kind := range map[string]string{"list-github-issues": "issue", "list-github-prs": "pr"} {
+		Register("github", name, ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
+			return GitHub.List(ctx, inv.Session.Cwd, kind, github.ListParams{Repo: a.Repo, Keywords: a.Keywords, State: a.State,
+				Label: a.Label, Author: a.Author, Assignee: a.Assignee, Milestone: a.Milestone, Fields: a.Fields, Limit: int(a.Limit)}, a.input)
+		}))
+	}
 	Register("github", "wait-github-commit-checks", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
 		ref := string(a.Commit)
 		var s string
@@ -69,19 +75,26 @@ func init() {
 
 // ghArgs is the union of the GitHub tools' parameters.
 type ghArgs struct {
-	Repo     string          `json:"repo"`
-	Number   json.RawMessage `json:"number"`
-	RunID    json.RawMessage `json:"run_id"`
-	JobID    json.RawMessage `json:"job_id"`
-	Commit   json.RawMessage `json:"commit"`
-	Reviews  bool            `json:"reviews"`
-	FailFast bool            `json:"fail_fast"`
-	Event    string          `json:"event"`
-	Limit    float64         `json:"limit"`
-	Status   string          `json:"status"`
-	Workflow string          `json:"workflow"`
-	Tag      string          `json:"tag"`
-	input    json.RawMessage
+	Repo      string          `json:"repo"`
+	Number    json.RawMessage `json:"number"`
+	RunID     json.RawMessage `json:"run_id"`
+	JobID     json.RawMessage `json:"job_id"`
+	Commit    json.RawMessage `json:"commit"`
+	Reviews   bool            `json:"reviews"`
+	FailFast  bool            `json:"fail_fast"`
+	Event     string          `json:"event"`
+	Limit     float64         `json:"limit"`
+	Status    string          `json:"status"`
+	Workflow  string          `json:"workflow"`
+	Tag       string          `json:"tag"`
+	Keywords  string          `json:"keywords"`
+	State     string          `json:"state"`
+	Label     string          `json:"label"`
+	Author    string          `json:"author"`
+	Assignee  string          `json:"assignee"`
+	Milestone string          `json:"milestone"`
+	Fields    string          `json:"fields"`
+	input     json.RawMessage
 }
 
 func ghProgress(inv *toolrun.Invocation) func(string) {
