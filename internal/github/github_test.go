@@ -40,11 +40,12 @@ esac
 // polls still reported as in progress.
 type server struct {
 	*httptest.Server
-	mu      sync.Mutex
-	pending int
-	polls   int
-	fail    bool
-	queries []string
+	mu        sync.Mutex
+	pending   int
+	polls     int
+	fail      bool
+	queries   []string
+	downloads int
 }
 
 const sha = "5a7c4070d1f0e6a3b2c1d0e9f8a7b6c5d4e3f2a1"
@@ -187,6 +188,29 @@ func newServer(t *testing.T) *server {
 			"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"+
 			"diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n")
 	}))
+	mux.HandleFunc("GET /repos/octo/demo/releases/tags/v2.0", auth(func(w http.ResponseWriter, r *http.Request) {
+		j(w, strings.ReplaceAll(`{"tag_name":"v2.0","zipball_url":"BASE/repos/octo/demo/zipball/v2.0","tarball_url":"BASE/repos/octo/demo/tarball/v2.0","assets":[
+		{"name":"demo-linux.tar.gz","size":5,"url":"BASE/repos/octo/demo/releases/assets/1"},
+		{"name":"demo.deb","size":3,"url":"BASE/repos/octo/demo/releases/assets/2"},
+		{"name":"checksums.txt","size":4,"url":"BASE/repos/octo/demo/releases/assets/3"}]}`, "BASE", s.URL))
+	}))
+	mux.HandleFunc("GET /repos/octo/demo/releases/tags/empty", auth(func(w http.ResponseWriter, r *http.Request) {
+		j(w, `{"tag_name":"empty","assets":[]}`)
+	}))
+	mux.HandleFunc("GET /repos/octo/demo/releases/assets/{id}", auth(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept") != "application/octet-stream" {
+			http.Error(w, "want octet-stream", http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.downloads++
+		s.mu.Unlock()
+		http.Redirect(w, r, s.URL+"/blob/"+r.PathValue("id"), http.StatusFound)
+	}))
+	mux.HandleFunc("GET /blob/{id}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, map[string]string{"1": "tarball", "2": "deb", "3": "sums"}[r.PathValue("id")])
+	})
+	mux.HandleFunc("GET /repos/octo/demo/tarball/v2.0", auth(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "source-tgz") }))
 	mux.HandleFunc("GET /search/issues", auth(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.queries = append(s.queries, r.URL.Query().Get("q")+" per_page="+r.URL.Query().Get("per_page"))
@@ -378,6 +402,38 @@ func TestList(t *testing.T) {
 	}
 	out = append(out, "=== queries", strings.Join(s.queries, "\n"))
 	golden(t, "list", strings.Join(out, "\n")+"\n")
+}
+
+func TestDownload(t *testing.T) {
+	s := newServer(t)
+	c, _ := newClient(t, s)
+	ctx := context.Background()
+	var out []string
+	for _, tc := range []struct{ tag, pattern, archive string }{
+		{"v2.0", "*.tar.gz, *.deb", ""},
+		{"v2.0", "", ""},
+		{"v2.0", "*.rpm", ""},
+		{"v2.0", "", "tar.gz"},
+		{"v2.0", "*.deb", "zip"},
+		{"empty", "", ""},
+	} {
+		r, err := c.DownloadAssets(ctx, "", "", tc.tag, tc.pattern, tc.archive, nil)
+		head := fmt.Sprintf("=== tag=%s pattern=%q archive=%q downloads so far=%d", tc.tag, tc.pattern, tc.archive, s.downloads)
+		if err != nil {
+			out = append(out, head+"\nerror: "+err.Error())
+			continue
+		}
+		out = append(out, head+"\n"+strings.ReplaceAll(render(r, nil), c.CacheDir, "$CACHE"))
+	}
+	golden(t, "download-github-release-assets", strings.Join(out, "\n")+"\n")
+	// files already in the cache are kept, never fetched again: 3 assets, each once
+	if s.downloads != 3 {
+		t.Errorf("%d asset downloads, want 3", s.downloads)
+	}
+	b, _ := os.ReadFile(filepath.Join(c.CacheDir, "releases", "octo", "demo", "v2.0", "demo.deb"))
+	if string(b) != "deb" {
+		t.Errorf("demo.deb = %q", b)
+	}
 }
 
 func TestWatchRun(t *testing.T) {

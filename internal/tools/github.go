@@ -63,6 +63,9 @@ func init() {
 				Label: a.Label, Author: a.Author, Assignee: a.Assignee, Milestone: a.Milestone, Fields: a.Fields, Limit: int(a.Limit)}, a.input)
 		}))
 	}
+	Register("github", "download-github-release-assets", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
+		return GitHub.DownloadAssets(ctx, inv.Session.Cwd, a.Repo, a.Tag, a.Pattern, a.Archive, a.input)
+	}))
 	Register("github", "wait-github-commit-checks", ghTool(func(ctx context.Context, inv *toolrun.Invocation, a ghArgs) (github.Result, error) {
 		ref := string(a.Commit)
 		var s string
@@ -94,6 +97,8 @@ type ghArgs struct {
 	Assignee  string          `json:"assignee"`
 	Milestone string          `json:"milestone"`
 	Fields    string          `json:"fields"`
+	Pattern   string          `json:"pattern"`
+	Archive   string          `json:"archive"`
 	input     json.RawMessage
 }
 
