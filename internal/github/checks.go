@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -75,7 +74,7 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 	// commit's workflow runs map run id → event (one extra request, only for Actions checks).
 	events := map[int64]string{}
 	for _, r := range runs {
-		if actionsRun.MatchString(r.GetDetailsURL()) {
+		if actionsRun().MatchString(r.GetDetailsURL()) {
 			wruns, err := workflowRuns(ctx, cl, owner, name, sha)
 			if err != nil {
 				return nil, err
@@ -99,14 +98,14 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 			s := r.StartedAt.UTC().Format(time.RFC3339)
 			c.StartedAt = &s
 		}
-		if m := actionsRun.FindStringSubmatch(r.GetDetailsURL()); m != nil {
+		if m := actionsRun().FindStringSubmatch(r.GetDetailsURL()); m != nil {
 			id, _ := strconv.ParseInt(m[1], 10, 64)
 			c.RunID = &id
 			if e, ok := events[id]; ok {
 				c.Event = &e
 			}
 		}
-		if m := actionsJob.FindStringSubmatch(r.GetDetailsURL()); m != nil {
+		if m := actionsJob().FindStringSubmatch(r.GetDetailsURL()); m != nil {
 			id, _ := strconv.ParseInt(m[1], 10, 64)
 			c.JobID = &id
 		}
@@ -116,8 +115,8 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 }
 
 var (
-	actionsRun = regexp.MustCompile(`/actions/runs/(\d+)`)
-	actionsJob = regexp.MustCompile(`/actions/runs/\d+/job/(\d+)`)
+	actionsRun = lazyRE(`/actions/runs/(\d+)`)
+	actionsJob = lazyRE(`/actions/runs/\d+/job/(\d+)`)
 )
 
 func workflowRuns(ctx context.Context, cl *gh.Client, owner, name, sha string) ([]*gh.WorkflowRun, error) {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,9 +33,9 @@ type stepHeader struct {
 }
 
 var (
-	logTimestamp = regexp.MustCompile(`^\x{FEFF}?(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z) `)
-	headerPrefix = regexp.MustCompile(`^(Run |Post Run )`)
-	groupName    = regexp.MustCompile(`##\[group\](.*)`)
+	logTimestamp = lazyRE(`^\x{FEFF}?(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z) `)
+	headerPrefix = lazyRE(`^(Run |Post Run )`)
+	groupName    = lazyRE(`##\[group\](.*)`)
 )
 
 // The seed's evidence weights: a header written within 5 s of the step's API start belongs to
@@ -65,14 +64,14 @@ func headers(lines []string) []stepHeader {
 			continue
 		}
 		name := ""
-		if m := groupName.FindStringSubmatch(l); m != nil {
+		if m := groupName().FindStringSubmatch(l); m != nil {
 			name = strings.TrimSpace(m[1])
 		}
-		if !headerPrefix.MatchString(name) {
+		if !headerPrefix().MatchString(name) {
 			continue
 		}
-		h := stepHeader{line: i, action: strings.TrimSpace(headerPrefix.ReplaceAllString(name, ""))}
-		if m := logTimestamp.FindStringSubmatch(l); m != nil {
+		h := stepHeader{line: i, action: strings.TrimSpace(headerPrefix().ReplaceAllString(name, ""))}
+		if m := logTimestamp().FindStringSubmatch(l); m != nil {
 			if t, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
 				h.ts = &t
 			}
@@ -84,7 +83,7 @@ func headers(lines []string) []stepHeader {
 
 func score(s StepRef, h stepHeader) float64 {
 	sc := 0.0
-	if headerPrefix.MatchString(s.Name) && strings.TrimSpace(headerPrefix.ReplaceAllString(s.Name, "")) == h.action {
+	if headerPrefix().MatchString(s.Name) && strings.TrimSpace(headerPrefix().ReplaceAllString(s.Name, "")) == h.action {
 		sc += nameMatchScore
 	}
 	if s.StartedAt != nil && h.ts != nil {

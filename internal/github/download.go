@@ -9,18 +9,17 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	gh "github.com/google/go-github/v84/github"
 )
 
-var unsafeTag = regexp.MustCompile(`[^A-Za-z0-9._+-]`)
+var unsafeTag = lazyRE(`[^A-Za-z0-9._+-]`)
 
 // releaseDir is <cache>/releases/<owner>/<repo>/<tag>, the tag made one safe path segment.
 func (c *Client) releaseDir(owner, name, tag string) string {
-	safe := unsafeTag.ReplaceAllString(tag, "_")
+	safe := unsafeTag().ReplaceAllString(tag, "_")
 	if strings.Trim(safe, ".") == "" {
 		safe = "_"
 	}

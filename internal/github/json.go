@@ -3,6 +3,8 @@ package github
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
+	"sync"
 )
 
 // jsonResult is a result whose text is the value as indented JSON, as the seed's REST-backed
@@ -20,4 +22,10 @@ func pretty(v any) string {
 		panic(err)
 	}
 	return string(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// lazyRE compiles a pattern on first use, so the package adds no init work to every pigo
+// process (the GitHub tools run in few of them).
+func lazyRE(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

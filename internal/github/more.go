@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -55,7 +54,7 @@ type DiffFile struct {
 	OldPath   string `json:"oldPath,omitempty"`
 }
 
-var diffHeader = regexp.MustCompile(`^(?:"a/(.+)"|a/(\S+)) (?:"b/(.+)"|b/(\S+))$`)
+var diffHeader = lazyRE(`^(?:"a/(.+)"|a/(\S+)) (?:"b/(.+)"|b/(\S+))$`)
 
 func stripPrefix(raw string) string {
 	s := strings.TrimRight(raw, " \t\r")
@@ -82,7 +81,7 @@ func ParseDiff(diff string) (files []DiffFile, additions, deletions int) {
 			flush()
 			cur = &DiffFile{}
 			oldPath, inHunk = "", false
-			if m := diffHeader.FindStringSubmatch(strings.TrimSpace(rest)); m != nil {
+			if m := diffHeader().FindStringSubmatch(strings.TrimSpace(rest)); m != nil {
 				oldPath, cur.Path = m[1]+m[2], m[3]+m[4]
 			}
 			continue

@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	gh "github.com/google/go-github/v84/github"
@@ -15,10 +14,10 @@ type ListParams struct {
 	Limit                                                             int
 }
 
-var plainQualifier = regexp.MustCompile(`^[\w@./-]+$`)
+var plainQualifier = lazyRE(`^[\w@./-]+$`)
 
 func quoteQualifier(v string) string {
-	if plainQualifier.MatchString(v) {
+	if plainQualifier().MatchString(v) {
 		return v
 	}
 	return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
@@ -181,13 +180,13 @@ func renderHits(kind string, hits []Hit, repo, fields string) (string, error) {
 	return strings.Join(rows, "\n"), nil
 }
 
-var repoURL = regexp.MustCompile(`/repos/([^/]+/[^/]+)$`)
+var repoURL = lazyRE(`/repos/([^/]+/[^/]+)$`)
 
 func hitOf(is *gh.Issue) Hit {
 	h := Hit{Number: is.GetNumber(), State: is.GetState(), Title: is.GetTitle(), URL: is.GetHTMLURL(),
 		Author: is.GetUser().GetLogin(), Labels: []string{}, Assignees: []string{}, Comments: is.GetComments(),
 		CreatedAt: dateOnly(is.CreatedAt), UpdatedAt: dateOnly(is.UpdatedAt), ClosedAt: dateOnly(is.ClosedAt)}
-	if m := repoURL.FindStringSubmatch(is.GetRepositoryURL()); m != nil {
+	if m := repoURL().FindStringSubmatch(is.GetRepositoryURL()); m != nil {
 		h.Repo = m[1]
 	}
 	for _, l := range is.Labels {
