@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path"
@@ -159,12 +160,43 @@ func (c *Client) fetchTo(ctx context.Context, cl *gh.Client, url, accept, file s
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
+	req = req.WithContext(ctx)
+	// The API answers with a redirect to a storage host; the token must not follow it, so the
+	// authenticated hop stops at the redirect and the storage URL (signed) is fetched bare.
+	api := *cl.Client()
+	api.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := api.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode/100 == 3 && loc != "" {
+		u, err := resp.Request.URL.Parse(loc)
+		if err != nil {
+			return err
+		}
+		next, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return err
+		}
+		hc := c.HTTP
+		if hc == nil {
+			hc = http.DefaultClient
+		}
+		if resp, err = hc.Do(next); err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("download %s: %s", url, resp.Status)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(file), ".download-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := cl.Do(ctx, req, tmp); err != nil {
+	if _, err := io.Copy(tmp, resp.Body); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -139,6 +139,10 @@ func newServer(t *testing.T) *server {
 		http.Redirect(w, r, s.URL+"/raw/200.log", http.StatusFound)
 	}))
 	mux.HandleFunc("GET /raw/200.log", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			http.Error(w, "the token followed the redirect", http.StatusForbidden)
+			return
+		}
 		fmt.Fprint(w, "\ufeff2026-11-03T10:01:00.1000000Z Current runner version: '2.320.0'\n"+
 			"2026-11-03T10:01:00.2000000Z Operating System\n\n"+
 			"2026-11-03T10:01:02.5000000Z ##[group]Run actions/checkout@v4\n"+
@@ -208,6 +212,10 @@ func newServer(t *testing.T) *server {
 		http.Redirect(w, r, s.URL+"/blob/"+r.PathValue("id"), http.StatusFound)
 	}))
 	mux.HandleFunc("GET /blob/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			http.Error(w, "the token followed the redirect", http.StatusForbidden)
+			return
+		}
 		fmt.Fprint(w, map[string]string{"1": "tarball", "2": "deb", "3": "sums"}[r.PathValue("id")])
 	})
 	mux.HandleFunc("GET /repos/octo/demo/tarball/v2.0", auth(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "source-tgz") }))
