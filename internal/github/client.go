@@ -1,6 +1,8 @@
 // Package github is the GitHub read-only toolset (the seed's gh-readonly extension): REST reads
 // through go-github, with the `gh` CLI used only for what it owns — the token (`gh auth token`,
-// run once per client) and the current repository (`gh repo view --json nameWithOwner`). The
+// run once per client, and once more when the API answers 401) and the current repository
+// (`gh repo view --json nameWithOwner`). Redirects to storage hosts (CI logs, release assets)
+// are fetched without the token. The
 // waits poll the commit's statuses and check runs every 30 s for up to 600 s (the seed's
 // CHECKS_POLL_INTERVAL_MS and CHECKS_WATCH_DEADLINE_MS); tests inject tiny intervals and a
 // loopback REST server through [Client.BaseURL].
@@ -148,7 +150,19 @@ func (c *Client) restClient(ctx context.Context, cwd string) (*gh.Client, error)
 			c.err = err
 			return
 		}
-		cl := gh.NewClient(c.HTTP).WithAuthToken(strings.TrimSpace(tok))
+		base := http.DefaultTransport
+		if c.HTTP != nil && c.HTTP.Transport != nil {
+			base = c.HTTP.Transport
+		}
+		tt := &tokenTransport{base: base, tok: strings.TrimSpace(tok), refresh: func(ctx context.Context) (string, error) {
+			t, err := c.runGh(ctx, cwd, nil, "auth", "token")
+			return strings.TrimSpace(t), err
+		}}
+		hc := &http.Client{Transport: tt}
+		if c.HTTP != nil {
+			hc.Timeout, hc.Jar = c.HTTP.Timeout, c.HTTP.Jar
+		}
+		cl := gh.NewClient(hc)
 		if c.BaseURL != "" {
 			u, err := url.Parse(c.BaseURL)
 			if err != nil {
@@ -246,6 +260,38 @@ func (c *Client) now() time.Time {
 		return c.Now()
 	}
 	return time.Now()
+}
+
+// tokenTransport authenticates with gh's token and, as the seed, asks gh again once when the
+// API answers 401 (the cached token went stale: `gh auth refresh`, a new login).
+type tokenTransport struct {
+	base    http.RoundTripper
+	refresh func(context.Context) (string, error)
+	mu      sync.Mutex
+	tok     string
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	tok := t.tok
+	t.mu.Unlock()
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || req.Body != nil {
+		return resp, err
+	}
+	fresh, ferr := t.refresh(req.Context())
+	if ferr != nil || fresh == "" || fresh == tok {
+		return resp, err
+	}
+	resp.Body.Close()
+	t.mu.Lock()
+	t.tok = fresh
+	t.mu.Unlock()
+	r = req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+fresh)
+	return t.base.RoundTrip(r)
 }
 
 type multi struct{ a, b *bytes.Buffer }

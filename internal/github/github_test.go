@@ -459,6 +459,21 @@ func TestWatchRun(t *testing.T) {
 	golden(t, "watch-github-run", render(r, progress))
 }
 
+// TestTokenRefresh: a 401 asks gh for the token again and retries once, as the seed does.
+func TestTokenRefresh(t *testing.T) {
+	s := newServer(t)
+	dir := t.TempDir()
+	count := filepath.Join(dir, "count")
+	gh := filepath.Join(dir, "gh")
+	// the first `gh auth token` hands out a stale token, the next ones the valid one
+	os.WriteFile(gh, []byte("#!/bin/sh\nif [ \"$1 $2\" = \"auth token\" ]; then\n  if [ -f "+count+" ]; then echo tok-123; else : > "+count+"; echo stale; fi\nfi\n"), 0o755)
+	c := &Client{Gh: gh, BaseURL: s.URL + "/"}
+	r, err := c.ReadIssueComments(context.Background(), "", "octo/demo", 7, nil)
+	if err != nil || !strings.Contains(r.Text, "Same here") {
+		t.Fatalf("%v %q", err, r.Text)
+	}
+}
+
 func TestGhErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "gh")
