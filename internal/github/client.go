@@ -2,10 +2,14 @@
 // through go-github, with the `gh` CLI used only for what it owns — the token (`gh auth token`,
 // run once per client, and once more when the API answers 401) and the current repository
 // (`gh repo view --json nameWithOwner`). Redirects to storage hosts (CI logs, release assets)
-// are fetched without the token. The
-// waits poll the commit's statuses and check runs every 30 s for up to 600 s (the seed's
-// CHECKS_POLL_INTERVAL_MS and CHECKS_WATCH_DEADLINE_MS); tests inject tiny intervals and a
-// loopback REST server through [Client.BaseURL].
+// are fetched without the token. The waits poll the commit's statuses and check runs every
+// 30 s for up to 600 s (the seed's CHECKS_POLL_INTERVAL_MS and CHECKS_WATCH_DEADLINE_MS);
+// tests inject a fake clock and a loopback REST server through [Client.BaseURL].
+//
+// Where pigo departs from the seed: every read is REST (the seed still runs `gh issue view`,
+// `gh run list`, `gh release download`... for several tools), so the two list tools browse
+// through the search API too, watch-github-run polls the run every 3 s instead of printing
+// `gh run watch`'s screen, and the JSON keys of the gh-shaped results come out sorted.
 package github
 
 import (
