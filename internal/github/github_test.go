@@ -444,6 +444,38 @@ func TestDownload(t *testing.T) {
 	}
 }
 
+// TestWaitErrors: a round that fails does not end the wait; only when no round ever succeeded
+// by the deadline is the last error returned. A cancelled context ends it at once.
+func TestWaitErrors(t *testing.T) {
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/commits/main") {
+			fmt.Fprint(w, `{"sha":"`+sha+`"}`)
+			return
+		}
+		http.Error(w, `{"message":"Server Error"}`, http.StatusInternalServerError)
+	}))
+	defer bad.Close()
+	clk := &fakeClock{now: time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)}
+	c := &Client{Gh: fakeGh(t), BaseURL: bad.URL + "/", Sleep: clk.Sleep, Now: clk.Now}
+	_, err := c.WaitCommitChecks(context.Background(), "", "", "main", false, "", nil, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "PR checks polling failed before any round succeeded: GET "+bad.URL) || !strings.HasSuffix(err.Error(), "500 Server Error []") {
+		t.Errorf("err = %v", err)
+	}
+	if len(clk.sleeps) != int(WatchDeadline/PollInterval) {
+		t.Errorf("%d sleeps", len(clk.sleeps))
+	}
+
+	s := newServer(t)
+	s.pending = 1 << 30
+	c2, _ := newClient(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	c2.Sleep = func(context.Context, time.Duration) error { cancel(); return nil }
+	_, err = c2.WaitPRChecks(ctx, "", "", 8, false, nil, nil)
+	if err == nil || err.Error() != "PR checks polling was aborted" {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
 func TestWatchRun(t *testing.T) {
 	s := newServer(t)
 	s.pending = 2
