@@ -669,31 +669,12 @@ func init() {
 	Register("claude-code", "Read", toolrun.Impl{Execute: ccRead})
 	Register("claude-code", "Edit", toolrun.Impl{Execute: ccEdit})
 	Register("claude-code", "Write", toolrun.Impl{Execute: ccWrite})
-	Register("claude-code", "Grep", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
-		var p GrepParams
-		if err := inv.Decode(&p); err != nil {
-			return toolrun.Result{}, err
-		}
-		text, err := ccGrep(ctx, inv.Session.Cwd, &p)
-		if err != nil {
-			return toolrun.Result{}, err
-		}
-		return toolrun.TextResult(text, nil), nil
-	}})
-	Register("claude-code", "Glob", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
-		var p struct {
-			Pattern string  `json:"pattern"`
-			Path    *string `json:"path"`
-		}
-		if err := inv.Decode(&p); err != nil {
-			return toolrun.Result{}, err
-		}
-		text, err := ccGlob(ctx, inv.Session.Cwd, p.Pattern, p.Path)
-		if err != nil {
-			return toolrun.Result{}, err
-		}
-		return toolrun.TextResult(text, nil), nil
-	}})
+	Register("claude-code", "Grep", textTool(func(ctx context.Context, cwd string, p *GrepParams) (string, error) {
+		return ccGrep(ctx, cwd, p)
+	}))
+	Register("claude-code", "Glob", textTool(func(ctx context.Context, cwd string, p *globParams) (string, error) {
+		return ccGlob(ctx, cwd, p.Pattern, p.Path)
+	}))
 	Register("claude-code", "Bash", toolrun.Impl{Execute: ccBash})
 	Register("claude-code", "TodoWrite", toolrun.Impl{Execute: ccTodoWrite})
 	Register("claude-code", "AskUserQuestion", toolrun.Impl{Execute: ccAsk, Sequential: true})
@@ -1286,4 +1267,25 @@ func ccBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	}
 	r.Structured = structured
 	return r, nil
+}
+
+// globParams are the parameters of both toolsets' glob tools.
+type globParams struct {
+	Pattern string  `json:"pattern"`
+	Path    *string `json:"path"`
+}
+
+// textTool is a tool whose whole result is one text computed from its decoded parameters.
+func textTool[P any](run func(ctx context.Context, cwd string, p *P) (string, error)) toolrun.Impl {
+	return toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+		var p P
+		if err := inv.Decode(&p); err != nil {
+			return toolrun.Result{}, err
+		}
+		text, err := run(ctx, inv.Session.Cwd, &p)
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		return toolrun.TextResult(text, nil), nil
+	}}
 }

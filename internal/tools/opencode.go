@@ -539,35 +539,12 @@ func init() {
 	Register("opencode", "read", toolrun.Impl{Execute: ocRead})
 	Register("opencode", "edit", toolrun.Impl{Execute: ocEdit})
 	Register("opencode", "write", toolrun.Impl{Execute: ocWrite})
-	Register("opencode", "grep", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
-		var p struct {
-			Pattern string  `json:"pattern"`
-			Path    *string `json:"path"`
-			Include *string `json:"include"`
-		}
-		if err := inv.Decode(&p); err != nil {
-			return toolrun.Result{}, err
-		}
-		text, err := ocGrep(ctx, inv.Session.Cwd, p.Pattern, p.Path, p.Include)
-		if err != nil {
-			return toolrun.Result{}, err
-		}
-		return toolrun.TextResult(text, nil), nil
-	}})
-	Register("opencode", "glob", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
-		var p struct {
-			Pattern string  `json:"pattern"`
-			Path    *string `json:"path"`
-		}
-		if err := inv.Decode(&p); err != nil {
-			return toolrun.Result{}, err
-		}
-		text, err := ocGlob(ctx, inv.Session.Cwd, p.Pattern, p.Path)
-		if err != nil {
-			return toolrun.Result{}, err
-		}
-		return toolrun.TextResult(text, nil), nil
-	}})
+	Register("opencode", "grep", textTool(func(ctx context.Context, cwd string, p *ocGrepParams) (string, error) {
+		return ocGrep(ctx, cwd, p.Pattern, p.Path, p.Include)
+	}))
+	Register("opencode", "glob", textTool(func(ctx context.Context, cwd string, p *globParams) (string, error) {
+		return ocGlob(ctx, cwd, p.Pattern, p.Path)
+	}))
 	Register("opencode", "bash", toolrun.Impl{Execute: ocBash})
 	Register("opencode", "todowrite", toolrun.Impl{Execute: ocTodoWrite})
 	Register("opencode", "question", toolrun.Impl{Execute: ocQuestion, Sequential: true})
@@ -939,4 +916,11 @@ func ocBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	}{out.ExitCode, out.Truncation.Truncated, out.FullOutputPath}
 	return toolrun.Result{Content: []llm.Content{llm.TextBlock(text), llm.TextBlock("Command exited with code " + code + ".")},
 		Details: toolrun.MustJSON(details), Structured: structured}, nil
+}
+
+// ocGrepParams are opencode grep's parameters.
+type ocGrepParams struct {
+	Pattern string  `json:"pattern"`
+	Path    *string `json:"path"`
+	Include *string `json:"include"`
 }
