@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -356,28 +358,15 @@ func Headers(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat, sessio
 	if sessionID != "" && compat.SendSessionAffinityHeaders {
 		hs = llm.SetHeader(hs, "x-session-affinity", sessionID)
 	}
-	for _, k := range sortedKeys(m.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
 		hs = llm.SetHeader(hs, k, m.Headers[k])
 	}
 	if o != nil {
-		for _, k := range sortedKeys(o.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(o.Headers)) {
 			hs = llm.SetHeader(hs, k, o.Headers[k])
 		}
 	}
 	return hs
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
 }
 
 // Stream implements llm.Provider.

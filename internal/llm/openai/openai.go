@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -117,7 +119,7 @@ func MapFinishReason(reason string) (stop, errorMessage string) {
 // Headers are the request headers pi's client sends (besides the SDK's own).
 func Headers(m *llm.Model, o *llm.Options, compat Compat, sessionID string) []llm.Header {
 	hs := []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}}
-	for _, k := range sortedKeys(m.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
 		hs = llm.SetHeader(hs, k, m.Headers[k])
 	}
 	if sessionID != "" && compat.SendSessionAffinityHeaders {
@@ -132,24 +134,11 @@ func Headers(m *llm.Model, o *llm.Options, compat Compat, sessionID string) []ll
 		}
 	}
 	if o != nil {
-		for _, k := range sortedKeys(o.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(o.Headers)) {
 			hs = llm.SetHeader(hs, k, o.Headers[k])
 		}
 	}
 	return hs
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
 }
 
 // apiKey is pi's getClientApiKey: the key, or "unused" when an Authorization header is set.
