@@ -369,3 +369,24 @@ func TestMutualAskArbitration(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+func TestCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "talk.db")
+	a := startCore(t, db, "a", nil)
+	b := startCore(t, db, "b", nil)
+	for _, c := range []struct {
+		core             *Core
+		name, args, want string
+	}{
+		{a, "talk-group-join", "crew --name alice", `Created group crew. You are visible as "alice". Other agents join it with /talk-group-join crew.`},
+		{b, "talk-group-join-last", "-n bob", `Joined group crew (2 member(s)). You now see only co-members. You are visible as "bob".`},
+		{a, "talk-dead", "--all b", "--all cannot be combined with an agent id.\nTry '/talk-dead --help' for usage."},
+		{a, "talk-dead", "-a", "Marked 1 agent(s) as dead."},
+		{a, "talk-group-del", "crew", "Deleted group crew (2 member(s))."},
+		{a, "talk-group-clear", "", "No groups."},
+	} {
+		if got := c.core.Command(c.name, c.args); got != c.want {
+			t.Errorf("/%s %s: got %q want %q", c.name, c.args, got, c.want)
+		}
+	}
+}
