@@ -20,6 +20,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/talk"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -253,6 +254,8 @@ type run struct {
 	settings agent.Settings
 	policy   sandbox.Policy
 	proxy    string
+	// talk is the session's talk endpoint (nil when no talk tool is active).
+	talk *talk.Core
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
 	expand  func(ctx context.Context, text string) (string, bool, error)
 	closers []func()
@@ -300,7 +303,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 		out.line(&h)
 		emit = func(e agent.Event) { out.line(e) }
 	}
-	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
+	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy, Headers: requestHeaders(r.sess.ID())},
 		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
 	cmdOut := c.Stdout
 	if mode == "json" {
@@ -325,7 +328,9 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 			}
 			text = t
 		}
+		r.talkTurn(ag)
 		m, err := ag.Prompt(ctx, text)
+		r.talkSettle()
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 			code = ExitFailed

@@ -175,7 +175,11 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 		}
 	}
 
-	r.tools = c.bindTools(cfg, res, r.model, r.policy)
+	var ts *toolrun.Session
+	r.tools, ts = c.bindTools(cfg, res, r.model, r.policy)
+	if err := c.startTalk(r, settings.JSON(), ts); err != nil {
+		return nil, err
+	}
 	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
 }
@@ -289,7 +293,7 @@ func (c *CLI) sessionWarnings(s *session.Session) {
 // bindTools turns the registry's active tools into the loop's tools, each running through the
 // one execution path (toolrun): the same list, names, descriptions and parameters as
 // `pigo tools` shows active.
-func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model, policy sandbox.Policy) []agent.Tool {
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model, policy sandbox.Policy) ([]agent.Tool, *toolrun.Session) {
 	ts := &toolrun.Session{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Headless: true, Model: m, Sandbox: policy, Environ: c.hostEnviron()}
 	runner := toolrun.New(res.Tools, tools.All(), ts)
 	var out []agent.Tool
@@ -309,7 +313,7 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, ts
 }
 
 func agentResult(r toolrun.Result) agent.Result {
@@ -341,6 +345,9 @@ func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, 
 func (c *CLI) expander(r *run, out io.Writer) func(ctx context.Context, text string) (string, bool, error) {
 	rv := &prompt.Resolver{Commands: r.res.Commands.Commands, Skills: skills(r.res)}
 	return func(ctx context.Context, text string) (string, bool, error) {
+		if r.talkCommand(text, out) {
+			return "", true, nil
+		}
 		ex, err := rv.Expand(text)
 		if err != nil {
 			return "", false, err

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+	"github.com/pigo-agent/pigo/internal/talk"
+)
+
+type followQueue chan string
+
+func (q followQueue) Steer(t string)    { q <- t }
+func (q followQueue) FollowUp(t string) { q <- t }
+
+// A pigo -p session joins the peer's group with /talk-group-join-last, its model sends the
+// peer a message through talk-send, and the peer (its own handle on the same SQLite file)
+// gets it in its loop's queue; every request carries Thread-Id: <session id>.
+func TestRunTalkSendAndThreadID(t *testing.T) {
+	home := t.TempDir()
+	work := t.TempDir()
+	agentDir := filepath.Join(home, ".pi", "agent")
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "talk-send", Args: `{"to":"peer-b","message":"hi from pigo"}`}}},
+		llmtest.Turn{Text: "Sent."})
+	models := map[string]any{"providers": map[string]any{"local": map[string]any{
+		"baseUrl": srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k", "models": []any{map[string]any{"id": "m"}}}}}
+	b, _ := json.Marshal(models)
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := talk.OpenStore(filepath.Join(agentDir, "talk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	peer, err := talk.Start(talk.Options{Store: st, AgentID: "peer-b", Cwd: "/elsewhere", Name: "bob", Poll: 20 * time.Millisecond, InitialDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Stop()
+	peer.GroupJoin("crew", "")
+	q := make(followQueue, 10)
+	peer.Attach(q)
+
+	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
+	var out, errb bytes.Buffer
+	c := &CLI{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+	t.Chdir(work)
+	code := c.Main([]string{"-p", "--model", "local/m", "/talk-group-join-last", "send it"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "Joined group crew (2 member(s)). You now see only co-members.\n") || !strings.HasSuffix(out.String(), "Sent.\n") {
+		t.Fatalf("stdout:\n%s", out.String())
+	}
+	select {
+	case text := <-q:
+		if !strings.Contains(text, "\n\nhi from pigo\n\n_id ") {
+			t.Fatalf("delivery: %q", text)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery")
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	id := reqs[0].Header.Get("Thread-Id")
+	if id == "" || reqs[1].Header.Get("Thread-Id") != id {
+		t.Fatalf("Thread-Id %q / %q", id, reqs[1].Header.Get("Thread-Id"))
+	}
+	if !strings.Contains(string(reqs[1].Body), `Sent to \"bob\"`) || !strings.Contains(string(reqs[1].Body), `]: delivered.`) {
+		t.Fatalf("tool result: %s", reqs[1].Body)
+	}
+	if !strings.Contains(peer.List(""), `"status": "offline"`) {
+		t.Fatalf("the pigo session is offline after the run:\n%s", peer.List(""))
+	}
+}
