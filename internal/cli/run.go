@@ -256,6 +256,8 @@ type run struct {
 	proxy    string
 	// talk is the session's talk endpoint (nil when no talk tool is active).
 	talk *talk.Core
+	// settingsJSON is the effective settings.json (session-name reads sessionName).
+	settingsJSON []byte
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
 	expand  func(ctx context.Context, text string) (string, bool, error)
 	closers []func()
@@ -314,6 +316,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 	}
 	code := ExitOK
 	var last *llm.Message
+	namingStarted, waitNaming := false, func() {}
 	for i, p := range prompts {
 		text := p
 		if r.expand != nil {
@@ -327,6 +330,10 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 				continue
 			}
 			text = t
+		}
+		if !namingStarted {
+			namingStarted = true
+			waitNaming = c.startNaming(ctx, r, text)
 		}
 		r.talkTurn(ag)
 		m, err := ag.Prompt(ctx, text)
@@ -367,6 +374,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 	} else if failed && last.ErrorMessage != "" {
 		fmt.Fprintln(c.Stderr, last.ErrorMessage)
 	}
+	waitNaming()
 	// Nothing the run did may be lost silently: a session entry that could not be written is
 	// an I/O failure (exit 3), whatever the model did.
 	if err := ag.StoreErr(); err != nil {

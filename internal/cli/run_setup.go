@@ -177,7 +177,8 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 
 	var ts *toolrun.Session
 	r.tools, ts = c.bindTools(cfg, res, r.model, r.policy)
-	if err := c.startTalk(r, settings.JSON(), ts); err != nil {
+	r.settingsJSON = settings.JSON()
+	if err := c.startTalk(r, r.settingsJSON, ts); err != nil {
 		return nil, err
 	}
 	r.system = c.systemPrompt(a, cfg, res, sub)

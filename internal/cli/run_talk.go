@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/naming"
 	"github.com/pigo-agent/pigo/internal/talk"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -96,4 +99,44 @@ func (r *run) talkCommand(text string, out io.Writer) bool {
 	}
 	fmt.Fprintln(out, r.talk.Command(name, args))
 	return true
+}
+
+// startNaming is the seed's session-name: an unnamed session's first user prompt (the first
+// user message of a continued session) becomes its name through the sessionName model, in
+// the background; the returned func waits for it. Without a UI (-p) its warnings are not
+// shown, as pi's print mode shows no notifications.
+func (c *CLI) startNaming(ctx context.Context, r *run, prompt string) func() {
+	if r.sess.Name() != "" {
+		return func() {}
+	}
+	text := strings.TrimSpace(prompt)
+	for _, m := range r.sess.Context().Messages {
+		if m.Role == llm.RoleUser {
+			if t := strings.TrimSpace(m.Text()); t != "" {
+				text = t
+				break
+			}
+		}
+	}
+	conf := naming.ParseConfig(r.settingsJSON)
+	if text == "" || conf == nil || conf.Model == "" {
+		return func() {}
+	}
+	m, err := r.cfg.ProviderModel(conf.Provider+"/"+conf.Model, "")
+	if err != nil || m == nil {
+		return func() {}
+	}
+	p, err := providerFor(m.API)
+	if err != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		name, err := naming.Generate(ctx, p, m, llm.Options{ProxyURL: r.proxy, SessionID: r.sess.ID(), Headers: requestHeaders(r.sess.ID())}, text, conf.MaxLength)
+		if err == nil {
+			_, _ = r.sess.AppendSessionInfo(name)
+		}
+	}()
+	return func() { <-done }
 }

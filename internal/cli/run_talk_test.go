@@ -85,3 +85,44 @@ func TestRunTalkSendAndThreadID(t *testing.T) {
 		t.Fatalf("the pigo session is offline after the run:\n%s", peer.List(""))
 	}
 }
+
+// session-name: the first prompt of an unnamed session is named by the sessionName model (its
+// own provider here), and the name lands in the session file as a session_info entry.
+func TestRunSessionName(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	agentDir := filepath.Join(home, ".pi", "agent")
+	main, namer := llmtest.New(t), llmtest.New(t)
+	main.Push(llmtest.Turn{Text: "Hello."})
+	namer.Push(llmtest.Turn{Text: "Greeting  the\nagent"})
+	prov := func(s *llmtest.Server, id string) map[string]any {
+		return map[string]any{"baseUrl": s.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k", "models": []any{map[string]any{"id": id}}}
+	}
+	b, _ := json.Marshal(map[string]any{"providers": map[string]any{"local": prov(main, "m"), "names": prov(namer, "n")}})
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(`{"sessionName": {"provider": "names", "model": "n", "maxLength": 12}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
+	var out, errb bytes.Buffer
+	c := &CLI{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+	t.Chdir(work)
+	if code := c.Main([]string{"-p", "--model", "local/m", "say hello"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if len(namer.Requests()) != 1 || !strings.Contains(string(namer.Requests()[0].Body), "不超过 12 个字符") || !strings.Contains(string(namer.Requests()[0].Body), "say hello") {
+		t.Fatalf("namer requests: %d", len(namer.Requests()))
+	}
+	files, _ := filepath.Glob(filepath.Join(agentDir, "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), `"type":"session_info"`) || !strings.Contains(string(data), `"name":"Greeting th…"`) {
+		t.Fatalf("session file:\n%s", data)
+	}
+}
