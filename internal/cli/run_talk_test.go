@@ -126,3 +126,41 @@ func TestRunSessionName(t *testing.T) {
 		t.Fatalf("session file:\n%s", data)
 	}
 }
+
+// openai-cost: a model of the provider "openai-cost" reports its own usage.cost, which
+// becomes the message's cost total with the breakdown zeroed.
+func TestRunOpenAICost(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	agentDir := filepath.Join(home, ".pi", "agent")
+	srv := llmtest.New(t)
+	body := "data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi.\"}}]}\n\n" +
+		"data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"id\":\"r1\",\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":10,\"total_tokens\":1010,\"cost\":{\"total\":0.25}}}\n\n" +
+		"data: [DONE]\n\n"
+	srv.Push(llmtest.Turn{Raw: &llmtest.Raw{Code: 200, Header: map[string]string{"Content-Type": "text/event-stream"}, Body: body}})
+	b, _ := json.Marshal(map[string]any{"providers": map[string]any{"openai-cost": map[string]any{
+		"baseUrl": srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k",
+		"models": []any{map[string]any{"id": "c", "cost": map[string]any{"input": 1, "output": 1}}}}}})
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
+	var out, errb bytes.Buffer
+	c := &CLI{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+	t.Chdir(work)
+	if code := c.Main([]string{"-p", "--mode", "json", "--no-session", "--model", "openai-cost/c", "hi"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var end string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, `{"type":"message_end"`) && strings.Contains(l, `"role":"assistant"`) {
+			end = l
+		}
+	}
+	if !strings.Contains(end, `"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.25}`) {
+		t.Fatalf("message_end: %s", end)
+	}
+}
