@@ -21,6 +21,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/talk"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -256,6 +257,8 @@ type run struct {
 	proxy    string
 	// talk is the session's talk endpoint (nil when no talk tool is active).
 	talk *talk.Core
+	// toolSess is the tools' session (talk binds its core to it).
+	toolSess *toolrun.Session
 	// settingsJSON is the effective settings.json (session-name reads sessionName).
 	settingsJSON []byte
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
