@@ -20,6 +20,8 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/talk"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -253,6 +255,12 @@ type run struct {
 	settings agent.Settings
 	policy   sandbox.Policy
 	proxy    string
+	// talk is the session's talk endpoint (nil when no talk tool is active).
+	talk *talk.Core
+	// toolSess is the tools' session (talk binds its core to it).
+	toolSess *toolrun.Session
+	// settingsJSON is the effective settings.json (session-name reads sessionName).
+	settingsJSON []byte
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
 	expand  func(ctx context.Context, text string) (string, bool, error)
 	closers []func()
@@ -300,7 +308,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 		out.line(&h)
 		emit = func(e agent.Event) { out.line(e) }
 	}
-	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
+	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy, Headers: requestHeaders(r.sess.ID()), ReportedCost: reportedCost(r.model)},
 		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
 	cmdOut := c.Stdout
 	if mode == "json" {
@@ -311,6 +319,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 	}
 	code := ExitOK
 	var last *llm.Message
+	namingStarted, waitNaming := false, func() {}
 	for i, p := range prompts {
 		text := p
 		if r.expand != nil {
@@ -325,7 +334,13 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 			}
 			text = t
 		}
+		if !namingStarted {
+			namingStarted = true
+			waitNaming = c.startNaming(ctx, r, text)
+		}
+		r.talkTurn(ag)
 		m, err := ag.Prompt(ctx, text)
+		r.talkSettle()
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 			code = ExitFailed
@@ -362,6 +377,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 	} else if failed && last.ErrorMessage != "" {
 		fmt.Fprintln(c.Stderr, last.ErrorMessage)
 	}
+	waitNaming()
 	// Nothing the run did may be lost silently: a session entry that could not be written is
 	// an I/O failure (exit 3), whatever the model did.
 	if err := ag.StoreErr(); err != nil {

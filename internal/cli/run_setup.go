@@ -178,6 +178,10 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if r.tools, err = c.bindTools(cfg, res, r); err != nil {
 		return nil, err
 	}
+	r.settingsJSON = settings.JSON()
+	if err := c.startTalk(r, r.settingsJSON, r.toolSess); err != nil {
+		return nil, err
+	}
 	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
 }
@@ -314,6 +318,7 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 		}
 	}
 	ts.Replay(msgs)
+	r.toolSess = ts
 	if l := toolLSP(cfg, ts.Cwd); l != nil {
 		ts.LSP = l
 		r.closers = append(r.closers, func() { l.Close() })
@@ -368,6 +373,9 @@ func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, 
 func (c *CLI) expander(r *run, out io.Writer) func(ctx context.Context, text string) (string, bool, error) {
 	rv := &prompt.Resolver{Commands: r.res.Commands.Commands, Skills: skills(r.res)}
 	return func(ctx context.Context, text string) (string, bool, error) {
+		if r.talkCommand(text, out) {
+			return "", true, nil
+		}
 		ex, err := rv.Expand(text)
 		if err != nil {
 			return "", false, err

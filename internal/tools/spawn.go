@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/spawn"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+// SpawnExe is the pigo binary spawn-agent runs as the child session ("" = this process's:
+// os.Args[0] looked up in PATH, so a binary started by name re-runs itself).
+var SpawnExe string
+
+func spawnExe() (string, error) {
+	if SpawnExe != "" {
+		return SpawnExe, nil
+	}
+	if strings.ContainsRune(os.Args[0], '/') {
+		return os.Args[0], nil
+	}
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		return p, nil
+	}
+	return os.Executable()
+}
+
+func init() {
+	Register("spawn-agent", "spawn-agent", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+		var a struct{ Agent, Task string }
+		if err := inv.Decode(&a); err != nil {
+			return toolrun.Result{}, err
+		}
+		s := inv.Session
+		// The agent must be defined: the error names the available ones ("name: description;
+		// ..." or "none").
+		cfg, err := config.Load(config.Options{AgentDir: s.AgentDir, ProjectDir: s.Cwd})
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		if _, err := cfg.Agent(a.Agent); err != nil {
+			return toolrun.ErrorResult(err.Error()), nil
+		}
+		exe, err := spawnExe()
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		res := spawn.Run(ctx, spawn.Request{Exe: exe, Cwd: s.Cwd, AgentDir: s.AgentDir, Agent: a.Agent, Task: a.Task,
+			Progress: func(text string) { inv.Progress(toolrun.TextResult(text, nil)) }})
+		if res.Failed {
+			return toolrun.ErrorResult(res.Text), nil
+		}
+		var details any
+		if res.Messages != nil {
+			details = map[string]any{"messages": res.Messages}
+		}
+		return toolrun.TextResult(res.Text, details), nil
+	}})
+}
