@@ -17,8 +17,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	readability "codeberg.org/readeck/go-readability/v2"
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"golang.org/x/net/html"
 )
 

@@ -91,7 +91,9 @@ func New(opts Options) *Client {
 // blockedError is the guard's refusal.
 type blockedError struct{ host, addr string }
 
-func (e *blockedError) Error() string { return "拒绝访问内网地址 " + e.host + " (" + e.addr + ")" }
+func (e *blockedError) Error() string {
+	return "拒绝访问内网地址 " + e.host + " (" + e.addr + ")"
+}
 
 // dial connects with the address check on the socket's actual peer.
 func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
