@@ -86,20 +86,21 @@ func (c *CLI) Main(argv []string) (code int) {
 	if name == "" && slices.Contains(rest, "--version") {
 		name, rest = "version", slices.DeleteFunc(rest, func(s string) bool { return s == "--version" })
 	}
-	if name == "" {
-		if hasHelp(argv) {
-			c.usage(c.Stdout)
-			return ExitOK
-		}
-		if !c.Terminal {
-			c.usage(c.Stderr) // a usage error: stdout stays clean for scripts
-			return ExitUsage
-		}
-		name = "tui"
+	if name == "" && hasHelp(argv) {
+		c.usage(c.Stdout)
+		return ExitOK
+	}
+	// No command: a session run (pi's print and JSON modes; the chat on a terminal).
+	if name == "" || c.isRun(argv, name) {
+		return c.runSession(argv)
 	}
 	cmd := find(commandTable, name)
 	if cmd == nil {
-		fmt.Fprintf(c.Stderr, "pigo: unknown command %q\n", name)
+		msg := fmt.Sprintf("pigo: unknown command %q", name)
+		if sug := commandSuggestion(name); sug != "" {
+			msg += fmt.Sprintf(" (did you mean %q? To send it to the model as a prompt, use -p)", sug)
+		}
+		fmt.Fprintln(c.Stderr, msg)
 		c.usage(c.Stderr)
 		return ExitUsage
 	}

@@ -313,6 +313,8 @@ type Options struct {
 	ReportedCost bool
 	// HTTPClient, when set, is used instead of the provider's default client (tests, proxies).
 	HTTPClient HTTPDoer
+	// ToolChoice is pi's toolChoice ("none" for compaction summaries; "" = not sent).
+	ToolChoice string
 }
 
 // HTTPDoer is the part of *http.Client a provider uses.

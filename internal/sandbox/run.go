@@ -25,6 +25,12 @@ type Options struct {
 	Stderr  io.Writer     // nil: captured into Result.Stderr
 	Timeout time.Duration // 0: none
 	Dir     string        // working directory; "" means the plan's workspace
+	// Argv, when set, runs in place of the shell line (`bash -lc command`) inside the same
+	// sandbox: a declarative tool's exec argv, or a configured shell with its own flags. The
+	// words reach the program as they are, never through a shell.
+	Argv []string
+	// Env, when non-nil, replaces the plan's environment.
+	Env []string
 }
 
 // Result is the outcome of a command that started.
@@ -35,6 +41,8 @@ type Result struct {
 	Duration time.Duration
 	// Restored says which protected symbolic links the command replaced and Run put back.
 	Restored []string
+	// Signaled is true when the command died of a signal (ExitCode is then 128+N).
+	Signaled bool
 }
 
 // SetupError reports that bwrap could not set the sandbox up: the command did not run.
@@ -86,11 +94,14 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		return Result{ExitCode: -1}, ErrLimitedNotImplemented
 	}
 	dir := firstNonEmpty(opt.Dir, pl.Workspace)
+	env := pl.Env
+	if opt.Env != nil {
+		env = opt.Env
+	}
 	if !pl.Sandboxed {
-		argv, helped := reaperArgv(pl.Argv(command, 0))
-		env := pl.Env
+		argv, helped := reaperArgv(pl.commandArgv(command, opt.Argv))
 		if helped {
-			env = append(append([]string{}, pl.Env...), reaperEnv+"=1")
+			env = append(append([]string{}, env...), reaperEnv+"=1")
 		}
 		return runArgv(ctx, argv, env, dir, opt, nil, helped)
 	}
@@ -118,12 +129,12 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	if o.Stderr == nil {
 		var buf bytes.Buffer
 		o.Stderr = io.MultiWriter(&buf, head)
-		res, err := runArgv(ctx, pl.Argv(command, 0), pl.Env, dir, o, extra, false)
+		res, err := runArgv(ctx, pl.commandArgv(command, opt.Argv), env, dir, o, extra, false)
 		res.Stderr = buf.Bytes()
 		return pl.finish(g, head, res, err)
 	}
 	o.Stderr = io.MultiWriter(opt.Stderr, head)
-	res, err := runArgv(ctx, pl.Argv(command, 0), pl.Env, dir, o, extra, false)
+	res, err := runArgv(ctx, pl.commandArgv(command, opt.Argv), env, dir, o, extra, false)
 	return pl.finish(g, head, res, err)
 }
 
@@ -262,6 +273,11 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, e
 		res.Stderr = errBuf.Bytes()
 	}
 	res.ExitCode = exitCode(cmd.ProcessState)
+	if cmd.ProcessState != nil {
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			res.Signaled = ws.Signaled()
+		}
+	}
 	switch e := stopErr.(type) {
 	case *TimeoutError:
 		res.ExitCode = ExitTimeout
@@ -274,6 +290,16 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, e
 		return res, waitErr
 	}
 	return res, nil
+}
+
+// commandArgv is the plan's argv for command, with inner (when given) in place of the
+// trailing shell words.
+func (pl *Plan) commandArgv(command string, inner []string) []string {
+	argv := pl.Argv(command, 0)
+	if len(inner) == 0 {
+		return argv
+	}
+	return append(argv[:len(argv)-3:len(argv)-3], inner...)
 }
 
 func exitCode(ps *os.ProcessState) int {

@@ -209,71 +209,40 @@ func RunBash(ctx context.Context, r BashRun) (BashOutput, error) {
 	if !st.IsDir() {
 		return BashOutput{}, fmt.Errorf("Working directory is not a directory: %s", r.Dir)
 	}
-	var argv, env []string
-	switch {
-	case r.Plan != nil && r.Plan.Sandboxed:
-		if r.Plan.NetMode == sandbox.NetLimited {
-			// sandbox.Run owns the fail-closed refusal of a limited network.
-			if _, err := sandbox.Run(ctx, r.Plan, "true", sandbox.Options{}); err != nil {
-				return BashOutput{}, err
-			}
-			return BashOutput{}, sandbox.ErrLimitedNotImplemented
-		}
-		argv = r.Plan.Argv(r.Command, 0)
-		env = r.Plan.Env
-	case r.Plan != nil:
-		argv, env = []string{sandbox.Shell, "-lc", r.Command}, r.Plan.Env
-	default:
-		argv, env = []string{sandbox.Shell, "-lc", r.Command}, os.Environ()
-	}
-	switch {
-	case len(r.Argv) > 0:
-		argv = append(argv[:len(argv)-3:len(argv)-3], r.Argv...)
-	case len(r.Shell) > 0:
-		argv = append(append(argv[:len(argv)-3:len(argv)-3], r.Shell...), r.Command)
-	}
-	if r.Env != nil {
-		env = r.Env
-	}
 	acc := &accumulator{spillDir: r.SpillDir}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = r.Dir, env
-	cmd.Stdout, cmd.Stderr = acc, acc
+	var stdout io.Writer = acc
 	if r.Stdout != nil {
-		cmd.Stdout = io.MultiWriter(acc, r.Stdout)
+		stdout = io.MultiWriter(acc, r.Stdout)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		return BashOutput{}, fmt.Errorf("start %s: %w", argv[0], err)
+	inner := r.Argv
+	if len(inner) == 0 && len(r.Shell) > 0 {
+		inner = append(append([]string{}, r.Shell...), r.Command)
 	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var timer <-chan time.Time
-	if r.Timeout > 0 {
-		t := time.NewTimer(r.Timeout)
-		defer t.Stop()
-		timer = t.C
+	// The run itself: through sandbox.Run whenever there is a plan, so a tool's command gets
+	// exactly what `pigo sandbox run` gets (the seccomp filter, placeholders for missing
+	// protected paths, restored links, the reaper for unsandboxed trees, bwrap set-up errors).
+	type ran struct {
+		res sandbox.Result
+		err error
 	}
+	done := make(chan ran, 1)
+	go func() {
+		if r.Plan == nil {
+			res, err := runDirect(ctx, r, inner, stdout, acc)
+			done <- ran{res, err}
+			return
+		}
+		res, err := sandbox.Run(ctx, r.Plan, r.Command, sandbox.Options{Stdout: stdout, Stderr: acc,
+			Timeout: r.Timeout, Dir: r.Dir, Argv: inner, Env: r.Env})
+		done <- ran{res, err}
+	}()
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
-	out := BashOutput{}
-	kill := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	var got ran
 wait:
 	for {
 		select {
-		case <-done:
-			break wait
-		case <-timer:
-			out.TimedOut = true
-			kill()
-			<-done
-			break wait
-		case <-ctx.Done():
-			out.Aborted = true
-			kill()
-			<-done
+		case got = <-done:
 			break wait
 		case <-tick.C:
 			if r.Progress != nil {
@@ -288,16 +257,67 @@ wait:
 			}
 		}
 	}
-	kill() // nothing of the group outlives the call
+	var te *sandbox.TimeoutError
+	var ae *sandbox.AbortError
 	res := acc.finish()
-	res.TimedOut, res.Aborted = out.TimedOut, out.Aborted
-	if !res.TimedOut && !res.Aborted {
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && !ws.Signaled() {
-			code := ws.ExitStatus()
-			res.ExitCode = &code
-		}
+	switch {
+	case errors.As(got.err, &te):
+		res.TimedOut = true
+	case errors.As(got.err, &ae):
+		res.Aborted = true
+	case got.err != nil:
+		return BashOutput{}, got.err
+	case !got.res.Signaled:
+		code := got.res.ExitCode
+		res.ExitCode = &code
 	}
 	return res, nil
+}
+
+// runDirect runs a command with no plan at all (the process environment, no sandbox): its
+// own process group, killed on timeout or abort.
+func runDirect(ctx context.Context, r BashRun, inner []string, stdout, stderr io.Writer) (sandbox.Result, error) {
+	argv := []string{sandbox.Shell, "-lc", r.Command}
+	if len(inner) > 0 {
+		argv = inner
+	}
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = r.Dir, env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return sandbox.Result{}, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	pgid := cmd.Process.Pid
+	wait := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(wait) }()
+	var timer <-chan time.Time
+	if r.Timeout > 0 {
+		t := time.NewTimer(r.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var err error
+	select {
+	case <-wait:
+	case <-timer:
+		err = &sandbox.TimeoutError{Timeout: r.Timeout}
+	case <-ctx.Done():
+		err = &sandbox.AbortError{Cause: ctx.Err()}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL) // nothing of the group outlives the call
+	<-wait
+	var res sandbox.Result
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		res.Signaled = ws.Signaled()
+		res.ExitCode = ws.ExitStatus()
+	}
+	return res, err
 }
 
 // policy is the session's sandbox policy, the reference defaults when none was set.

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+func TestSplitModelFlag(t *testing.T) {
+	for _, c := range []struct{ provider, model, ref, thinking string }{
+		{"", "local/m", "local/m", ""},
+		{"", "local/m:high", "local/m", "high"},
+		{"", "m:xhigh", "m", "xhigh"},
+		{"local", "m", "local/m", ""},
+		{"local", "local/m:low", "local/m", "low"},
+		{"", "ollama/qwen3:8b", "ollama/qwen3:8b", ""}, // a tag, not a level
+		{"", "", "", ""},
+	} {
+		ref, th := splitModelFlag(c.provider, c.model)
+		if ref != c.ref || th != c.thinking {
+			t.Errorf("splitModelFlag(%q, %q) = %q, %q; want %q, %q", c.provider, c.model, ref, th, c.ref, c.thinking)
+		}
+	}
+}
+
+func TestIsRun(t *testing.T) {
+	c := &CLI{}
+	for _, x := range []struct {
+		argv []string
+		run  bool
+	}{
+		{nil, true},
+		{[]string{"-p", "hello"}, true},
+		{[]string{"--mode", "json", "hello"}, true},
+		{[]string{"fix the failing test"}, true},
+		{[]string{"/deploy staging"}, true},
+		{[]string{"tools"}, false},
+		{[]string{"tools", "-p"}, false},
+		{[]string{"chekc"}, false},
+		{[]string{"hello"}, true},
+		{[]string{"-p", "chekc"}, true},
+	} {
+		name, _, _ := c.split(x.argv)
+		if got := c.isRun(x.argv, name); got != x.run {
+			t.Errorf("isRun(%q) = %v, want %v", x.argv, got, x.run)
+		}
+	}
+}
+
+// On a terminal without -p the chat would open; until it exists pigo says so and exits 2.
+func TestTerminalWithoutPrintRefusesForNow(t *testing.T) {
+	var out, errb bytes.Buffer
+	c := &CLI{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Terminal: true, Getenv: func(string) string { return "" }}
+	if code := c.Main([]string{"hello"}); code != ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	if got := errb.String(); got != noChatYet+"\n" {
+		t.Fatalf("stderr %q", got)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("stdout %q", out.String())
+	}
+}
+
+func TestClampThinking(t *testing.T) {
+	high := "high"
+	for _, c := range []struct {
+		m     llm.Model
+		level string
+		want  string
+	}{
+		{llm.Model{}, "high", "off"},
+		{llm.Model{Reasoning: true}, "high", "high"},
+		{llm.Model{Reasoning: true}, "xhigh", "high"},
+		{llm.Model{Reasoning: true, ThinkingLevelMap: map[string]*string{"xhigh": &high}}, "xhigh", "xhigh"},
+		{llm.Model{Reasoning: true, ThinkingLevelMap: map[string]*string{"minimal": nil}}, "minimal", "low"},
+		{llm.Model{Reasoning: true}, "bogus", "off"},
+	} {
+		if got := clampThinking(&c.m, c.level); got != c.want {
+			t.Errorf("clampThinking(%+v, %q) = %q, want %q", c.m, c.level, got, c.want)
+		}
+	}
+}
