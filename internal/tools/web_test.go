@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -85,6 +86,13 @@ func TestWebSearch(t *testing.T) {
 
 	// The key from ~/.pi/web-search.json, trimmed.
 	e.write(filepath.Join(os.Getenv("HOME"), ".pi", "web-search.json"), `{"search1apiApiKey": "  k-file  "}`)
+	var progress []string
+	r = e.runner.Run(context.Background(), toolrun.Call{ID: "p", Name: "web_search", Arguments: json.RawMessage(`{"queries":["one"," two "]}`)},
+		func(p toolrun.Result) { progress = append(progress, p.Text()+" "+string(p.Details)) })
+	if r.IsError || len(progress) != 1 || progress[0] != "正在搜索: one / two {}" {
+		t.Errorf("progress %q (%s)", progress, r.Text())
+	}
+	api.bodies, api.auth = nil, nil
 	r = e.call("web_search", `{"query":"go","queries":["alt"],"numResults":70.9,"recencyFilter":"week","domainFilter":["-Spam.COM","https://go.dev/x",""],"searchService":"bing","includeContent":true}`)
 	if r.IsError {
 		t.Fatalf("search: %s", r.Text())

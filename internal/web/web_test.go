@@ -77,6 +77,14 @@ func TestFetchTexts(t *testing.T) {
 	other, _ := server(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "secret") })
 	srv, ap := server(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case "/chain":
+			n := len(r.URL.Query().Get("n"))
+			if n < 5 {
+				http.Redirect(w, r, "/chain?n="+strings.Repeat("x", n+1), http.StatusTemporaryRedirect)
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "end of chain")
 		case "/loop":
 			http.Redirect(w, r, "/loop", http.StatusFound)
 		case "/to-other":
@@ -139,6 +147,10 @@ func TestFetchTexts(t *testing.T) {
 	// refused either way.
 	if _, err := c.Fetch(context.Background(), "http://0x7f000001/"); err == nil {
 		t.Error("0x7f000001 fetched")
+	}
+	// Exactly five redirects are followed.
+	if p, err := c.Fetch(context.Background(), srv.URL+"/chain"); err != nil || p.Markdown != "end of chain" {
+		t.Errorf("5 redirects: %+v %v", p, err)
 	}
 	p, err := c.Fetch(context.Background(), srv.URL+"/json")
 	if err != nil || p.Markdown != `{"a": 1}` || p.Title != srv.URL+"/json" {
