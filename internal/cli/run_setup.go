@@ -175,7 +175,9 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 		}
 	}
 
-	r.tools = c.bindTools(cfg, res, r.model, r.policy)
+	if r.tools, err = c.bindTools(cfg, res, r); err != nil {
+		return nil, err
+	}
 	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
 }
@@ -289,8 +291,33 @@ func (c *CLI) sessionWarnings(s *session.Session) {
 // bindTools turns the registry's active tools into the loop's tools, each running through the
 // one execution path (toolrun): the same list, names, descriptions and parameters as
 // `pigo tools` shows active.
-func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model, policy sandbox.Policy) []agent.Tool {
-	ts := &toolrun.Session{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Headless: true, Model: m, Sandbox: policy, Environ: c.hostEnviron()}
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]agent.Tool, error) {
+	// The same tool session `pigo tool run` builds (shell settings, PI_* environment, file
+	// toolset, approval rules), with the run's model, sandbox and session: read-before-write
+	// state is replayed from the session's branch, and lsp.json's servers give diagnostics.
+	ts, code := c.toolSession(cfg, res)
+	if ts == nil {
+		return nil, exitf(code, "cannot set up the tools")
+	}
+	ts.Model = r.model
+	ts.Env.Provider, ts.Env.Model = r.model.Provider, r.model.ID
+	ts.Sandbox, ts.SandboxErr = r.policy, nil
+	ts.Rules = sandbox.CompileRules(r.policy.ApprovalRules)
+	ts.Env.SessionID = r.sess.ID()
+	if p := r.sess.Path(); p != "" {
+		ts.Env.SessionFile = p
+	}
+	var msgs []llm.Message
+	for _, e := range r.sess.Branch("") {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
+			msgs = append(msgs, *e.Message.LLM)
+		}
+	}
+	ts.Replay(msgs)
+	if l := toolLSP(cfg, ts.Cwd); l != nil {
+		ts.LSP = l
+		r.closers = append(r.closers, func() { l.Close() })
+	}
 	runner := toolrun.New(res.Tools, tools.All(), ts)
 	var out []agent.Tool
 	for _, lt := range runner.LLMTools() {
@@ -309,7 +336,7 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, nil
 }
 
 func agentResult(r toolrun.Result) agent.Result {

@@ -134,6 +134,11 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		return pl.finish(g, head, res, err)
 	}
 	o.Stderr = io.MultiWriter(opt.Stderr, head)
+	if sameWriter(opt.Stdout, opt.Stderr) {
+		// One writer for both (a merged transcript): keep it one pipe, so the command's
+		// output arrives in the order it was written.
+		o.Stdout = o.Stderr
+	}
 	res, err := runArgv(ctx, pl.commandArgv(command, opt.Argv), env, dir, o, extra, false)
 	return pl.finish(g, head, res, err)
 }
@@ -149,6 +154,17 @@ func (pl *Plan) finish(g *guard, head *headWriter, res Result, err error) (Resul
 		}
 	}
 	return res, err
+}
+
+// sameWriter is true when a and b are the same writer (os/exec's own test for sharing one
+// pipe; writers of incomparable types are never the same).
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a != nil && a == b
 }
 
 // headWriter keeps the first bytes written to it.

@@ -311,3 +311,23 @@ func TestRunLimitedFailsClosed(t *testing.T) {
 		t.Error("command ran without its network stack")
 	}
 }
+
+// One writer for both streams keeps them one pipe: the merged transcript is in the order the
+// command wrote it (pi's bash output, "hi" before "err" below), never reordered by two pipes.
+func TestRunMergedStreamsKeepOrder(t *testing.T) {
+	needBwrap(t)
+	ws := newWorkspace(t)
+	pl, err := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		var buf bytes.Buffer
+		if _, err := Run(context.Background(), pl, "echo hi; echo err >&2; echo ok", Options{Stdout: &buf, Stderr: &buf}); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != "hi\nerr\nok\n" {
+			t.Fatalf("run %d: merged output %q", i, buf.String())
+		}
+	}
+}
