@@ -26,6 +26,10 @@
 //     only text and empty details, as pi makes of a thrown error; a panic is recovered into
 //     the same kind of result, so a tool never takes the process down.
 //
+// codemode makes its nested calls on the same Runner ([Invocation.Runner]) over
+// [Runner.CodemodeCallable]; an [Impl.Describe] computes its description from the bound
+// registry; [WithApprover] makes a context's calls answer dialogs with codemode's refusal.
+//
 // The agent loop runs pi's steps one by one (prepare, its beforeToolCall hook, execute), so
 // Run is also available in two halves: [Runner.PrepareCall] and [Runner.ExecutePrepared].
 //

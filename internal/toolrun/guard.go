@@ -65,7 +65,7 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	}
 	preview := Preview(filepath.Base(w.Path), w.Old, w.New)
 	title := "Model requests write access outside workspace:\n\n  Tool:  " + w.Tool + "\n  Path:  " + w.Path + "\n\n" + preview + "\n\nAllow?"
-	d, err := s.Approver.ApproveWrite(ctx, WriteRequest{Tool: w.Tool, Path: w.Path, Preview: preview, Title: title})
+	d, err := s.ApproverFor(ctx).ApproveWrite(ctx, WriteRequest{Tool: w.Tool, Path: w.Path, Preview: preview, Title: title})
 	if err != nil {
 		if ctx.Err() == nil {
 			return err

@@ -42,7 +42,7 @@ func (r *Runner) ExecutePrepared(ctx context.Context, call Call, args json.RawMe
 	if progress == nil {
 		progress = func(Result) {}
 	}
-	inv := &Invocation{Call: call, Tool: t, Args: args, Session: r.Session, Progress: progress}
+	inv := &Invocation{Call: call, Tool: t, Args: args, Session: r.Session, Progress: progress, Runner: r}
 	res, err := t.impl.Execute(ctx, inv)
 	if err != nil {
 		return ErrorResult(err.Error())

@@ -165,7 +165,7 @@ func (s *Session) Replay(msgs []llm.Message) {
 			continue
 		}
 		ts, ok := replayTools[m.ToolName]
-		if m.ToolName == "lsp-rename" {
+		if m.ToolName == "lsp-rename" || m.ToolName == "codemode" { // both record in the file toolset
 			ts, ok = s.FileIO, s.FileIO != ""
 		}
 		if !ok {
@@ -194,5 +194,11 @@ func (s *Session) Replay(msgs []llm.Message) {
 			r.m[key] = Snapshot{Digest: *snap.Digest, TextEditable: *snap.TextEditable}
 			r.mu.Unlock()
 		}
+	}
+	replayMu.Lock()
+	hooks := append([]func(*Session, []llm.Message){}, replayHooks...)
+	replayMu.Unlock()
+	for _, fn := range hooks {
+		fn(s, msgs)
 	}
 }

@@ -50,6 +50,7 @@ type Session struct {
 	PanicLog func(tool string, value any, stack []byte)
 
 	mu    sync.Mutex
+	state map[any]any
 	reads map[string]*Reads
 	queue mutationQueue
 }
@@ -158,6 +159,53 @@ func (s *Session) Reads(toolset string) *Reads {
 		s.reads[toolset] = r
 	}
 	return r
+}
+
+// State returns the session-scoped value of key, made by mk on first use: packages keep
+// their own per-session state here (codemode's store), next to the read state.
+func (s *Session) State(key any, mk func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == nil {
+		s.state = map[any]any{}
+	}
+	v, ok := s.state[key]
+	if !ok {
+		v = mk()
+		s.state[key] = v
+	}
+	return v
+}
+
+var (
+	replayMu    sync.Mutex
+	replayHooks []func(s *Session, msgs []llm.Message)
+)
+
+// OnReplay registers fn to run at the end of every [Session.Replay], so state a package
+// keeps in [Session.State] follows the branch as the read state does. Call it from init.
+func OnReplay(fn func(s *Session, msgs []llm.Message)) {
+	replayMu.Lock()
+	defer replayMu.Unlock()
+	replayHooks = append(replayHooks, fn)
+}
+
+type approverKey struct{}
+
+// WithApprover returns a context whose calls use a instead of the session's Approver: a
+// codemode script's nested calls answer every dialog with a refusal, since nobody can be
+// asked from inside a script.
+func WithApprover(ctx context.Context, a Approver) context.Context {
+	return context.WithValue(ctx, approverKey{}, a)
+}
+
+// ApproverFor is the Approver a call running under ctx asks: the one [WithApprover] set,
+// else the session's.
+func (s *Session) ApproverFor(ctx context.Context) Approver {
+	if a, ok := ctx.Value(approverKey{}).(Approver); ok && a != nil {
+		return a
+	}
+	return s.Approver
 }
 
 // headless reports whether no dialog can be shown.

@@ -81,6 +81,9 @@ type Impl struct {
 	// Sequential is pi's executionMode "sequential": a batch containing this tool runs one
 	// call at a time.
 	Sequential bool
+	// Describe computes the model-visible description from the bound registry (codemode
+	// lists the tools it can call); nil keeps the declared description.
+	Describe func(r *Runner, declared string) string
 }
 
 // Invocation is what an implementation gets for one call.
@@ -92,6 +95,9 @@ type Invocation struct {
 	Session *Session
 	// Progress publishes a partial result (pi's onUpdate); never nil.
 	Progress func(Result)
+	// Runner is the execution path the call came through (codemode makes its nested calls
+	// on it).
+	Runner *Runner
 }
 
 // Decode unmarshals the validated arguments into v.
@@ -226,6 +232,8 @@ type Runner struct {
 	tools   map[string]*Tool
 	order   []*Tool // every declaration, in registry order
 	active  []string
+	// callable is the registry's codemode-callable list.
+	callable []string
 }
 
 // New binds the resolved registry to implementations. Only callable tools (active or
@@ -254,7 +262,26 @@ func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
 		}
 	}
 	r.active = append(r.active, reg.Active...)
+	r.callable = append(r.callable, reg.CodemodeCallable...)
+	for _, t := range r.order {
+		if t.impl != nil && t.impl.Describe != nil && Callable(t.State) {
+			t.Description = t.impl.Describe(r, t.Description)
+		}
+	}
 	return r
+}
+
+// CodemodeCallable lists the tools a codemode script may call, in registry order: the
+// structured tools that are active or codemode-only (engine.Result.CodemodeCallable) and
+// have an implementation.
+func (r *Runner) CodemodeCallable() []*Tool {
+	out := make([]*Tool, 0, len(r.callable))
+	for _, name := range r.callable {
+		if t := r.tools[name]; t != nil && t.impl != nil && Callable(t.State) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Lookup returns the declaration that owns name (the callable one when there is one).

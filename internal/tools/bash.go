@@ -389,7 +389,7 @@ func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Es
 	if s.Headless || s.Approver == nil {
 		return Escalation{}, errors.New(TextUnsandboxedDenied)
 	}
-	d, err := s.Approver.ApproveCommand(ctx, toolrun.CommandRequest{Tool: tool, Command: command, Approval: ap})
+	d, err := s.ApproverFor(ctx).ApproveCommand(ctx, toolrun.CommandRequest{Tool: tool, Command: command, Approval: ap})
 	if err != nil {
 		if ctx.Err() == nil {
 			return Escalation{}, err

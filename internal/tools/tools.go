@@ -1,6 +1,7 @@
 // Package tools holds the Go implementations of the declared tools, one file per toolset:
-// pi.go (pi's built-ins), claudecode.go, opencode.go, lsptools.go, ext.go (declarative
-// extension tools with an `exec` argv template), and the shared pieces they reuse: bash.go
+// pi.go (pi's built-ins), claudecode.go, opencode.go, lsptools.go, github.go (the GitHub
+// read-only tools over package github), ext.go (declarative extension tools with an `exec`
+// argv template), and the shared pieces they reuse: bash.go
 // (the sandboxed shell runner with spill file, tail ring, progress and truncation) and
 // truncate.go (pi's head/tail truncation and its notes).
 //

@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,6 +39,14 @@ func fail(err error) {
 }
 
 func main() {
+	if code := demo(os.Stdout, "."); code != 0 {
+		os.Exit(code)
+	}
+}
+
+// demo runs the session in a temporary copy of root/examples/project and prints what
+// happened; it returns pigo's exit code.
+func demo(stdout io.Writer, root string) int {
 	t := &tb{}
 	defer func() {
 		for _, f := range t.cleanups {
@@ -56,7 +65,7 @@ func main() {
 		}
 	}
 	for _, f := range []string{"main.go", "go.mod"} {
-		b, err := os.ReadFile(filepath.Join("examples", "project", f))
+		b, err := os.ReadFile(filepath.Join(root, "examples", "project", f))
 		if err != nil {
 			fail(fmt.Errorf("run the demo from the repository root: %w", err))
 		}
@@ -84,18 +93,21 @@ func main() {
 		fail(err)
 	}
 
-	c := &cli.CLI{Stdin: nil, Stdout: os.Stdout, Stderr: os.Stderr}
+	c := &cli.CLI{Stdin: nil, Stdout: stdout, Stderr: os.Stderr}
 	run := func(argv ...string) int {
-		fmt.Printf("\n$ pigo %s\n", quote(argv))
+		fmt.Fprintf(stdout, "\n$ pigo %s\n", quote(argv))
 		return c.Main(append([]string{"--agent-dir", agentDir, "-C", ws}, argv...))
 	}
 	if code := run("-p", "--model", "local/scripted", "make main.go greet pigo"); code != 0 {
-		os.Exit(code)
+		return code
 	}
 	after, _ := os.ReadFile(file)
-	fmt.Printf("\n$ cat main.go   # changed by the Edit tool\n%s", after)
-	run("session", "list")
-	fmt.Printf("\nThe model asked for %d requests; the session above is a pi JSONL v3 file (pi opens it too).\n", len(srv.Requests()))
+	fmt.Fprintf(stdout, "\n$ cat main.go   # changed by the Edit tool\n%s", after)
+	if code := run("session", "list"); code != 0 {
+		return code
+	}
+	fmt.Fprintf(stdout, "\nThe model made %d requests; the session above is a pi JSONL v3 file (pi opens it too).\n", len(srv.Requests()))
+	return 0
 }
 
 func quote(argv []string) string {

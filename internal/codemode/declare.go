@@ -1,0 +1,174 @@
+package codemode
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+// Decl is what a callable tool contributes to the declarations: its name, description and
+// the parameter and structured-output JSON Schemas.
+type Decl struct {
+	Name, Description  string
+	Parameters, Output []byte
+}
+
+// Declarations renders the script-side TypeScript the seed puts in the tool description: one
+// `call` overload per callable tool (parameters and result typed from the schemas), the
+// fallback overload, then ALL_TOOLS, fs, CallFailedError, text, image, exit, store and sleep.
+func Declarations(tools []Decl) string {
+	var lines []string
+	for _, t := range tools {
+		doc := ""
+		if summary := strings.TrimSpace(strings.SplitN(t.Description, "\n", 2)[0]); summary != "" {
+			doc = "/** " + summary + " */\n"
+		}
+		lines = append(lines, doc+"declare function call(name: "+jsString(t.Name)+", args: "+tsType(schemaOf(t.Parameters), "")+"): Promise<"+tsType(schemaOf(t.Output), "")+">;")
+	}
+	lines = append(lines,
+		"declare function call(name: string, args?: unknown): Promise<unknown>;",
+		"declare const ALL_TOOLS: Array<{ name: string; description?: string }>;",
+		"declare const fs: {\n  read(path: string): Promise<string>;\n  write(path: string, content: string): Promise<void>;\n};",
+		`declare class CallFailedError extends Error { readonly name: "CallFailedError"; }`,
+		"declare function text(value: unknown): void;",
+		"declare function image(value: unknown): void;",
+		"declare function exit(): void;",
+		"declare const store: { set(key: string, value: unknown): void; get(key: string): unknown; list(): string[] };",
+		"declare function sleep(seconds: number): Promise<void>;",
+	)
+	return strings.Join(lines, "\n")
+}
+
+// Describe is the codemode tool description: the declared preamble, then the declarations
+// in a ```ts block.
+func Describe(preamble string, tools []Decl) string {
+	return preamble + "\n\n```ts\n" + Declarations(tools) + "\n```"
+}
+
+func schemaOf(raw []byte) *toolrun.Value {
+	if len(raw) == 0 {
+		return nil
+	}
+	v, err := toolrun.ParseValue(raw)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// tsType is the seed's JSON Schema → TypeScript rendering: const, enum, anyOf, the simple
+// types, arrays and objects; anything else is `unknown` rather than a wrong type.
+func tsType(s *toolrun.Value, indent string) string {
+	if s == nil || s.Kind != toolrun.Object {
+		return "unknown"
+	}
+	if c := member(s, "const"); c != nil {
+		return literal(c)
+	}
+	if e := s.Get("enum"); e != nil && e.Kind == toolrun.Array && len(e.Arr) > 0 {
+		parts := make([]string, len(e.Arr))
+		for i, x := range e.Arr {
+			parts[i] = literal(x)
+		}
+		return strings.Join(parts, " | ")
+	}
+	if a := s.Get("anyOf"); a != nil && a.Kind == toolrun.Array && len(a.Arr) > 0 {
+		parts := make([]string, len(a.Arr))
+		for i, x := range a.Arr {
+			parts[i] = tsType(x, indent)
+		}
+		return strings.Join(parts, " | ")
+	}
+	t := s.Get("type")
+	if t != nil && t.Kind == toolrun.Array && len(t.Arr) > 0 {
+		// A type list is what TypeBox writes as anyOf: render it as that union.
+		parts := make([]string, len(t.Arr))
+		for i, x := range t.Arr {
+			c := s.Clone()
+			c.Set("type", x)
+			parts[i] = tsType(c, indent)
+		}
+		return strings.Join(parts, " | ")
+	}
+	if t == nil || t.Kind != toolrun.String {
+		return "unknown"
+	}
+	switch t.Str {
+	case "string":
+		return "string"
+	case "number", "integer":
+		return "number"
+	case "boolean":
+		return "boolean"
+	case "null":
+		return "null"
+	case "array":
+		return "Array<" + tsType(s.Get("items"), indent) + ">"
+	case "object":
+		props := s.Get("properties")
+		if props == nil || props.Kind != toolrun.Object || len(props.Obj) == 0 {
+			return "Record<string, unknown>"
+		}
+		required := map[string]bool{}
+		if r := s.Get("required"); r != nil && r.Kind == toolrun.Array {
+			for _, x := range r.Arr {
+				if x.Kind == toolrun.String {
+					required[x.Str] = true
+				}
+			}
+		}
+		lines := make([]string, 0, len(props.Obj))
+		for _, m := range props.Obj {
+			opt := "?"
+			if required[m.Key] {
+				opt = ""
+			}
+			name := m.Key
+			if !identRe.MatchString(name) {
+				name = jsString(name)
+			}
+			lines = append(lines, indent+"  "+name+opt+": "+tsType(m.Value, indent+"  ")+";")
+		}
+		return "{\n" + strings.Join(lines, "\n") + "\n" + indent + "}"
+	}
+	return "unknown"
+}
+
+// member returns key's value when the object has the key (even when the value is null).
+func member(v *toolrun.Value, key string) *toolrun.Value {
+	for _, m := range v.Obj {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return nil
+}
+
+// literal is the seed's literal(): JSON for strings, String(value) for the rest.
+func literal(v *toolrun.Value) string {
+	switch v.Kind {
+	case toolrun.String:
+		return jsString(v.Str)
+	case toolrun.Number:
+		return toolrun.FormatNumber(v.Num)
+	case toolrun.Bool:
+		if v.Bool {
+			return "true"
+		}
+		return "false"
+	case toolrun.Null:
+		return "null"
+	case toolrun.Array:
+		parts := make([]string, len(v.Arr))
+		for i, x := range v.Arr {
+			if x.Kind != toolrun.Null {
+				parts[i] = literal(x)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	return "[object Object]"
+}

@@ -1,0 +1,5 @@
+package codemode
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }
