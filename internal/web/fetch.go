@@ -1,0 +1,357 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	readability "codeberg.org/readeck/go-readability/v2"
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"golang.org/x/net/html"
+)
+
+// The seed's web_fetch limits.
+const (
+	MaxRedirects     = 5
+	FetchTimeout     = 30 * time.Second
+	MaxBytes         = 5 * 1024 * 1024   // a page read as text
+	MaxFileBytes     = 200 * 1024 * 1024 // a body saved to output_path
+	MinUsefulContent = 200               // UTF-16 units of extracted text
+	MaxMarkdownBytes = 100 * 1024        // the tool's text
+	UserAgent        = "Mozilla/5.0 (compatible; pi-web-fetch/1.0)"
+)
+
+// Page is a fetched page: the final URL, its title and the Markdown (or raw text).
+type Page struct {
+	URL, Title, Markdown string
+}
+
+// Saved is a body written to a file.
+type Saved struct {
+	URL, FilePath, ContentType string
+	Bytes                      int64
+}
+
+// href renders u as the WHATWG URL serialiser does for http(s): an empty path is "/".
+func href(u *url.URL) string {
+	c := *u
+	if c.Path == "" && c.RawPath == "" && c.Opaque == "" {
+		c.Path = "/"
+	}
+	c.Host = strings.ToLower(c.Host)
+	return c.String()
+}
+
+func protocol(u *url.URL) string { return strings.ToLower(u.Scheme) + ":" }
+
+// open validates rawURL, follows at most 5 redirects by hand (each hop checked) and requires
+// a 2xx answer; the caller reads and closes the body.
+func (c *Client) open(ctx context.Context, rawURL string) (*http.Response, *url.URL, error) {
+	target, err := url.Parse(rawURL)
+	if err != nil || target.Scheme == "" {
+		return nil, nil, errors.New("无效的 URL: " + rawURL)
+	}
+	target.Scheme = strings.ToLower(target.Scheme)
+	if target.Scheme != "http" && target.Scheme != "https" {
+		return nil, nil, errors.New("只支持 http/https，收到: " + protocol(target))
+	}
+	if target.Host == "" {
+		return nil, nil, errors.New("无效的 URL: " + rawURL)
+	}
+	current := target
+	for redirects := 0; ; redirects++ {
+		if err := c.checkHost(ctx, current); err != nil {
+			return nil, nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, current.String(), nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header.Set("User-Agent", UserAgent)
+		resp, err := c.http.Do(req)
+		if err != nil {
+			return nil, nil, requestError(err)
+		}
+		loc := resp.Header.Get("Location")
+		if loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			resp.Body.Close()
+			if redirects >= MaxRedirects {
+				return nil, nil, fmt.Errorf("重定向次数超过上限 (%d)", MaxRedirects)
+			}
+			next, err := current.Parse(loc)
+			if err != nil {
+				return nil, nil, errors.New("无效的 URL: " + loc)
+			}
+			next.Scheme = strings.ToLower(next.Scheme)
+			if next.Scheme != "http" && next.Scheme != "https" {
+				return nil, nil, errors.New("不支持的协议: " + protocol(next))
+			}
+			current = next
+			continue
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			resp.Body.Close()
+			return nil, nil, errors.New("HTTP " + resp.Status)
+		}
+		return resp, current, nil
+	}
+}
+
+// requestError unwraps the guard's refusal from the transport's error chain, so the text is
+// the seed's whichever layer refused.
+func requestError(err error) error {
+	var be *blockedError
+	if errors.As(err, &be) {
+		return be
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errors.New("The operation was aborted due to timeout")
+	}
+	if errors.Is(err, context.Canceled) {
+		return errors.New("This operation was aborted")
+	}
+	return err
+}
+
+// Fetch reads rawURL (30 s, ≤5 redirects, ≤5 MiB) and returns HTML as readability's main
+// content in Markdown, and JSON, XML and text/* verbatim (trimmed).
+func (c *Client) Fetch(ctx context.Context, rawURL string) (*Page, error) {
+	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
+	defer cancel()
+	resp, final, err := c.open(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	ct := resp.Header.Get("Content-Type")
+	kind := classify(ct)
+	if kind == "" {
+		if ct == "" {
+			ct = "unknown"
+		}
+		return nil, errors.New("不支持的内容类型: " + ct)
+	}
+	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n > MaxBytes {
+		return nil, fmt.Errorf("页面过大 (%d bytes)，上限 %d", n, MaxBytes)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes+1))
+	if err != nil {
+		return nil, requestError(err)
+	}
+	// The seed decodes as UTF-8 whatever the charset (TextDecoder drops a BOM) and measures
+	// the decoded text.
+	body := decodeUTF8(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")))
+	if len(body) > MaxBytes {
+		return nil, fmt.Errorf("页面过大，上限 %d bytes", MaxBytes)
+	}
+	u := href(final)
+	if kind == "html" {
+		return ExtractMarkdown(body, u)
+	}
+	return &Page{URL: u, Title: u, Markdown: jsTrim(body)}, nil
+}
+
+// classify is the seed's classifyContentType: "html", "text" or "" (refused).
+func classify(ct string) string {
+	mime, _, _ := strings.Cut(ct, ";")
+	mime = strings.ToLower(strings.TrimSpace(mime))
+	switch {
+	case mime == "text/html" || mime == "application/xhtml+xml":
+		return "html"
+	case strings.HasPrefix(mime, "text/"),
+		mime == "application/json" || strings.HasSuffix(mime, "+json"),
+		mime == "application/xml" || strings.HasSuffix(mime, "+xml"):
+		return "text"
+	}
+	return ""
+}
+
+var reactSlot = regexp.MustCompile(`^S:\d+$`)
+
+// ExtractMarkdown is the seed's extractMarkdown: React streaming slots (<div hidden
+// id="S:N">) are unhidden, readability picks the main content and it is converted to
+// Markdown (ATX headings, fenced code); a page with less than 200 characters of content is
+// an error.
+func ExtractMarkdown(page, sourceURL string) (*Page, error) {
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		return nil, err
+	}
+	docTitle := ""
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			if n.Data == "title" && docTitle == "" && n.FirstChild != nil {
+				docTitle = textOf(n)
+			}
+			id, hidden := -1, -1
+			for i, a := range n.Attr {
+				switch a.Key {
+				case "id":
+					id = i
+				case "hidden":
+					hidden = i
+				}
+			}
+			if hidden >= 0 && id >= 0 && reactSlot.MatchString(n.Attr[id].Val) {
+				n.Attr = append(n.Attr[:hidden], n.Attr[hidden+1:]...)
+			}
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(doc)
+	bodyText := ""
+	if b := findBody(doc); b != nil {
+		bodyText = textOf(b)
+	}
+	pageURL, _ := url.Parse(sourceURL)
+	var content, title string
+	if art, err := readability.FromDocument(doc, pageURL); err == nil && art.Node != nil {
+		var sb strings.Builder
+		if art.RenderHTML(&sb) == nil {
+			content = sb.String()
+		}
+		title = art.Title()
+	}
+	if title == "" {
+		title = jsTrim(docTitle)
+	}
+	if title == "" {
+		title = sourceURL
+	}
+	body := content
+	if body == "" {
+		body = bodyText
+	}
+	if len(utf16.Encode([]rune(jsTrim(body)))) < MinUsefulContent {
+		return nil, errors.New("页面没有可提取的正文内容")
+	}
+	md, err := htmltomarkdown.ConvertString(body)
+	if err != nil {
+		return nil, err
+	}
+	return &Page{URL: sourceURL, Title: title, Markdown: jsTrim(md)}, nil
+}
+
+func findBody(n *html.Node) *html.Node {
+	if n.Type == html.ElementNode && n.Data == "body" {
+		return n
+	}
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if b := findBody(ch); b != nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// textOf is the DOM's textContent.
+func textOf(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return sb.String()
+}
+
+// TruncateMarkdown cuts text to 100 KiB at the last newline, with the seed's marker.
+func TruncateMarkdown(text string) (string, bool) {
+	if len(text) <= MaxMarkdownBytes {
+		return text, false
+	}
+	sliced := decodeUTF8([]byte(text[:MaxMarkdownBytes]))
+	cut := strings.LastIndex(sliced, "\n")
+	if cut > 0 {
+		sliced = sliced[:cut]
+	}
+	return sliced + "\n…(已截断)", true
+}
+
+// Save writes the body of rawURL to path verbatim (≤200 MiB, any content type), creating
+// parent directories. The body goes to a temporary file beside path that is renamed over it
+// at the end, so a failed download leaves no truncated file and an existing one untouched
+// (the seed truncates first and deletes on failure).
+func (c *Client) Save(ctx context.Context, rawURL, path string) (*Saved, error) {
+	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
+	defer cancel()
+	resp, final, err := c.open(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n > MaxFileBytes {
+		return nil, fmt.Errorf("文件过大 (%d bytes)，上限 %d", n, MaxFileBytes)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
+	if err != nil {
+		return nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, MaxFileBytes+1))
+	if err != nil {
+		return nil, requestError(err)
+	}
+	if n > MaxFileBytes {
+		return nil, fmt.Errorf("文件过大，上限 %d bytes", MaxFileBytes)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return nil, err
+	}
+	done = true
+	return &Saved{URL: href(final), FilePath: path, ContentType: resp.Header.Get("Content-Type"), Bytes: n}, nil
+}
+
+// decodeUTF8 replaces each invalid sequence with U+FFFD (close to TextDecoder's replacement).
+func decodeUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// isJSSpace is JavaScript's WhiteSpace and LineTerminator (what trim and \s match).
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+func jsTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
