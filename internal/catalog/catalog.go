@@ -6,6 +6,7 @@
 package catalog
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,12 @@ import (
 
 //go:embed catalog.json
 var generated []byte
+
+// schemasTSV holds the shipped tools' schemas, one line per tool:
+// FILE \t TOOL \t PARAMETERS \t OUTPUT (compact JSON has no tabs or newlines).
+//
+//go:embed schemas.tsv
+var schemasTSV []byte
 
 // Ext is one declaration file: an extension with its tools and commands.
 type Ext struct {
@@ -50,10 +57,11 @@ type Tool struct {
 	Unit             string   `json:"unit,omitempty"`
 	When             string   `json:"when,omitempty"`
 	Exec             []string `json:"exec,omitempty"`
-	// Parameters and Output are the declared JSON Schemas, as JSON (Output only when the
-	// tool declares a structured output).
-	Parameters json.RawMessage `json:"parameters,omitempty"`
-	Output     json.RawMessage `json:"output,omitempty"`
+	// Parameters and Output are the declared JSON Schemas, as compact JSON (Output only when
+	// the tool declares a structured output). The shipped ones live in schemas.tsv, beside
+	// catalog.json, so that loading the catalogue decodes no schema JSON.
+	Parameters json.RawMessage `json:"-"`
+	Output     json.RawMessage `json:"-"`
 	NameOff    int             `json:"nameOff"`
 	NameEnd    int             `json:"nameEnd"`
 	WhenOff    int             `json:"whenOff"`
@@ -104,10 +112,10 @@ func Decode(root *jsonc.Node, file, kind string) Ext {
 				Structured: t.Get("output") != nil, CodemodeOnly: boolean(t.Get("codemodeOnly")), Unit: str(t.Get("unit")),
 				When: str(t.Get("when")), Exec: strs(t.Get("exec"))}
 			if p := t.Get("parameters"); p != nil {
-				tool.Parameters = p.JSON()
+				tool.Parameters = compact(p.JSON())
 			}
 			if o := t.Get("output"); o != nil {
-				tool.Output = o.JSON()
+				tool.Output = compact(o.JSON())
 			}
 			tool.NameOff, tool.NameEnd = span(t.Get("name"), t)
 			tool.WhenOff, tool.WhenEnd = span(t.Get("when"), nil)
@@ -128,6 +136,59 @@ func Decode(root *jsonc.Node, file, kind string) Ext {
 		}
 	}
 	return e
+}
+
+func compact(b []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+// SchemasTSV renders the schemas of es in the schemas.tsv format.
+func SchemasTSV(es []Ext) []byte {
+	var b bytes.Buffer
+	for _, e := range es {
+		for _, t := range e.Tools {
+			if len(t.Parameters) == 0 && len(t.Output) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", e.File, t.Name, t.Parameters, t.Output)
+		}
+	}
+	return b.Bytes()
+}
+
+// attachSchemas fills the shipped tools' schemas from schemas.tsv by slicing (no decoding).
+func attachSchemas(es []Ext) error {
+	type key struct{ file, tool string }
+	idx := map[key]*Tool{}
+	for i := range es {
+		for j := range es[i].Tools {
+			idx[key{es[i].File, es[i].Tools[j].Name}] = &es[i].Tools[j]
+		}
+	}
+	for n, line := range bytes.Split(schemasTSV, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		f := bytes.Split(line, []byte("\t"))
+		if len(f) != 4 {
+			return fmt.Errorf("catalog: schemas.tsv:%d: want 4 fields, got %d", n+1, len(f))
+		}
+		t := idx[key{string(f[0]), string(f[1])}]
+		if t == nil {
+			return fmt.Errorf("catalog: schemas.tsv:%d: no tool %s in %s", n+1, f[1], f[0])
+		}
+		if len(f[2]) > 0 {
+			t.Parameters = f[2]
+		}
+		if len(f[3]) > 0 {
+			t.Output = f[3]
+		}
+	}
+	return nil
 }
 
 func span(n, fallback *jsonc.Node) (int, int) {
@@ -174,6 +235,10 @@ func Shipped() ([]Ext, error) {
 	once.Do(func() {
 		if err := json.Unmarshal(generated, &entries); err != nil {
 			loadErr = fmt.Errorf("catalog: %v", err)
+			return
+		}
+		if err := attachSchemas(entries); err != nil {
+			loadErr = err
 			return
 		}
 		for i := range entries {

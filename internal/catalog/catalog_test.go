@@ -15,8 +15,9 @@ import (
 	"github.com/pigo-agent/pigo/toolsets"
 )
 
-// generate compiles every shipped CUE declaration against #Extension and returns catalog.json.
-func generate(t *testing.T) []byte {
+// generate compiles every shipped CUE declaration against #Extension and returns catalog.json
+// and schemas.tsv.
+func generate(t *testing.T) ([]byte, []byte) {
 	s, err := validate.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -47,20 +48,26 @@ func generate(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	buf.WriteByte('\n')
-	return buf.Bytes()
+	return buf.Bytes(), SchemasTSV(out)
 }
 
 // TestCatalogFresh fails when catalog.json no longer matches the CUE sources.
 func TestCatalogFresh(t *testing.T) {
-	want := generate(t)
+	want, schemas := generate(t)
 	if os.Getenv("UPDATE_GOLDEN") == "1" {
 		if err := os.WriteFile("catalog.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("schemas.tsv", schemas, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if !bytes.Equal(want, generated) {
 		t.Fatal("catalog.json is stale: run `go generate ./internal/catalog` (or UPDATE_GOLDEN=1 go test ./internal/catalog)")
+	}
+	if !bytes.Equal(schemas, schemasTSV) {
+		t.Fatal("schemas.tsv is stale: run `go generate ./internal/catalog` (or UPDATE_GOLDEN=1 go test ./internal/catalog)")
 	}
 }
 
@@ -92,6 +99,9 @@ func TestShipped(t *testing.T) {
 			}
 		}
 	}
+	if !json.Valid(pi.Tools[0].Parameters) || !strings.Contains(string(pi.Tools[0].Parameters), `"required":["path"]`) {
+		t.Errorf("read's parameters: %s", pi.Tools[0].Parameters)
+	}
 	if gh != 18 {
 		t.Errorf("github tools: %d, want 18", gh)
 	}
@@ -101,6 +111,9 @@ func BenchmarkShipped(b *testing.B) {
 	for b.Loop() {
 		var es []Ext
 		if err := json.Unmarshal(generated, &es); err != nil {
+			b.Fatal(err)
+		}
+		if err := attachSchemas(es); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -93,6 +93,10 @@ func runToolRun(c *CLI, a *args) int {
 	if s == nil {
 		return code
 	}
+	if l := toolLSP(cfg, s.Cwd); l != nil {
+		s.LSP = l
+		defer l.Close()
+	}
 	var sess *session.Session
 	if p := a.str("--session"); p != "" {
 		if sess, err = session.Open(p, session.OpenOptions{Cwd: s.Cwd}); err != nil {
@@ -221,12 +225,10 @@ func (c *CLI) toolSession(cfg *config.Config, res *config.Resolution) (*toolrun.
 	if id, err := uuid.NewV7(); err == nil {
 		s.Env.SessionID = id.String()
 	}
+	// A sandbox policy that cannot be read refuses the commands (fail closed), not the tools
+	// that run none.
 	pol, _, err := cfg.SandboxPolicy()
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
-		return nil, ExitFailed
-	}
-	s.Sandbox = pol
+	s.Sandbox, s.SandboxErr = pol, err
 	s.Rules = sandbox.CompileRules(pol.ApprovalRules)
 	if settings, err := cfg.Effective(config.Settings); err == nil && settings.Root != nil {
 		str := func(k string) string {

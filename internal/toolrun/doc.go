@@ -26,6 +26,9 @@
 //     only text and empty details, as pi makes of a thrown error; a panic is recovered into
 //     the same kind of result, so a tool never takes the process down.
 //
+// The agent loop runs pi's steps one by one (prepare, its beforeToolCall hook, execute), so
+// Run is also available in two halves: [Runner.PrepareCall] and [Runner.ExecutePrepared].
+//
 // Arguments are kept as an order-preserving [Value] until validation passes, so the echo of
 // received arguments keeps the model's key order, then handed to the implementation as JSON
 // ([Invocation.Decode]).

@@ -67,7 +67,10 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	title := "Model requests write access outside workspace:\n\n  Tool:  " + w.Tool + "\n  Path:  " + w.Path + "\n\n" + preview + "\n\nAllow?"
 	d, err := s.Approver.ApproveWrite(ctx, WriteRequest{Tool: w.Tool, Path: w.Path, Preview: preview, Title: title})
 	if err != nil {
-		return err
+		if ctx.Err() == nil {
+			return err
+		}
+		d = WriteDecision{Choice: WriteDismissed} // the turn was aborted while the dialog was open
 	}
 	switch d.Choice {
 	case WriteApproveOnce:

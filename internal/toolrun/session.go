@@ -23,8 +23,11 @@ type Session struct {
 	Model *llm.Model
 
 	// Sandbox is the effective sandbox policy; Environ is the host facts its plans use.
-	Sandbox sandbox.Policy
-	Environ sandbox.Environ
+	// SandboxErr, when set, is why the policy could not be read: every command is refused
+	// with it (fail closed).
+	Sandbox    sandbox.Policy
+	SandboxErr error
+	Environ    sandbox.Environ
 	// Rules are the compiled approvalRules (nil: none).
 	Rules *sandbox.Rules
 	// DenyRequests is /bwrap-deny-request: escalations and outside writes are refused

@@ -311,6 +311,9 @@ func policy(s *toolrun.Session) sandbox.Policy {
 // BashPlan builds the sandbox plan for a command of this session (a plan per command, so
 // paths created in between are covered).
 func BashPlan(s *toolrun.Session) (*sandbox.Plan, error) {
+	if s.SandboxErr != nil {
+		return nil, s.SandboxErr
+	}
 	env := s.Environ
 	if env.Home == "" && env.Path == "" {
 		env = sandbox.HostEnviron()
@@ -368,7 +371,10 @@ func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Es
 	}
 	d, err := s.Approver.ApproveCommand(ctx, toolrun.CommandRequest{Tool: tool, Command: command, Approval: ap})
 	if err != nil {
-		return Escalation{}, err
+		if ctx.Err() == nil {
+			return Escalation{}, err
+		}
+		d = toolrun.CommandDecision{Choice: toolrun.CommandDismissed} // aborted while the dialog was open
 	}
 	switch d.Choice {
 	case toolrun.CommandAllowOnce:

@@ -96,7 +96,7 @@ func TestRunBashProgressAbortTimeout(t *testing.T) {
 		t.Fatal("abort did not kill the process group")
 	}
 	mu.Lock()
-	if len(updates) < 2 || !strings.HasPrefix(updates[len(updates)-1], "tick 1\n") {
+	if len(updates) < 1 || !strings.HasPrefix(updates[len(updates)-1], "tick 1\n") {
 		t.Fatalf("progress updates: %q", updates)
 	}
 	mu.Unlock()
@@ -253,5 +253,30 @@ func TestPiBashEnvironmentAndShell(t *testing.T) {
 	s.Shell = toolrun.Shell{Path: "/no/such/shell"}
 	if r = e.call("bash", `{"command":"true"}`); !r.IsError || r.Text() != "Custom shell path not found: /no/such/shell" {
 		t.Fatalf("%q", r.Text())
+	}
+}
+
+// pi's bash publishes progress: an empty update first, then the output's tail.
+func TestPiBashProgress(t *testing.T) {
+	e := newEnv(t, "")
+	var mu sync.Mutex
+	var texts []string
+	r := e.runner.Run(context.Background(), toolrun.Call{Name: "bash", Arguments: []byte(`{"command":"echo one; sleep 0.3; echo two"}`)},
+		func(p toolrun.Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(p.Content) == 0 {
+				texts = append(texts, "")
+			} else {
+				texts = append(texts, p.Content[0].Text)
+			}
+		})
+	if r.IsError || r.Text() != "one\ntwo\n" {
+		t.Fatalf("%q", r.Text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(texts) < 2 || texts[0] != "" || !strings.HasPrefix(texts[1], "one\n") {
+		t.Fatalf("updates %q", texts)
 	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"sort"
 	"strings"
@@ -28,5 +29,29 @@ func TestLsOrderAgainstNode(t *testing.T) {
 	sort.SliceStable(got, func(i, j int) bool { return localeLess(got[i], got[j]) })
 	if strings.Join(got, " | ") != strings.Join(want, " | ") {
 		t.Errorf("order:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestDecodeUTF8AgainstNode: invalid UTF-8 becomes U+FFFD exactly where Node's
+// buffer.toString("utf-8") puts them (pi's read and grep decode files that way).
+func TestDecodeUTF8AgainstNode(t *testing.T) {
+	pi := pitest.Find(t)
+	inputs := []string{"caf\xe9", "\xe2\x82", "\xe2\x82a", "\xf0\x9f\x98", "\xf0\x9f\x98\x80x", "\xed\xa0\x80", "\xc0\xaf", "\xff\xfe\xfd",
+		"\xe0\x80\x80", "\xf4\x90\x80\x80", "a\x80b", "\xef\xbb\xbfbom", "\xc2", "ok ünïcödé"}
+	var hexes []string
+	for _, in := range inputs {
+		hexes = append(hexes, fmt.Sprintf("%x", in))
+	}
+	b, _ := json.Marshal(hexes)
+	out, err := exec.Command(pi.Node, "-e", `console.log(JSON.stringify(JSON.parse(process.argv[1]).map(h=>Buffer.from(h,"hex").toString("utf-8"))))`, string(b)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	json.Unmarshal(out, &want)
+	for i, in := range inputs {
+		if got := DecodeUTF8([]byte(in)); got != want[i] {
+			t.Errorf("%q: got %q, node %q", in, got, want[i])
+		}
 	}
 }

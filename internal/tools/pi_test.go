@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -189,4 +191,41 @@ func TestLLMToolsArePis(t *testing.T) {
 	if n != len(want) {
 		t.Fatalf("found %d of %d tools", n, len(want))
 	}
+}
+
+// pi's write and edit go through the write guard: outside the workspace (decided on
+// realpaths) a headless session refuses and nothing is written.
+func TestPiWriteGuard(t *testing.T) {
+	od, err := os.MkdirTemp("/var/tmp", "pigo-piguard-")
+	if err != nil {
+		t.Skip("no /var/tmp")
+	}
+	t.Cleanup(func() { os.RemoveAll(od) })
+	e := newEnv(t, "")
+	os.Symlink(od, filepath.Join(e.dir, "escape"))
+	target := filepath.Join(e.dir, "escape", "x.txt")
+	r := e.call("write", `{"path":"escape/x.txt","content":"pwned"}`)
+	if !r.IsError || r.Text() != `Path "`+target+`" is outside workspace. No UI available for approval.` {
+		t.Fatalf("write: %q", r.Text())
+	}
+	if _, err := os.Stat(filepath.Join(od, "x.txt")); err == nil {
+		t.Fatal("the refused write happened")
+	}
+	os.WriteFile(filepath.Join(od, "y.txt"), []byte("keep"), 0o644)
+	r = e.call("edit", `{"path":"`+filepath.Join(od, "y.txt")+`","edits":[{"oldText":"keep","newText":"lost"}]}`)
+	if !r.IsError || !strings.HasSuffix(r.Text(), "is outside workspace. No UI available for approval.") {
+		t.Fatalf("edit: %q", r.Text())
+	}
+	if b, _ := os.ReadFile(filepath.Join(od, "y.txt")); string(b) != "keep" {
+		t.Fatalf("file changed: %q", b)
+	}
+	// A match error surfaces before the guard.
+	r = e.call("edit", `{"path":"`+filepath.Join(od, "y.txt")+`","edits":[{"oldText":"absent","newText":"x"}]}`)
+	if !strings.HasPrefix(r.Text(), "Could not find the exact text in") {
+		t.Fatalf("edit order: %q", r.Text())
+	}
+	if r := e.call("write", `{"path":"/tmp/pigo-piguard-ok.txt","content":"ok"}`); r.IsError {
+		t.Fatalf("/tmp: %q", r.Text())
+	}
+	os.Remove("/tmp/pigo-piguard-ok.txt")
 }

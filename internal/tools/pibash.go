@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -95,12 +96,18 @@ func piBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	if !plan.Sandboxed {
 		base = os.Environ()
 	}
+	// pi's updates: an empty one at the start, then the tail (details as pi shapes them:
+	// {} until the output is truncated).
 	inv.Progress(toolrun.Result{Content: []llm.Content{}})
 	out, err := RunBash(ctx, BashRun{Command: command, Dir: s.Cwd, Timeout: timeout, Plan: plan,
 		Shell: []string{shell, "-c"}, Env: piEnv(base, s.Env), SpillDir: spillDir(s),
 		Progress: func(tail string) {
 			t := TruncateTail(tail, MaxLines, MaxBytes)
-			inv.Progress(toolrun.Result{Content: []llm.Content{llm.TextBlock(t.Content)}})
+			r := toolrun.Result{Content: []llm.Content{llm.TextBlock(t.Content)}, Details: json.RawMessage(`{}`)}
+			if t.Truncated {
+				r.Details = toolrun.MustJSON(map[string]any{"truncation": t})
+			}
+			inv.Progress(r)
 		}})
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "Working directory does not exist") {

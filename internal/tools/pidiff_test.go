@@ -96,6 +96,16 @@ var diffCalls = []diffCall{
 	{"bash", `{"command":"echo before; sleep 5","timeout":0.5}`},
 	{"bash", `{"command":"echo x","timeout":-1}`},
 	{"bash", `{"command":"cat crlf.txt; cat multi.txt"}`},
+	{"bash", `{"command":"seq 1 300000"}`},
+	{"bash", `{"command":"printf 'caf\\351\\n\\377\\376 end\\n'"}`},
+	{"bash", `{"command":"echo partial; printf 'no newline at the end'; exit 1"}`},
+	{"read", `{"path":"linkdir/b.md"}`},
+	{"ls", `{"path":"linkdir"}`},
+	{"read", `{"path":"dangling"}`},
+	{"edit", `{"path":"mlink.txt","edits":[{"oldText":"ALPHA","newText":"via link"}]}`},
+	{"write", `{"path":"linkdir/new.txt","content":"through a symlinked dir\n"}`},
+	{"grep", `{"pattern":"through"}`},
+	{"read", `{"path":"multi.txt"}`},
 	{"nope", `{}`},
 }
 
@@ -138,6 +148,11 @@ func fixture(t *testing.T, dir string) {
 		}
 	}
 	os.MkdirAll(filepath.Join(dir, "dir", "empty"), 0o755)
+	for link, target := range map[string]string{"linkdir": "dir", "mlink.txt": "multi.txt", "dangling": "nowhere"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // scriptServer is a loopback OpenAI-compatible server that answers turn i with tool call i
@@ -332,6 +347,14 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 			return nil
 		}
 		rel, _ := filepath.Rel(piWS, p)
+		if info.Mode()&os.ModeSymlink != 0 {
+			a, _ := os.Readlink(p)
+			b, _ := os.Readlink(filepath.Join(goWS, rel))
+			if a != b {
+				t.Errorf("symlink %s: pi → %s, pigo → %s", rel, a, b)
+			}
+			return nil
+		}
 		a, _ := os.ReadFile(p)
 		b, err := os.ReadFile(filepath.Join(goWS, rel))
 		if err != nil || !bytes.Equal(a, b) {

@@ -17,6 +17,9 @@ import (
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
+// pi's own edit and write have no write guard; pigo puts them behind the same guard as the
+// seed's file tools (outside the workspace and /tmp: the dialog, or the headless refusal),
+// or the model could write anywhere with pi's write while bash is sandboxed.
 func init() {
 	Register("pi", "edit", toolrun.Impl{Prepare: prepareEdit, Execute: piEdit})
 	Register("pi", "write", toolrun.Impl{Execute: piWrite})
@@ -111,6 +114,9 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 			return errors.New(errAborted)
 		}
 		final := bom + restoreLineEndings(updated, ending)
+		if err := inv.Session.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, Old: buf, Exists: true, New: []byte(final)}); err != nil {
+			return err
+		}
 		if err := writeKeepMode(abs, []byte(final)); err != nil {
 			return NodeError(err, "open", abs)
 		}
@@ -565,6 +571,10 @@ func piWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 	err := inv.Session.WithFile(abs, func() error {
 		if ctx.Err() != nil {
 			return errors.New(errAborted)
+		}
+		old, exists, _ := toolrun.ReadFile(abs)
+		if err := inv.Session.GuardWrite(ctx, toolrun.Write{Tool: "write", Path: abs, Old: old, Exists: exists, New: []byte(a.Content)}); err != nil {
+			return err
 		}
 		dir := filepath.Dir(abs)
 		if err := os.MkdirAll(dir, 0o777); err != nil {

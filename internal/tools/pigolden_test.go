@@ -24,6 +24,14 @@ var findCalls = []diffCall{
 	{"find", `{"pattern":"*","path":"missing"}`},
 }
 
+// abbreviate keeps a long line reviewable: its head and tail, and the hash of the whole.
+func abbreviate(s string) string {
+	if len(s) <= 2048 {
+		return s
+	}
+	return fmt.Sprintf("%s …[%d bytes, sha256 %s]… %s", s[:600], len(s), toolrun.Digest([]byte(s))[:16], s[len(s)-600:])
+}
+
 // TestBuiltinsGolden is every text pi's built-ins produce in pigo, from real calls on real
 // files, against testdata/pi/builtins.golden (UPDATE_GOLDEN=1 rewrites it). The same calls
 // are checked against the real pi by TestBuiltinsAgainstPi when pi is installed.
@@ -37,7 +45,7 @@ func TestBuiltinsGolden(t *testing.T) {
 		r := e.runner.Run(context.Background(), toolrun.Call{ID: fmt.Sprintf("call_%d", i), Name: c.name, Arguments: json.RawMessage(c.args)}, nil)
 		content, _ := json.Marshal(r.Content)
 		fmt.Fprintf(&b, "=== %s %s\nis_error: %v\ncontent: %s\ndetails: %s\n", c.name, c.args, r.IsError,
-			normalise(string(content), ws), normalise(canon(r.Details), ws))
+			abbreviate(normalise(string(content), ws)), abbreviate(normalise(canon(r.Details), ws)))
 	}
 	golden := filepath.Join("testdata", "pi", "builtins.golden")
 	if os.Getenv("UPDATE_GOLDEN") == "1" {

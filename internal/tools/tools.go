@@ -7,6 +7,24 @@
 // Each file registers its implementations by toolset and name from an init function; All
 // returns them for toolrun.New. The declarations (parameters, descriptions) stay in
 // toolsets/*.cue: an implementation only decodes its validated arguments and does the work.
+//
+// pi's built-ins are checked against the real pi 0.84.3 (pidiff_test.go: the same calls on
+// the same files, content, error flag, details and the files afterwards must match) and
+// against a golden file of every text. Where pigo departs from pi on purpose:
+//   - write and edit go through the write guard (outside the workspace and /tmp: the
+//     dialog, or the headless refusal), as the seed's file tools do; pi has no guard;
+//   - bash runs in the session's sandbox (bwrap, as the seed's bwrap extension does for
+//     every command), with pi's shellPath, shellCommandPrefix and PI_* variables; its full
+//     output goes to <agentDir>/tmp/<uuid>.txt instead of pi's /tmp/pi-bash-*.log;
+//   - grep asks ripgrep for --sort path and find sorts fd's results: pi's outputs come in
+//     the walk's nondeterministic order, pigo's are one of those orders, always the same;
+//   - find uses ripgrep's file list with fd's glob rules when fd is not installed (pi
+//     would try to download fd);
+//   - edit matches on the file's raw bytes, so a file that is not UTF-8 keeps the bytes the
+//     edit does not touch (pi rewrites them as U+FFFD);
+//   - read scales large images by area averaging where pi uses Lanczos3 (same sizes, same
+//     note, slightly different pixels); bmp and oversized webp are omitted with pi's notes;
+//   - ls approximates ICU's root collation (pi's localeCompare) for file names.
 package tools
 
 import "github.com/pigo-agent/pigo/internal/toolrun"
