@@ -19,6 +19,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -45,9 +46,6 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 
 // runUsage is the usage line of a session run.
 const runUsage = "[-p] [--mode text|json] [--model PROVIDER/ID[:THINKING]] [FLAGS] [PROMPT...]"
-
-// noChatYet is printed for a run on a terminal without -p until the chat exists (issue #16).
-const noChatYet = "pigo: the interactive chat is not built yet; use -p (pigo -p \"PROMPT\")"
 
 // isRun reports whether argv is a session run rather than a command: no command word, or a
 // first word that is not a command — a prompt, as pi takes it (`pigo "fix the failing test"`,
@@ -127,8 +125,7 @@ func (c *CLI) runSession(argv []string) int {
 	}
 	print := a.has("-p") || mode == "json" || !c.Terminal
 	if !print {
-		fmt.Fprintln(c.Stderr, noChatYet)
-		return ExitUsage
+		return c.runChat(a)
 	}
 	prompts := append(append([]string{}, a.pos...), a.rest...)
 	if stdin := c.pipedStdin(); stdin != "" {
@@ -197,6 +194,8 @@ type run struct {
 	provider llm.Provider
 	sess     *session.Session
 	tools    []agent.Tool
+	// ts is the tools' shared session state (the chat sets its Approver).
+	ts       *toolrun.Session
 	system   string
 	settings agent.Settings
 	policy   sandbox.Policy

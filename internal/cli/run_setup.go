@@ -177,7 +177,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 		}
 	}
 
-	r.tools = c.bindTools(cfg, res, r.model, r.policy)
+	r.tools, r.ts = c.bindTools(cfg, res, r.model, r.policy)
 	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
 }
@@ -249,7 +249,7 @@ func (c *CLI) sessionWarnings(s *session.Session) {
 // bindTools turns the registry's active tools into the loop's tools, each running through the
 // one execution path (toolrun): the same list, names, descriptions and parameters as
 // `pigo tools` shows active.
-func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model, policy sandbox.Policy) []agent.Tool {
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model, policy sandbox.Policy) ([]agent.Tool, *toolrun.Session) {
 	ts := &toolrun.Session{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Headless: true, Model: m, Sandbox: policy, Environ: c.hostEnviron()}
 	runner := toolrun.New(res.Tools, tools.All(), ts)
 	var out []agent.Tool
@@ -269,7 +269,7 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, m *llm.Model
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, ts
 }
 
 func agentResult(r toolrun.Result) agent.Result {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 )
 
@@ -44,20 +42,5 @@ func TestIsRun(t *testing.T) {
 		if got := c.isRun(x.argv, name); got != x.run {
 			t.Errorf("isRun(%q) = %v, want %v", x.argv, got, x.run)
 		}
-	}
-}
-
-// On a terminal without -p the chat would open; until it exists pigo says so and exits 2.
-func TestTerminalWithoutPrintRefusesForNow(t *testing.T) {
-	var out, errb bytes.Buffer
-	c := &CLI{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Terminal: true, Getenv: func(string) string { return "" }}
-	if code := c.Main([]string{"hello"}); code != ExitUsage {
-		t.Fatalf("exit %d", code)
-	}
-	if got := errb.String(); got != noChatYet+"\n" {
-		t.Fatalf("stderr %q", got)
-	}
-	if out.Len() != 0 {
-		t.Fatalf("stdout %q", out.String())
 	}
 }
