@@ -210,7 +210,7 @@ func TestCommandDialog(t *testing.T) {
 
 func question(multi bool) tools.Question {
 	return tools.Question{Title: "Colour: Which colour?", Question: "Which colour?", Header: "Colour",
-		Options: []tools.QuestionOption{{Label: "Red", Description: "warm"}, {Label: "Blue", Description: "cold"}, {Label: "Green"}},
+		Options:  []tools.QuestionOption{{Label: "Red", Description: "warm"}, {Label: "Blue", Description: "cold"}, {Label: "Green"}},
 		Multiple: multi, Other: "Other", Done: "Done", InputPrompt: "Type your answer"}
 }
 
