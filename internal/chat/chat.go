@@ -13,6 +13,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -53,6 +54,12 @@ type Options struct {
 	Config func() tea.Cmd
 	// Session describes the session for /session.
 	Session func() string
+	// Rewind keeps the files' before-images; Leaf is the session leaf a prompt is sent from;
+	// Restore moves the session back to a point and returns the agent to continue with.
+	// Nil Rewind: /rewind is not available.
+	Rewind  *Rewind
+	Leaf    func() string
+	Restore func(p Point) (*agent.Agent, error)
 }
 
 // Completion is one slash-command completion line.
@@ -227,6 +234,9 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 	if m.o.Agent == nil {
 		return nil
 	}
+	if m.o.Rewind != nil && m.o.Leaf != nil {
+		m.o.Rewind.Begin(m.o.Leaf(), text)
+	}
 	m.running = true
 	m.turn = llm.Usage{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -270,6 +280,9 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			m.info(m.o.Session())
 		}
 		return nil, true
+	case "rewind":
+		m.openRewind()
+		return nil, true
 	case "hotkeys":
 		m.info(hotkeys)
 		return nil, true
@@ -279,7 +292,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 }
 
 // hotkeys is the /hotkeys text.
-const hotkeys = "Enter send (steer while the agent works) · Alt+Enter queue a follow-up · Esc abort · Ctrl+T show thinking · PgUp/PgDn scroll · Ctrl+C quit"
+const hotkeys = "Tab complete a /command · Enter send (steer while the agent works) · Alt+Enter queue a follow-up · Esc abort · Ctrl+T show thinking · PgUp/PgDn scroll · Ctrl+C quit"
 
 func (m *Model) info(s string) { m.add(&item{kind: kindInfo, text: s, final: true}) }
 
@@ -329,6 +342,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.o.Bridge.listen()
 	case tea.KeyMsg:
 		return m, m.key(msg)
+	case rewindPlanMsg:
+		m.openRewindConfirm(msg.p, msg.plan)
+		return m, nil
+	case rewindDoneMsg:
+		m.rewound(msg)
+		return m, nil
 	}
 	return m, nil
 }
@@ -365,6 +384,11 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	}
 	if d := m.dialog; d != nil {
 		if d.key(k) {
+			if d.cmd != nil {
+				m.dialog = nil
+				m.next()
+				return d.cmd
+			}
 			if d.kind == "command" && m.o.Persist != nil {
 				// The ticked patterns were sent with the answer; saving is the tool's
 				// caller's job only when it persists; the chat saves them here.
@@ -388,13 +412,14 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.complete = nil
-	case tea.KeyEnter:
-		if len(m.complete) > 0 && !k.Alt {
+	case tea.KeyTab:
+		if len(m.complete) > 0 {
 			c := m.complete[m.compIdx%len(m.complete)]
 			m.input = []rune("/" + c.Name + " ")
 			m.complete = nil
-			return nil
 		}
+		return nil
+	case tea.KeyEnter:
 		text := strings.TrimSpace(string(m.input))
 		if text == "" {
 			return nil
@@ -430,7 +455,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			m.compIdx = (m.compIdx + len(m.complete) - 1) % len(m.complete)
 		}
 		return nil
-	case tea.KeyDown, tea.KeyTab:
+	case tea.KeyDown:
 		if len(m.complete) > 0 {
 			m.compIdx = (m.compIdx + 1) % len(m.complete)
 		}
@@ -623,4 +648,96 @@ func tokens(n int) string {
 		return fmt.Sprintf("%dk", (n+500)/1000)
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+// rewindPlanMsg carries a computed rewind plan (reading the files is I/O, done in a Cmd).
+type rewindPlanMsg struct {
+	p    Point
+	plan []Restore
+}
+
+// rewindDoneMsg reports a finished rewind.
+type rewindDoneMsg struct {
+	p     Point
+	agent *agent.Agent
+	files []Restore
+	err   error
+}
+
+// openRewind offers the prompts of this chat to go back to, newest first.
+func (m *Model) openRewind() {
+	if m.running {
+		m.info("Wait for the agent to finish (or press Esc) before /rewind")
+		return
+	}
+	if m.o.Rewind == nil || m.o.Restore == nil {
+		m.info("/rewind is not available in this session")
+		return
+	}
+	pts := m.o.Rewind.Points()
+	if len(pts) == 0 {
+		m.info("Nothing to rewind to yet")
+		return
+	}
+	d := &dialog{kind: "rewind-pick", title: "Rewind to before which prompt?", points: pts}
+	for _, p := range pts {
+		d.opts = append(d.opts, firstLine(p.Text))
+	}
+	rw := m.o.Rewind
+	d.start = func(d *dialog, i int) tea.Cmd {
+		p := d.points[i]
+		return func() tea.Msg { return rewindPlanMsg{p, rw.Plan(p)} }
+	}
+	m.dialog = d
+}
+
+func (m *Model) openRewindConfirm(p Point, plan []Restore) {
+	d := &dialog{kind: "rewind-confirm", title: PlanText(p, plan), point: p, plan: plan,
+		opts: []string{optRewindAll, optRewindConv, optCancel}}
+	rw, restore := m.o.Rewind, m.o.Restore
+	d.start = func(d *dialog, i int) tea.Cmd {
+		if d.opts[i] == optCancel {
+			return func() tea.Msg { return nil }
+		}
+		files := d.opts[i] == optRewindAll
+		p, plan := d.point, d.plan
+		return func() tea.Msg {
+			var err error
+			if files {
+				err = rw.Apply(p, plan)
+			} else {
+				plan = nil
+				err = rw.Apply(p, nil)
+			}
+			ag, rerr := restore(p)
+			return rewindDoneMsg{p: p, agent: ag, files: plan, err: errors.Join(err, rerr)}
+		}
+	}
+	m.dialog = d
+}
+
+// rewound shows the conversation as it was before the point, with its prompt back in the
+// input to edit and resend.
+func (m *Model) rewound(msg rewindDoneMsg) {
+	if msg.agent != nil {
+		m.o.Agent = msg.agent
+		m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
+		m.history(msg.agent.Messages())
+		m.input = []rune(msg.p.Text)
+	}
+	n := 0
+	for _, rs := range msg.files {
+		if rs.Refused == "" {
+			n++
+		}
+	}
+	m.info(fmt.Sprintf("Rewound to before %q; %d file(s) restored", firstLine(msg.p.Text), n))
+	for _, rs := range msg.files {
+		if rs.Refused != "" {
+			m.add(&item{kind: kindError, text: "Not restored: " + rs.Path + " (" + rs.Refused + ")", final: true})
+		}
+	}
+	if msg.err != nil {
+		m.add(&item{kind: kindError, text: "rewind: " + msg.err.Error(), final: true})
+	}
 }

@@ -46,6 +46,15 @@ type dialog struct {
 	sugg    []string
 	ticked  map[int]bool
 
+	// rewind dialogs: the points, or the chosen point and its plan.
+	points []Point
+	point  Point
+	plan   []Restore
+	// cmd is what an answered dialog asks the program to run next.
+	cmd tea.Cmd
+	// start runs a command on the model (set by the model for the rewind dialogs).
+	start func(d *dialog, choice int) tea.Cmd
+
 	write    *writeAskMsg
 	command  *commandAskMsg
 	question *questionMsg
@@ -168,6 +177,8 @@ func (d *dialog) choose() bool {
 	}
 	opt := d.opts[d.cur]
 	switch d.kind {
+	case "rewind-pick", "rewind-confirm":
+		d.cmd = d.start(d, d.cur)
 	case "write":
 		switch opt {
 		case optApproveOnce:
@@ -259,6 +270,13 @@ func (d *dialog) dismiss() {
 		d.question.reply <- nil
 	}
 }
+
+// Rewind dialog options.
+const (
+	optRewindAll  = "Rewind conversation and files"
+	optRewindConv = "Rewind conversation only"
+	optCancel     = "Cancel"
+)
 
 // lines renders the dialog at width w.
 func (d *dialog) lines(st styles, w int) []string {

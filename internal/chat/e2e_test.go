@@ -253,3 +253,30 @@ func TestE2EAnswerQuestion(t *testing.T) {
 		t.Fatalf("the model did not get the answer %s:\n%s", want, body)
 	}
 }
+
+// /rewind puts the conversation back before a prompt and the file the agent wrote back as
+// it was; the preview names the file first.
+func TestE2ERewindRestoresFile(t *testing.T) {
+	tm := newTerm(t, 80, 24, toolTurn("c0", "Read", `{"file_path":"a.txt"}`),
+		toolTurn("c1", "Write", `{"file_path":"a.txt","content":"changed\n"}`), textTurn("Changed it."))
+	file := filepath.Join(tm.proj, "a.txt")
+	write(t, file, "original\n")
+	tm.waitFor("> █")
+	tm.typeLine("change the file")
+	tm.waitFor("Changed it.")
+	if b, _ := os.ReadFile(file); string(b) != "changed\n" {
+		t.Fatalf("the agent did not write: %q", b)
+	}
+	tm.typeLine("/rewind")
+	tm.waitFor("Rewind to before which prompt?", "change the file")
+	tm.keys("Enter")
+	tm.waitFor("Rewind conversation and files", "restore  "+file)
+	tm.keys("Enter")
+	s := tm.waitFor("file(s) restored", "> change the file█")
+	if strings.Contains(s, "Changed it.") {
+		t.Fatalf("the conversation was not rewound:\n%s", s)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "original\n" {
+		t.Fatalf("the file was not restored: %q", b)
+	}
+}

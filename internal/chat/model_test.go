@@ -330,7 +330,8 @@ func TestSlashCompletion(t *testing.T) {
 	m := newTestModel(Options{Model: "local/m", Commands: cmds}, 80, 24)
 	key(m, "/")
 	golden(t, "slash-menu", m.View())
-	key(m, "r", "e", "enter")
+	key(m, "r", "e")
+	m.Update(tea.KeyMsg{Type: tea.KeyTab})
 	if got := string(m.input); got != "/review " {
 		t.Fatalf("completion gave %q", got)
 	}

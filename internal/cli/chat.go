@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -46,9 +47,14 @@ func (c *CLI) runChat(a *args) int {
 	r.ts.Headless = false
 	r.ts.Approver = b
 	r.ts.Abort = b.Abort
-	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model,
-		Options:      llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
-		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: b.Emit})
+	rw := chat.NewRewind(rewindDir(r.sess.Path()))
+	r.tools = recordWrites(r.tools, rw, r.cfg.ProjectDir)
+	newAgent := func() *agent.Agent {
+		return agent.New(agent.Config{Provider: r.provider, Model: r.model,
+			Options:      llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
+			SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: b.Emit})
+	}
+	ag := newAgent()
 	expand := func(ctx context.Context, text string, out io.Writer) (string, bool, error) {
 		return c.expander(r, out)(ctx, text)
 	}
@@ -58,7 +64,17 @@ func (c *CLI) runChat(a *args) int {
 		Persist: func(p []string) error { return c.persistAllow(r, p) }, Todo: todoWidget,
 		Commands: func(q string) []chat.Completion { return completions(r, q) },
 		Session:  func() string { return sessionInfo(r, ag) },
-		Config:   func() tea.Cmd { return c.configExplorer() }}
+		Rewind:   rw, Leaf: r.sess.Leaf,
+		Restore: func(p chat.Point) (*agent.Agent, error) {
+			if p.Leaf == "" {
+				r.sess.ResetLeaf()
+			} else if err := r.sess.SetLeaf(p.Leaf); err != nil {
+				return nil, err
+			}
+			ag = newAgent()
+			return ag, nil
+		},
+		Config: func() tea.Cmd { return c.configExplorer() }}
 	in := c.Stdin
 	if in == nil {
 		in = os.Stdin
@@ -137,4 +153,54 @@ func (c *CLI) configExplorer() tea.Cmd {
 		return nil
 	}
 	return tea.ExecProcess(exec.Command(exe, "tui"), func(error) tea.Msg { return nil })
+}
+
+// rewindDir is the sidecar directory of a session file's before-images ("" in memory).
+func rewindDir(sessionPath string) string {
+	if sessionPath == "" {
+		return ""
+	}
+	return strings.TrimSuffix(sessionPath, ".jsonl") + ".rewind"
+}
+
+// writeTools are the file tools whose target /rewind restores, with their path argument.
+var writeTools = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+	"write": "filePath", "edit": "filePath"}
+
+// recordWrites wraps the file-writing tools so each call stores the file's before-image
+// for /rewind first, and the agent's result after.
+func recordWrites(ts []agent.Tool, rw *chat.Rewind, cwd string) []agent.Tool {
+	out := append([]agent.Tool(nil), ts...)
+	for i := range out {
+		t := &out[i]
+		key, ok := writeTools[t.Name]
+		if !ok || t.Execute == nil {
+			continue
+		}
+		run := t.Execute
+		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
+			var m map[string]any
+			_ = json.Unmarshal(args, &m)
+			p, _ := m[key].(string)
+			if p == "" {
+				p, _ = m["path"].(string) // pi's edit and write
+			}
+			if p == "" {
+				return run(ctx, id, args, update)
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			if err := rw.Before(p); err != nil {
+				return agent.ErrorResult("rewind: cannot keep the before-image of " + p + ": " + err.Error()), nil
+			}
+			res, err := run(ctx, id, args, update)
+			rw.After(p)
+			return res, err
+		}
+	}
+	return out
 }
