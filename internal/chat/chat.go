@@ -610,6 +610,19 @@ func argSummary(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &m) != nil {
 		return string(raw)
 	}
+	if qs, ok := m["questions"].([]any); ok && len(qs) > 0 {
+		if q, ok := qs[0].(map[string]any); ok {
+			if s, ok := q["question"].(string); ok {
+				if len(qs) > 1 {
+					return fmt.Sprintf("%s (+%d more)", s, len(qs)-1)
+				}
+				return s
+			}
+		}
+	}
+	if ts, ok := m["todos"].([]any); ok {
+		return fmt.Sprintf("%d item(s)", len(ts))
+	}
 	for _, k := range []string{"command", "file_path", "filePath", "path", "pattern", "url", "query"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			if k == "pattern" {

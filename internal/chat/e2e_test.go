@@ -280,3 +280,27 @@ func TestE2ERewindRestoresFile(t *testing.T) {
 		t.Fatalf("the file was not restored: %q", b)
 	}
 }
+
+// The real terminal's screens at 80×24 and 160×45 (a question dialog and the finished turn)
+// match the golden captures.
+func TestE2EScreens(t *testing.T) {
+	q := `{"questions":[{"question":"Which colour?","header":"Colour","options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cold"}],"multiSelect":false}]}`
+	for _, size := range [][2]int{{80, 24}, {160, 45}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			answer := llmtest.Turn{Text: "## Done\n\nYou chose **Blue**:\n\n- sky\n- sea", Usage: llmtest.Usage{Input: 1500, Output: 40}}
+			tm := newTerm(t, size[0], size[1], toolTurn("c1", "AskUserQuestion", q), answer)
+			tm.waitFor("> █")
+			tm.typeLine("pick a colour")
+			// The spinner's frame depends on timing: every frame is compared as "*".
+			screen := tm.waitFor("Colour: Which colour?", "Other")
+			for _, f := range spinner {
+				screen = strings.ReplaceAll(screen, f, "*")
+			}
+			golden(t, fmt.Sprintf("screen-question-%dx%d", size[0], size[1]), screen)
+			tm.keys("Down", "Enter")
+			tm.waitFor("• sea")
+			tm.waitFor("> █")
+			golden(t, fmt.Sprintf("screen-done-%dx%d", size[0], size[1]), tm.screen())
+		})
+	}
+}

@@ -279,16 +279,16 @@ func (m *Model) tail(n, w int) []string {
 func (m *Model) footer() string {
 	var parts []string
 	if m.running {
-		parts = append(parts, spinner[m.frame%len(spinner)]+" working (Esc aborts)")
+		parts = append(parts, spinner[m.frame%len(spinner)]+" Esc aborts")
 	}
 	mt := m.o.Model
 	if m.o.Thinking != "" {
-		mt += " · thinking " + m.o.Thinking
+		mt += " · " + m.o.Thinking
 	}
 	parts = append(parts, mt)
 	if m.o.ContextWindow > 0 {
 		pct := float64(m.contextUsed) * 100 / float64(m.o.ContextWindow)
-		parts = append(parts, fmt.Sprintf("ctx %s/%s (%.0f%%)", tokens(m.contextUsed), tokens(m.o.ContextWindow), pct))
+		parts = append(parts, fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.contextUsed), tokens(m.o.ContextWindow), pct))
 	}
 	parts = append(parts, "turn "+usage(m.turn), "total "+usage(m.total))
 	return m.st.footer.Render(ansi.Truncate(strings.Join(parts, " · "), m.width, "…"))
@@ -296,5 +296,5 @@ func (m *Model) footer() string {
 
 // usage is "↑input ↓output $cost" (input counts cache reads and writes, as pi's footer).
 func usage(u llm.Usage) string {
-	return fmt.Sprintf("↑%s ↓%s $%.4f", tokens(u.Input+u.CacheRead+u.CacheWrite), tokens(u.Output), u.Cost.Total)
+	return fmt.Sprintf("↑%s ↓%s $%.3f", tokens(u.Input+u.CacheRead+u.CacheWrite), tokens(u.Output), u.Cost.Total)
 }
