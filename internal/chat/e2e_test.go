@@ -126,6 +126,29 @@ func (tm *term) waitFor(what ...string) string {
 	}
 }
 
+// stable waits for the texts, then until two captures 150 ms apart agree (a frame may be
+// half drawn when captured), and returns that screen.
+func (tm *term) stable(what ...string) string {
+	tm.t.Helper()
+	// The spinner's frame depends on timing: every frame is compared as "*".
+	mask := func(s string) string {
+		for _, f := range spinner {
+			s = strings.ReplaceAll(s, f, "*")
+		}
+		return s
+	}
+	prev := mask(tm.waitFor(what...))
+	for i := 0; i < 100; i++ {
+		time.Sleep(150 * time.Millisecond)
+		s := mask(tm.screen())
+		if s == prev {
+			return s
+		}
+		prev = s
+	}
+	return prev
+}
+
 func (tm *term) keys(ks ...string) { tm.run(append([]string{"send-keys", "-t", "e2e"}, ks...)...) }
 
 // typeLine types text literally and presses Enter.
@@ -216,7 +239,7 @@ func TestE2EAbortMidStream(t *testing.T) {
 	tm := newTerm(t, 80, 24, slow, textTurn("Fresh answer."))
 	tm.waitFor("> █")
 	tm.typeLine("talk")
-	tm.waitFor("word word", "working")
+	tm.waitFor("word word", "Esc aborts")
 	tm.keys("Escape")
 	tm.waitFor("Operation aborted")
 	tm.typeLine("again")
@@ -291,16 +314,10 @@ func TestE2EScreens(t *testing.T) {
 			tm := newTerm(t, size[0], size[1], toolTurn("c1", "AskUserQuestion", q), answer)
 			tm.waitFor("> █")
 			tm.typeLine("pick a colour")
-			// The spinner's frame depends on timing: every frame is compared as "*".
-			screen := tm.waitFor("Colour: Which colour?", "Other")
-			for _, f := range spinner {
-				screen = strings.ReplaceAll(screen, f, "*")
-			}
+			screen := tm.stable("Colour: Which colour?", "Other")
 			golden(t, fmt.Sprintf("screen-question-%dx%d", size[0], size[1]), screen)
 			tm.keys("Down", "Enter")
-			tm.waitFor("• sea")
-			tm.waitFor("> █")
-			golden(t, fmt.Sprintf("screen-done-%dx%d", size[0], size[1]), tm.screen())
+			golden(t, fmt.Sprintf("screen-done-%dx%d", size[0], size[1]), tm.stable("• sea", "> █"))
 		})
 	}
 }
