@@ -12,8 +12,8 @@ type BlameLeaf struct {
 	Value    json.RawMessage `json:"value"`
 	File     string          `json:"file"`
 	Scope    Scope           `json:"scope"`
-	Line     int             `json:"line"`
-	Column   int             `json:"column"`
+	Line     int             `json:"line,omitempty"` // left out (never 0) without a position
+	Column   int             `json:"column,omitempty"`
 	Rule     string          `json:"rule"`
 	Replaced []BlameValue    `json:"replaced"`
 }
@@ -24,8 +24,8 @@ type BlameValue struct {
 	Value   json.RawMessage `json:"value"`
 	File    string          `json:"file"`
 	Scope   Scope           `json:"scope"`
-	Line    int             `json:"line"`
-	Column  int             `json:"column"`
+	Line    int             `json:"line,omitempty"`
+	Column  int             `json:"column,omitempty"`
 	Ignored bool            `json:"ignored,omitempty"`
 }
 

@@ -22,6 +22,10 @@ import (
 // from a small content-addressed cache instead of evaluating CUE again; `pigo check` never uses
 // it and always validates fully.
 
+// cacheVersion changes whenever the checker's wording or rules change without a schema
+// change, so that results cached by an older pigo are not shown by a newer one.
+const cacheVersion = "2"
+
 var (
 	schemaHashOnce sync.Once
 	schemaHash     string
@@ -30,6 +34,7 @@ var (
 func schemaFingerprint() string {
 	schemaHashOnce.Do(func() {
 		h := sha256.New()
+		h.Write([]byte(cacheVersion))
 		for _, name := range schema.Files() {
 			b, _ := fs.ReadFile(schema.FS, name)
 			h.Write([]byte(name))

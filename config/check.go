@@ -39,7 +39,7 @@ func (c *Config) AddEmbedded() {
 // marked so that run-time commands skip them.
 func (c *Config) Check() diag.List {
 	s, err := validate.Load()
-	out := append(diag.List(nil), c.Diags...)
+	out := append(append(diag.List(nil), c.Diags...), c.unusable...)
 	if err != nil {
 		out.Add(diag.FileSpan(diag.NewSource("schema", nil)), diag.Error, "internal", "", err.Error())
 		return out
@@ -89,6 +89,10 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 	case Agent, Prompt, Skill:
 		c.checkMarkdown(s, f)
 	case Extension:
+		if !declarative(f.Root) {
+			c.notDeclarative(f)
+			return
+		}
 		f.Diags = append(f.Diags, c.schemaCheck(f, f.Root, Definition(f.Kind), validate.Options{Mode: validate.Declaration})...)
 		c.semantic(f)
 	default:
@@ -155,6 +159,7 @@ func (c *Config) checkMarkdown(s *validate.Schema, f *File) {
 		} else if n := root.Get("name"); n.Kind == jsonc.String && n.Str != "" {
 			f.Name = n.Str
 		}
+		blankTools(f, key("tools"))
 		if m := key("thinking"); m != nil {
 			if key("thinkingLevel") != nil {
 				f.Diags.Add(diag.At(f.Src, m.KeyStart, m.KeyEnd), diag.Warning, "duplicate-key", "thinking",
@@ -282,4 +287,32 @@ func legacyModes(mode string) (fsMode, netMode string) {
 		return "workspace-write", "limited"
 	}
 	return "workspace-write", "block"
+}
+
+// blankTools reports the empty entries of an agent's `tools` ("read, , bash", a trailing
+// comma, an empty list item): they name no tool and are dropped, never silently.
+func blankTools(f *File, m *jsonc.Member) {
+	if m == nil {
+		return
+	}
+	n := m.Value
+	switch n.Kind {
+	case jsonc.String:
+		if strings.TrimSpace(n.Str) == "" {
+			return
+		}
+		for i, s := range strings.Split(n.Str, ",") {
+			if strings.TrimSpace(s) == "" {
+				f.Diags.Add(diag.At(f.Src, n.Start, n.End), diag.Info, "blank-tool", "tools",
+					fmt.Sprintf("tools: entry %d of %q is blank; it names no tool and is dropped", i+1, n.Str))
+			}
+		}
+	case jsonc.Array:
+		for i, e := range n.Elems {
+			if e.Kind == jsonc.String && strings.TrimSpace(e.Str) == "" || e.Kind == jsonc.Null {
+				f.Diags.Add(diag.At(f.Src, e.Start, e.End), diag.Info, "blank-tool", fmt.Sprintf("tools[%d]", i),
+					fmt.Sprintf("tools[%d] is blank; it names no tool and is dropped", i))
+			}
+		}
+	}
 }

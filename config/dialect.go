@@ -54,6 +54,11 @@ var dialects = []dialect{
 		says: `written with server ids at the top level and "command"/"extensions"; pigo does not apply it and reads servers under "servers" with "bin", "args" and "include"`,
 		keys: []string{"*.command", "*.extensions"},
 		own:  []string{"servers"}},
+	{kind: WebSearch, name: "pi-web-access",
+		says: `written for pi-web-access ("provider", "searxngBaseUrl", API keys per search engine); pigo does not apply it and reads "search1apiApiKey"`,
+		keys: []string{"provider", "searxngBaseUrl", "kagiApiKey", "braveApiKey", "tavilyApiKey", "exaApiKey", "perplexityApiKey",
+			"serperApiKey", "jinaApiKey", "firecrawlApiKey", "geminiApiKey", "searxngUrl"},
+		own: []string{"search1apiApiKey"}},
 }
 
 // topKeys are the top-level keys of the files whose foreign dialects are recognised; a test
@@ -63,13 +68,15 @@ var topKeys = map[Kind][]string{
 	LSP: {"$schema", "version", "servers", "enabled", "disabled", "watch", "maxOpenDocuments", "diagnosticsDebounceMs",
 		"diagnosticsDocumentWaitTimeoutMs", "diagnosticsSilentWaitTimeoutMs", "diagnosticsFullWaitTimeoutMs",
 		"diagnosticsRequestTimeoutMs", "initializeTimeoutMs"},
+	WebSearch: {"$schema", "search1apiApiKey"},
 }
 
 // otherExtension is the fallback for a file none of whose top-level keys pigo knows (nor
 // nearly knows): it was written for an extension not in the table.
 var otherExtension = map[Kind]*dialect{
-	Sandbox: {kind: Sandbox, name: "other-extension", says: "written for another extension: none of its top-level keys is one pigo reads (fs, network, approvalRules, bwrapPath, extraArgs); pigo does not apply it"},
-	LSP:     {kind: LSP, name: "other-extension", says: "written for another extension: none of its top-level keys is one pigo reads (servers, enabled, disabled, watch, timeouts); pigo does not apply it"},
+	Sandbox:   {kind: Sandbox, name: "other-extension", says: "written for another extension: none of its top-level keys is one pigo reads (fs, network, approvalRules, bwrapPath, extraArgs); pigo does not apply it"},
+	WebSearch: {kind: WebSearch, name: "other-extension", says: "written for another web search extension: none of its top-level keys is one pigo reads (search1apiApiKey); pigo does not apply it"},
+	LSP:       {kind: LSP, name: "other-extension", says: "written for another extension: none of its top-level keys is one pigo reads (servers, enabled, disabled, watch, timeouts); pigo does not apply it"},
 }
 
 // detectDialect returns the dialect a whole file is written in, or nil for pigo's own shape.

@@ -90,7 +90,11 @@ type Config struct {
 	// Diags are problems that belong to no single file (trust notices).
 	Diags diag.List
 
-	effective map[Kind]*Effective
+	effective  map[Kind]*Effective
+	notApplied *diag.List
+	models     *modelIndex
+	// unusable are the inputs pigo found and cannot use (code extensions, …): infos of check.
+	unusable diag.List
 }
 
 func (o *Options) getenv(k string) string {
@@ -206,6 +210,7 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 		}
 	}
 	c.discoverSkills(filepath.Join(dir, "skills"), scope, 0, map[string]bool{})
+	c.discoverUnusable(dir, scope)
 }
 
 // listDir lists the entries of a resource directory, reporting what cannot be read. Dot-entries
@@ -363,7 +368,7 @@ func (c *Config) parseJSON(f *File) {
 		off := 0
 		msg := err.Error()
 		if errors.As(err, &se) {
-			off, msg = se.Offset, se.Msg
+			off, msg = se.Offset, syntaxMessage(se.Msg)
 		}
 		f.Broken, f.Applied = true, false
 		f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "syntax", "", msg)

@@ -2,10 +2,8 @@ package config
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
@@ -17,31 +15,79 @@ const (
 	defaultMaxTokens     = 16384
 )
 
+// catalogueModel is one model of pi-ai's generated list (scripts/gen-models-catalogue.mjs).
+type catalogueModel struct {
+	Provider      string        `json:"provider"`
+	ID            string        `json:"id"`
+	API           string        `json:"api"`
+	BaseURL       string        `json:"baseUrl"`
+	Reasoning     bool          `json:"reasoning"`
+	Input         []string      `json:"input"`
+	ContextWindow int           `json:"contextWindow"`
+	MaxTokens     int           `json:"maxTokens"`
+	Cost          CatalogueCost `json:"cost"`
+}
+
+// CatalogueCost is a catalogue model's price in dollars per million tokens, as pi-ai lists it.
+type CatalogueCost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// CatalogueEntry is one model of the built-in catalogue with the facts a provider needs to
+// call it: its API dialect, base URL and price.
+type CatalogueEntry struct {
+	Provider, ID, API, BaseURL string
+	Reasoning                  bool
+	Input                      []string
+	ContextWindow, MaxTokens   int
+	Cost                       CatalogueCost
+}
+
+// LookupCatalogue finds provider/id in the built-in catalogue (case-insensitive, as pi matches).
+func LookupCatalogue(provider, id string) (CatalogueEntry, bool) {
+	for _, m := range builtinModels() {
+		if strings.EqualFold(m.Provider, provider) && strings.EqualFold(m.ID, id) {
+			return CatalogueEntry{Provider: m.Provider, ID: m.ID, API: m.API, BaseURL: m.BaseURL, Reasoning: m.Reasoning,
+				Input: append([]string(nil), m.Input...), ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens, Cost: m.Cost}, true
+		}
+	}
+	return CatalogueEntry{}, false
+}
+
+// BuiltinProviders returns pi's built-in provider names (those of pi-ai's model list), in
+// catalogue order.
+func BuiltinProviders() []string {
+	var out []string
+	for _, m := range builtinModels() {
+		if len(out) == 0 || out[len(out)-1] != m.Provider {
+			out = append(out, m.Provider)
+		}
+	}
+	return out
+}
+
+// isBuiltinProvider reports whether name is one of pi's built-in providers (case-insensitive).
+func isBuiltinProvider(name string) bool {
+	for _, p := range BuiltinProviders() {
+		if strings.EqualFold(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelsCatalogue is pi-ai's model list as generated (with name, compat and thinkingLevelMap,
+// which the providers read); the catalogue table below is generated from it.
+//
 //go:embed models_catalogue.json
 var modelsCatalogue []byte
 
-type catalogueModel struct {
-	Provider      string   `json:"provider"`
-	ID            string   `json:"id"`
-	Reasoning     bool     `json:"reasoning"`
-	Input         []string `json:"input"`
-	ContextWindow int      `json:"contextWindow"`
-	MaxTokens     int      `json:"maxTokens"`
-}
-
-var (
-	catalogueOnce sync.Once
-	catalogue     []catalogueModel
-)
-
-func builtinModels() []catalogueModel {
-	catalogueOnce.Do(func() {
-		if err := json.Unmarshal(modelsCatalogue, &catalogue); err != nil {
-			panic(fmt.Sprintf("models_catalogue.json: %v", err)) // embedded data, tested
-		}
-	})
-	return catalogue
-}
+// builtinModels returns the catalogue: models_catalogue_gen.go, a static table generated from
+// models_catalogue.json (pi-ai's list), so that no start-up time goes into decoding it.
+func builtinModels() []catalogueModel { return catalogue }
 
 // ModelInfo is the session model with its facts and where they came from.
 type ModelInfo struct {
@@ -81,6 +127,7 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 			return nil, nil
 		}
 	}
+	id = stripLevel(id) // `provider/id:level`: facts and patterns use the bare id
 	if id == "" {
 		return nil, fmt.Errorf("--model %q: expected PROVIDER/ID", flag)
 	}
@@ -94,12 +141,11 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 		}
 	}
 	if len(found) > 0 {
+		// A bare id listed by several providers stays without a provider (pi calls it
+		// ambiguous); the facts of the first listing still describe the model.
 		m := found[0]
-		if provider == "" && len(found) == 1 {
-			provider = m.Provider
-		}
-		if provider == "" {
-			provider = m.Provider
+		if provider != "" || len(found) == 1 {
+			provider, id = m.Provider, m.ID // pi's spelling, as pi canonicalizes a match
 		}
 		return &ModelInfo{Model: engine.Model{Provider: provider, ID: id, Reasoning: m.Reasoning, Input: m.Input,
 			ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}, Source: "catalogue"}, nil

@@ -326,44 +326,54 @@ type Leaf struct {
 }
 
 // Leaves lists the effective leaves in document order: scalars, empty containers, and the
-// elements of arrays.
+// elements of arrays. The leaves of an array or object that replaced a lower layer's whole
+// value (an array under "replace", an lsp.json server replaced by id) carry that replacement:
+// its rule and the values it replaced, so blame shows what was dropped.
 func (e *Effective) Leaves() []Leaf {
 	var out []Leaf
 	if e.Root == nil {
 		return out
 	}
-	var walk func(path string, v *Value, inherited string)
-	walk = func(path string, v *Value, inherited string) {
+	var walk func(path string, v *Value, inherited string, inhRepl []*Value)
+	walk = func(path string, v *Value, inherited string, inhRepl []*Value) {
 		rule := v.Rule
-		if rule == RuleOnly && inherited != "" {
+		if (rule == RuleOnly || rule == "") && inherited != "" {
 			rule = inherited
+		}
+		container := v.Kind == jsonc.Object && len(v.Members) > 0 || v.Kind == jsonc.Array && len(v.Elems) > 0
+		if container && v.Rule == RuleReplace && len(v.Replaced) > 0 {
+			inherited, inhRepl = RuleReplace, v.Replaced
 		}
 		switch {
 		case v.Kind == jsonc.Object && len(v.Members) > 0:
 			// Values inside an element of a combined array came in by that array's rule.
 			inh := ""
-			if v.Rule == RuleOnly {
+			if v.Rule == RuleOnly || v.Rule == RuleReplace {
 				inh = inherited
 			}
 			for _, m := range v.Members {
-				walk(joinKey(path, m.Key), m.Value, inh)
+				walk(joinKey(path, m.Key), m.Value, inh, inhRepl)
 			}
 		case v.Kind == jsonc.Array && len(v.Elems) > 0:
 			inh := ""
 			switch {
 			case v.Rule == RulePrepend || v.Rule == RuleAppend || v.Rule == RuleUnion:
-				inh = v.Rule
-			case v.Rule == RuleOnly:
+				inh, inhRepl = v.Rule, nil
+			case v.Rule == RuleOnly || v.Rule == RuleReplace:
 				inh = inherited
 			}
 			for i, el := range v.Elems {
-				walk(path+"["+strconv.Itoa(i)+"]", el, inh)
+				walk(path+"["+strconv.Itoa(i)+"]", el, inh, inhRepl)
 			}
 		default:
-			out = append(out, Leaf{Path: path, Value: v, Rule: rule, Replaced: v.Replaced})
+			repl := v.Replaced
+			if len(repl) == 0 && len(inhRepl) > 0 {
+				repl = inhRepl
+			}
+			out = append(out, Leaf{Path: path, Value: v, Rule: rule, Replaced: repl})
 		}
 	}
-	walk("", e.Root, "")
+	walk("", e.Root, "", nil)
 	return out
 }
 

@@ -217,7 +217,8 @@ func TestOverlayProvenance(t *testing.T) {
 		{"watch.ignore[1]", `"node_modules"`, "agent", 5, 24, RuleUnion, nil},
 		{"watch.ignore[2]", `"dist"`, ".pi", 5, 32, RuleUnion, nil},
 		{"watch.maxBatch", "100", ".pi", 4, 17, RuleOnly, nil},
-		{"servers.gopls.bin", `"/opt/gopls"`, ".pi", 8, 22, RuleOnly, nil},
+		// A server is replaced by id: the leaves of the new entry show the whole entry it replaced.
+		{"servers.gopls.bin", `"/opt/gopls"`, ".pi", 8, 22, RuleReplace, []string{`{"bin":"gopls","args":["serve"]}@agent:7`}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("blame (-want +got):\n%s", diff)

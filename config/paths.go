@@ -18,13 +18,17 @@ func LoadPaths(o Options, paths []string) (*Config, error) {
 	c.Diags = nil
 	for _, p := range paths {
 		kind, legacy := KindOfPath(p)
+		if kind == "" {
+			kind = Settings // callers refuse unknown names first; never guess silently
+		}
 		f := c.addFile(p, kind, CLI, true)
 		f.Legacy = legacy
 	}
 	return c, nil
 }
 
-// KindOfPath infers a file's kind from its path; unknown names are taken as settings files.
+// KindOfPath infers a file's kind from its path; it returns "" for a name pigo does not know
+// (see KnownNames), and a Markdown file outside agents/ and prompts/ is taken as an agent.
 func KindOfPath(p string) (Kind, bool) {
 	base := filepath.Base(p)
 	dir := filepath.Base(filepath.Dir(p))
@@ -51,5 +55,8 @@ func KindOfPath(p string) (Kind, bool) {
 	if name == "web-search.json" {
 		return WebSearch, false
 	}
-	return Settings, false
+	return "", false
 }
+
+// KnownNames says which file names `pigo check PATH` recognises.
+const KnownNames = "settings.json, sandbox.json (or bwrap.json), lsp.json, models.json, spawn-agent.json, proxy.json, openai-cost.json, trust.json, web-search.json (each also .jsonc), *.md (agents/, prompts/, SKILL.md) and extensions/*.{json,jsonc,cue}"

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -230,17 +231,33 @@ type providerEntry struct {
 	ModelOverrides map[string]modelEntry `json:"modelOverrides"`
 }
 
-// catalogueWire is what the shipped catalogue may say about a built-in model's wire (api,
-// baseUrl, cost, compat, thinkingLevelMap, name), when it carries those facts.
+// catalogueWire is what the shipped catalogue says about a built-in model beyond
+// LookupCatalogue's facts: its display name, compat flags and thinking-level map.
 type catalogueWire struct {
-	Provider         string             `json:"provider"`
-	ID               string             `json:"id"`
 	Name             string             `json:"name"`
-	API              string             `json:"api"`
-	BaseURL          string             `json:"baseUrl"`
-	Cost             *costEntry         `json:"cost"`
 	Compat           json.RawMessage    `json:"compat"`
 	ThinkingLevelMap map[string]*string `json:"thinkingLevelMap"`
+}
+
+// catalogueWireFor decodes only the catalogue line of provider/id (the JSON holds one model
+// per line, provider and id first): decoding the whole 360 KB list would cost ~20 ms.
+func catalogueWireFor(provider, id string) (catalogueWire, bool) {
+	var w catalogueWire
+	key := llm.AppendJSON(nil, llm.Obj{{K: "provider", V: provider}, {K: "id", V: id}})
+	key = key[:len(key)-1] // an open object: {"provider":…,"id":…
+	i := bytes.Index(modelsCatalogue, key)
+	if i < 0 {
+		return w, false
+	}
+	end := bytes.IndexByte(modelsCatalogue[i:], '\n')
+	if end < 0 {
+		end = len(modelsCatalogue) - i
+	}
+	line := bytes.TrimRight(bytes.TrimSpace(modelsCatalogue[i:i+end]), ",")
+	if json.Unmarshal(line, &w) != nil {
+		return w, false
+	}
+	return w, true
 }
 
 // mergeCompat is pi's mergeCompat: override's keys win; the routing and template objects
@@ -349,14 +366,12 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 		}
 	} else {
 		m.API, m.BaseURL = defaults.API, defaults.BaseURL
-		var wires []catalogueWire
-		_ = json.Unmarshal(modelsCatalogue, &wires)
-		for _, w := range wires {
-			if strings.EqualFold(w.ID, m.ID) && strings.EqualFold(w.Provider, mi.Provider) {
-				m.API = firstNonEmpty(w.API, m.API)
-				m.BaseURL = firstNonEmpty(w.BaseURL, m.BaseURL)
+		if ce, ok := LookupCatalogue(mi.Provider, m.ID); ok {
+			m.API = firstNonEmpty(ce.API, m.API)
+			m.BaseURL = firstNonEmpty(ce.BaseURL, m.BaseURL)
+			m.Cost = llm.Cost{Input: ce.Cost.Input, Output: ce.Cost.Output, CacheRead: ce.Cost.CacheRead, CacheWrite: ce.Cost.CacheWrite}
+			if w, ok := catalogueWireFor(ce.Provider, ce.ID); ok {
 				m.Name = firstNonEmpty(w.Name, m.Name)
-				applyCost(&m.Cost, w.Cost)
 				m.Compat = w.Compat
 				m.ThinkingLevelMap = w.ThinkingLevelMap
 			}

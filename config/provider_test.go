@@ -83,8 +83,6 @@ func TestProviderModelKeyErrors(t *testing.T) {
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"$PIGO_MISSING_1","models":[{"id":"m"}]}}}`:                  `Failed to resolve API key for provider "p" from environment variable: PIGO_MISSING_1`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"${PIGO_MISSING_1}$PIGO_MISSING_2","models":[{"id":"m"}]}}}`: `Failed to resolve API key for provider "p" from environment variables: PIGO_MISSING_1, PIGO_MISSING_2`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"!exit 3","models":[{"id":"m"}]}}}`:                          `Failed to resolve API key for provider "p" from shell command: exit 3`,
-		`{"providers":{"p":{"baseUrl":"http://x","models":[{"id":"m"}]}}}`:                                                                        `Provider p, model m: no "api" specified. Set at provider or model level.`,
-		`{"providers":{"p":{"api":"openai-completions","models":[{"id":"m"}]}}}`:                                                                  `Provider p: "baseUrl" is required when defining custom models.`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","authHeader":true,"models":[{"id":"m"}]}}}`:                           `authHeader requires a resolved API key`,
 	} {
 		c := providerConfig(t, models, "")
@@ -103,7 +101,8 @@ func TestProviderModelBuiltinAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.API != "anthropic-messages" || m.BaseURL != "http://127.0.0.1:9" || m.APIKey != "ant-env" || m.ContextWindow != 200000 ||
+	if m.API != "anthropic-messages" || m.BaseURL != "http://127.0.0.1:9" || m.APIKey != "ant-env" || m.ContextWindow != 1000000 || m.Name != "Claude Sonnet 4.5 (latest)" ||
+		m.Cost.Output != 15 || string(m.Compat) != `{"supportsStrictTools":true}` ||
 		m.Headers["Authorization"] != "Bearer ant-env" || m.Headers["X-A"] != "1" {
 		t.Errorf("model %+v", m)
 	}
@@ -139,5 +138,18 @@ func TestProxyURL(t *testing.T) {
 	t.Setenv("HTTPS_PROXY", "http://env:1")
 	if p, _ := c.ProxyURL(); p != "" {
 		t.Errorf("env should win, got %q", p)
+	}
+}
+
+func BenchmarkProviderModelBuiltin(b *testing.B) {
+	home := b.TempDir()
+	c, err := Load(Options{AgentDir: home, ProjectDir: home, Home: home})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := c.ProviderModel("anthropic/claude-sonnet-4-5", "k"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -53,12 +53,6 @@ func (c *Config) Resolve(o ResolveOptions) (*Resolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range settings.Layers {
-		if f.Diags.HasErrors() {
-			ds.Add(diag.FileSpan(f.Src), diag.Warning, "settings-errors", "",
-				"the file has errors: the entries in error are ignored and the rest applies (see pigo check)")
-		}
-	}
 	env := c.condEnv(settings, o.Headless)
 	in := &engine.Input{Extensions: exts, Env: env, Personal: personal(settings.Root),
 		Flags: engine.Flags{Tools: o.Tools, ExcludeTools: o.ExcludeTools, NoBuiltinTools: o.NoBuiltinTools, NoTools: o.NoTools,
@@ -191,9 +185,7 @@ func (c *Config) declarations() ([]engine.Extension, []engine.BuiltinCommand, []
 			}
 			c.checkFile(nil, f)
 			if f.Broken || f.Root == nil || f.Diags.HasErrors() {
-				ds.Add(diag.FileSpan(f.Src), diag.Warning, "extension-skipped", "",
-					"the extension file has errors and is skipped (see pigo check)")
-				continue
+				continue // said once by NotApplied
 			}
 			e := catalog.Decode(f.Root, f.Path, "extension")
 			kind := engine.KindExtension

@@ -24,6 +24,7 @@ func (c *Config) checkSettingsRules(f *File) {
 			}
 		}
 	}
+	c.settingsResources(f)
 	pe := f.Root.Get("personalExtensions")
 	if pe == nil || pe.Kind != jsonc.Object {
 		return
@@ -73,8 +74,47 @@ func (c *Config) glob(f *File, n *jsonc.Node, path string) {
 	if !errors.As(err, &pe) {
 		return
 	}
-	off := jsonc.StringOffset(f.Src.Text, n, utf8.RuneCountInString(n.Str[:min(pe.Offset, len(n.Str))]))
-	f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-glob", path, fmt.Sprintf("%s: bad pattern %q: %s", path, n.Str, pe.Reason))
+	at, reason, hint := pe.Offset, pe.Reason, ""
+	if o, open := unclosed(n.Str); o >= 0 {
+		// The parser stops at the end of the text; the mistake is the bracket never closed.
+		at = o
+		closer := map[byte]string{'[': "]", '{': "}"}[open]
+		reason = fmt.Sprintf("%q is never closed", string(open))
+		hint = fmt.Sprintf("close it with %q, or escape it for a literal %s (\\\\%s in a JSON string)", closer, string(open), string(open))
+	}
+	off := jsonc.StringOffset(f.Src.Text, n, utf8.RuneCountInString(n.Str[:min(at, len(n.Str))]))
+	d := f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-glob", path, fmt.Sprintf("%s: bad pattern %q: %s", path, n.Str, reason))
+	d.Hint = hint
+}
+
+// unclosed returns the byte offset and the bracket of the first '[' or '{' of a pattern that
+// is never closed (backslash escapes respected), or -1.
+func unclosed(s string) (int, byte) {
+	var stack []int
+	inClass := -1
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case inClass >= 0:
+			if c == ']' && i > inClass+1 && !(i == inClass+2 && s[inClass+1] == '!' || i == inClass+2 && s[inClass+1] == '^') {
+				inClass = -1
+			}
+		case c == '[':
+			inClass = i
+		case c == '{':
+			stack = append(stack, i)
+		case c == '}' && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if inClass >= 0 {
+		return inClass, '['
+	}
+	if len(stack) > 0 {
+		return stack[0], '{'
+	}
+	return -1, 0
 }
 
 // expr reports a `when` condition that does not compile (D7), at the offending character.
@@ -88,7 +128,9 @@ func (c *Config) expr(f *File, n *jsonc.Node, path string) {
 		return
 	}
 	off := jsonc.StringOffset(f.Src.Text, n, ce.Offset)
-	f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-expr", path, fmt.Sprintf("%s: bad condition: %s", path, ce.Message))
+	msg, hint := condMessage(ce.Message)
+	d := f.Diags.Add(diag.At(f.Src, off, off+1), diag.Error, "bad-expr", path, fmt.Sprintf("%s: bad condition: %s", path, msg))
+	d.Hint = hint
 }
 
 // checkDeclarationRules checks the `when` conditions of declared tools and commands (bad-expr)

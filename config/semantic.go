@@ -13,6 +13,10 @@ func (c *Config) semantic(f *File) {
 		c.checkSandboxRules(f)
 	case LSP:
 		c.checkLSPRules(f)
+	case Models:
+		c.checkModelsRules(f)
+	case Proxy:
+		c.checkProxyRules(f)
 	case Extension, Toolset, Command:
 		c.checkDeclarationRules(f)
 	}
@@ -25,5 +29,6 @@ func (c *Config) crossChecks() diag.List {
 	out = append(out, c.checkAgentNames()...)
 	out = append(out, c.checkSandboxWidening()...)
 	out = append(out, c.checkResolution()...)
+	out = append(out, c.checkModelRefs()...)
 	return out
 }

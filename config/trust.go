@@ -1,7 +1,12 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -50,7 +55,7 @@ func (c *Config) decideTrust() {
 	}
 	src := diag.NewSource(c.ProjectOverlay()+string(filepath.Separator), nil)
 	c.Diags.Add(diag.FileSpan(src), diag.Info, "untrusted-project", "",
-		fmt.Sprintf("the project overlay is not applied: the project is not trusted (%s); its files are still checked. Trust it with --approve or an entry in %s", c.TrustReason, filepath.Join(c.AgentDir, "trust.json")))
+		fmt.Sprintf("the project overlay is not applied: the project is not trusted (%s); trust it with `pigo trust` (or --approve for one run)", c.TrustReason))
 }
 
 // trustEntry finds the nearest trust.json decision for the project dir or an ancestor.
@@ -111,23 +116,66 @@ func (c *Config) askTrust() {
 	if !remember {
 		return
 	}
-	path := filepath.Join(c.AgentDir, "trust.json")
-	var old []byte
-	if f := c.Layer(Trust, Global); f != nil {
-		old = f.Src.Text
-	}
-	val := []byte("false")
-	if trusted {
-		val = []byte("true")
-	}
-	next, err := jsonedit.Set(old, jsonedit.Path{jsonedit.Key(dir)}, val)
-	if err == nil {
-		err = jsonedit.WriteFileAtomic(path, next, old)
-	}
+	path, err := SaveTrust(c.AgentDir, dir, &trusted)
 	if err != nil {
 		c.Diags.Add(diag.FileSpan(diag.NewSource(path, nil)), diag.Warning, "trust-not-saved", "",
 			fmt.Sprintf("the trust decision was not saved: %v", err))
 		return
 	}
 	c.TrustReason = "answered at the terminal, saved in " + path
+}
+
+// SaveTrust records a trust decision for dir in agentDir/trust.json as pi does: the key is the
+// folder's real path, the value true or false; a nil decision removes the folder's own entry
+// (pi's null). A file that is plain JSON is rewritten as pi writes it (keys sorted, two-space
+// indent); one with comments is edited in place so that they survive. It returns the path.
+func SaveTrust(agentDir, dir string, decision *bool) (string, error) {
+	path := filepath.Join(agentDir, "trust.json")
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return path, err
+	}
+	if len(bytes.TrimSpace(old)) == 0 {
+		old = nil
+	}
+	var next []byte
+	entries := map[string]any{}
+	if old == nil || json.Unmarshal(old, &entries) == nil {
+		for k, v := range entries {
+			if _, ok := v.(bool); !ok && v != nil {
+				return path, fmt.Errorf("%s: value for %q must be true, false, or null", path, k)
+			}
+		}
+		if decision == nil {
+			delete(entries, dir)
+		} else {
+			entries[dir] = *decision
+		}
+		// encoding/json sorts map keys, as pi's writeTrustFile does.
+		b, err := json.MarshalIndent(entries, "", "  ")
+		if err != nil {
+			return path, err
+		}
+		next = append(b, '\n')
+	} else {
+		key := jsonedit.Path{jsonedit.Key(dir)}
+		if decision == nil {
+			next, err = jsonedit.Unset(old, key)
+		} else {
+			next, err = jsonedit.Set(old, key, []byte(fmt.Sprint(*decision)))
+		}
+		if err != nil {
+			return path, err
+		}
+	}
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return path, err
+	}
+	return path, jsonedit.WriteFileAtomic(path, next, old)
 }

@@ -31,6 +31,7 @@ var deliberateDifferences = map[string]string{
 	"overflow that cannot compact": "when a context overflow leaves nothing to summarize, pi drops the failed reply from its state and print mode exits 0 saying nothing; pigo reports the provider's error and exits 1",
 	"agent_settled exit_code":      "pigo's last line carries the exit code ({\"type\":\"agent_settled\",\"exit_code\":N}); pi's has none",
 	"system prompt docs paths":     "pi's default prompt names its docs under its own install dir; pigo is run with PI_PACKAGE_DIR set to that dir so the prompts compare byte for byte",
+	"tool_execution_update count":  "one per output chunk of a running tool, so the count depends on timing in both; only their presence is compared",
 	"working directory":            "each run has its own temporary working directory; paths in request bodies are compared with it replaced by <cwd>",
 	"retry-after wait":             "scenarios use settings retry.baseDelayMs 1 so neither waits; pi's provider-level retry of the SDK is off for both (maxRetries 0 in the request options)",
 }
@@ -53,7 +54,7 @@ func scenarios() []scenario {
 		return llmtest.ToolCall{ID: id, Name: "read", Args: `{"path":"` + path + `"}`}
 	}
 	return []scenario{
-		{name: "text", prompts: []string{"hello"}, turns: []llmtest.Turn{{Text: "Hello there.", Usage: llmtest.Usage{Input: 12, Output: 3}}}, args: []string{"--tools", "write,read,ls"}},
+		{name: "text", prompts: []string{"@notes.txt", "hello"}, files: map[string]string{"notes.txt": "\ufeffsome notes\n"}, turns: []llmtest.Turn{{Text: "Hello there.", Usage: llmtest.Usage{Input: 12, Output: 3}}}, args: []string{"--tools", "write,read,ls"}},
 		{name: "thinking", prompts: []string{"think"}, model: map[string]any{"id": "m", "reasoning": true}, args: []string{"--no-tools", "--thinking", "high"},
 			turns: []llmtest.Turn{{Thinking: "Let me think.", Text: "Thought it through."}}},
 		{name: "tool-read", prompts: []string{"read a.txt"}, files: map[string]string{"a.txt": "alpha\nbeta\n"}, args: []string{"--tools", "read"},
@@ -64,6 +65,10 @@ func scenarios() []scenario {
 			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "nope", Args: `{}`}}}, {Text: "No such tool."}}},
 		{name: "invalid-arguments", prompts: []string{"go"}, args: []string{"--tools", "read"},
 			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "read", Args: `{"offset":"x"}`}}}, {Text: "Bad arguments."}}},
+		{name: "edit-file", prompts: []string{"rename alpha"}, files: map[string]string{"a.txt": "alpha\nbeta\n"}, args: []string{"--tools", "read,edit"},
+			turns: []llmtest.Turn{{Text: "Editing.", ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "edit", Args: `{"path":"a.txt","edits":[{"oldText":"alpha","newText":"omega"}]}`}}}, {Text: "Renamed."}}},
+		{name: "bash", prompts: []string{"say hi"}, args: []string{"--tools", "bash"},
+			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "bash", Args: `{"command":"echo hi; echo err >&2; exit 3"}`}}}, {Text: "It failed."}}},
 		{name: "retry-429", prompts: []string{"go"}, args: []string{"--no-tools"}, settings: fast,
 			turns: []llmtest.Turn{{Fault: llmtest.RateLimit}, {Text: "Second time lucky."}}},
 		{name: "retries-exhausted", prompts: []string{"go"}, args: []string{"--no-tools"}, settings: fast, failed: true,
@@ -226,6 +231,43 @@ func normalizeRequest(body []byte, cwd string) any {
 	return v
 }
 
+// normalizeEvents normalizes every line and puts each run of consecutive tool_execution_end
+// events in call-id order: parallel calls end in completion order, which depends on timing
+// in pi as in pigo (the toolResult messages after them are in call order and compared as
+// they are).
+func normalizeEvents(lines []string, cwd string) []any {
+	out := make([]any, len(lines))
+	for i, l := range lines {
+		out[i] = normalizeEvent(l, cwd)
+	}
+	id := func(v any) (string, bool) {
+		m, _ := v.(map[string]any)
+		if m == nil || m["type"] != "tool_execution_end" {
+			return "", false
+		}
+		s, _ := m["toolCallId"].(string)
+		return s, true
+	}
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) {
+			if _, ok := id(out[j]); !ok {
+				break
+			}
+			j++
+		}
+		if j > i+1 {
+			run := out[i:j]
+			sort.SliceStable(run, func(a, b int) bool { x, _ := id(run[a]); y, _ := id(run[b]); return x < y })
+		}
+		if j == i {
+			j++
+		}
+		i = j
+	}
+	return out
+}
+
 // normalizeEvent masks what differs between any two runs (timestamps, ids, the cwd), the
 // deliberate agent_settled exit_code, and the known gap of streamed partial messages.
 func normalizeEvent(line, cwd string) any {
@@ -328,17 +370,27 @@ func TestDifferentialAgainstPi(t *testing.T) {
 			if code != wantCode || last != fmt.Sprintf(`{"type":"agent_settled","exit_code":%d}`, wantCode) {
 				t.Fatalf("exit %d, last line %s", code, last)
 			}
+			var piUpdates, goUpdates int
+			piLines, piUpdates = dropToolUpdates(piLines)
+			goLines, goUpdates = dropToolUpdates(goLines)
+			if (piUpdates == 0) != (goUpdates == 0) {
+				t.Errorf("tool_execution_update: pi sent %d, pigo %d", piUpdates, goUpdates)
+			}
 			ps, gs := eventShapes(t, piLines), eventShapes(t, goLines)
 			if !reflect.DeepEqual(ps, gs) {
 				t.Errorf("event sequences differ:\n pi:   %v\n pigo: %v", ps, gs)
 			} else {
 				// Same sequence: every event must also be equal field by field, modulo the
 				// masked fields.
-				for i := range piLines {
-					if d := diffJSON(normalizeEvent(piLines[i], piCwd), normalizeEvent(goLines[i], goCwd)); d != "" {
+				pn, gn := normalizeEvents(piLines, piCwd), normalizeEvents(goLines, goCwd)
+				for i := range pn {
+					if d := diffJSON(pn[i], gn[i]); d != "" {
 						t.Errorf("event %d (%s) differs at %s", i+1, ps[i], d)
 					}
 				}
+			}
+			if pf, gf := dirFiles(t, piCwd), dirFiles(t, goCwd); !reflect.DeepEqual(pf, gf) {
+				t.Errorf("working directories differ after the run:\n pi:   %v\n pigo: %v", pf, gf)
 			}
 			if len(piReqs) != len(goReqs) {
 				t.Fatalf("pi made %d requests, pigo %d", len(piReqs), len(goReqs))
@@ -353,6 +405,36 @@ func TestDifferentialAgainstPi(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dropToolUpdates removes the tool_execution_update lines: how many there are depends on how
+// a command's output happens to arrive (pi and pigo both send one per output chunk), so only
+// whether there were any is compared.
+func dropToolUpdates(lines []string) ([]string, int) {
+	var out []string
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, `{"type":"tool_execution_update"`) {
+			n++
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, n
+}
+
+// dirFiles is every regular file under dir with its content.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	return out
 }
 
 // sessionFiles lists the .jsonl files under dir.
@@ -410,6 +492,39 @@ func TestSessionsCrossResume(t *testing.T) {
 		}
 		if got := requestRoles(srv.Requests()[0].Body); !reflect.DeepEqual(got, want) {
 			t.Fatalf("pi sent %v, want %v", got, want)
+		}
+	})
+	t.Run("pi resumes a compacted pigo session", func(t *testing.T) {
+		t.Parallel()
+		sc := scenario{prompts: []string{"first", "second"}, args: []string{"--no-tools"},
+			settings: map[string]any{"compaction": map[string]any{"keepRecentTokens": 1}},
+			turns:    []llmtest.Turn{{Text: "First answer."}, {Fault: llmtest.ContextOverflow}, {Text: "## Goal\nsummary"}, {Text: "After compaction."}}}
+		_, code, _, cwd := runPigoScenario(t, sc)
+		files := sessionFiles(t, filepath.Dir(cwd))
+		if code != 0 || len(files) != 1 {
+			t.Fatalf("pigo exit %d, session files %v", code, files)
+		}
+		srv := llmtest.New(t)
+		srv.Push(llmtest.Turn{Text: "Resumed."})
+		out, stderr, _ := srv.RunPi(t, llmtest.PiRun{Args: []string{"--no-tools", "--session", files[0], "--mode", "json", "-p", "third"}})
+		if len(srv.Requests()) != 1 {
+			t.Fatalf("pi did not resume: %s\n%s", out, stderr)
+		}
+		var body struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(srv.Requests()[0].Body, &body)
+		var roles []string
+		for _, m := range body.Messages[1:] {
+			roles = append(roles, m.Role)
+		}
+		// The summary (as a user message), the kept prompt, its reply, the new prompt.
+		if !reflect.DeepEqual(roles, []string{"user", "user", "assistant", "user"}) ||
+			!strings.Contains(string(body.Messages[1].Content), "compacted into the following summary") {
+			t.Fatalf("pi's context after pigo's compaction: %v %s", roles, body.Messages[1].Content)
 		}
 	})
 	t.Run("pigo resumes pi", func(t *testing.T) {

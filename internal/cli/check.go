@@ -41,6 +41,15 @@ func runCheck(c *CLI, a *args) int {
 	if !ok {
 		return ExitUsage
 	}
+	if code := c.checkPlaces(a); code != ExitOK {
+		return code
+	}
+	for _, p := range a.pos {
+		if k, _ := config.KindOfPath(p); k == "" {
+			fmt.Fprintf(c.Stderr, "pigo check: %s: cannot tell from its name what kind of file it is; pigo checks %s\n", p, config.KnownNames)
+			return ExitUsage
+		}
+	}
 	opts := c.loadOptions(a)
 	opts.Cache = false  // check always validates fully
 	opts.AskTrust = nil // and never stops to ask: an untrusted project is still checked

@@ -4,13 +4,17 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engine"
 )
 
 // Version is pigo's version, set at build time with -ldflags "-X ...cli.Version=...".
@@ -32,6 +36,12 @@ type CLI struct {
 	Getenv func(string) string
 	// Terminal is true when stdin and stdout are terminals.
 	Terminal bool
+
+	// notes are the load notices of this command line (untrusted project, files not
+	// applied): printed once on stderr and repeated in the JSON `warnings`.
+	notes diag.List
+	// trustAnswers are the trust questions answered during this command line, by folder.
+	trustAnswers map[string][2]bool
 }
 
 // command is one entry of the command table.
@@ -58,19 +68,30 @@ func (c *CLI) getenv(k string) string {
 
 // Main runs the command line (without the program name) and returns the exit code.
 func (c *CLI) Main(argv []string) (code int) {
+	out := &errWriter{w: c.Stdout}
+	c.Stdout = out
 	defer func() {
+		c.Stdout = out.w
 		if r := recover(); r != nil {
 			fmt.Fprintf(c.Stderr, "pigo: internal error: %v\n", r)
 			code = ExitInternal
 		}
+		if out.err != nil {
+			// The results did not reach their reader (a full disk, a closed pipe): an I/O failure.
+			fmt.Fprintf(c.Stderr, "pigo: cannot write the output: %v\n", out.err)
+			code = ExitInternal
+		}
 	}()
 	name, sub, rest := c.split(argv)
+	if name == "" && slices.Contains(rest, "--version") {
+		name, rest = "version", slices.DeleteFunc(rest, func(s string) bool { return s == "--version" })
+	}
 	if name == "" && hasHelp(argv) {
 		c.usage(c.Stdout)
 		return ExitOK
 	}
 	// No command: a session run (pi's print and JSON modes; the chat on a terminal).
-	if c.isRun(argv, name) {
+	if name == "" || c.isRun(argv, name) {
 		return c.runSession(argv)
 	}
 	cmd := find(commandTable, name)
@@ -236,14 +257,119 @@ func (c *CLI) loadOptions(a *args) config.Options {
 	return o
 }
 
+// checkPlaces refuses, as usage errors, the places named on the command line that do not
+// exist (-C, --agent-dir, -e) and a --model that names nothing; an agent dir named by
+// $PI_CODING_AGENT_DIR that does not exist is a warning (pigo then reads no user config).
+func (c *CLI) checkPlaces(a *args) int {
+	dir := func(flag, p string) int {
+		st, err := os.Stat(p)
+		switch {
+		case err != nil && os.IsNotExist(err):
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: the directory does not exist\n", flag, p)
+			return ExitUsage
+		case err != nil:
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: %v\n", flag, p, statMessage(err))
+			return ExitUsage
+		case !st.IsDir():
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: not a directory\n", flag, p)
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if p := a.str("-C"); a.has("-C") {
+		if code := dir("-C", p); code != ExitOK {
+			return code
+		}
+	}
+	home := c.getenv("HOME")
+	if p := a.str("--agent-dir"); a.has("--agent-dir") {
+		if code := dir("--agent-dir", config.ResolveAgentDir(config.Options{AgentDir: p}, home)); code != ExitOK {
+			return code
+		}
+	} else if env := c.getenv("PI_CODING_AGENT_DIR"); env != "" {
+		p := config.ResolveAgentDir(config.Options{Getenv: c.getenv}, home)
+		if _, err := os.Stat(p); err != nil && os.IsNotExist(err) {
+			var l diag.List
+			l.Add(diag.FileSpan(diag.NewSource(p, nil)), diag.Warning, "no-agent-dir", "",
+				"the agent dir named by $PI_CODING_AGENT_DIR does not exist: no user config is read")
+			c.notice(l)
+		}
+	}
+	for _, e := range a.list("-e") {
+		st, err := os.Stat(e)
+		switch {
+		case err != nil && os.IsNotExist(err):
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
+			return ExitUsage
+		case err == nil && st.IsDir():
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file\n", e)
+			return ExitUsage
+		}
+	}
+	if m := a.str("--model"); a.has("--model") {
+		if p, id, ok := strings.Cut(m, "/"); strings.TrimSpace(m) == "" || ok && (strings.TrimSpace(p) == "" || strings.TrimSpace(id) == "") {
+			fmt.Fprintf(c.Stderr, "pigo: --model %q: expected PROVIDER/ID or a model id\n", m)
+			return ExitUsage
+		}
+	}
+	return ExitOK
+}
+
 // load reads the configuration; on failure it prints the error and returns the exit code.
 func (c *CLI) load(a *args) (*config.Config, int) {
+	if code := c.checkPlaces(a); code != ExitOK {
+		return nil, code
+	}
 	cfg, err := config.Load(c.loadOptions(a))
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, ExitInternal
 	}
+	c.notice(append(append(diag.List{}, cfg.Diags...), cfg.NotApplied()...))
 	return cfg, ExitOK
+}
+
+// notice prints load notices on stderr, each once per command line, and keeps them for the
+// JSON `warnings` of the command's output.
+func (c *CLI) notice(list diag.List) {
+	for _, d := range list.Sort() {
+		if slices.ContainsFunc(c.notes, func(x diag.Diagnostic) bool { return sameNote(x, d) }) {
+			continue
+		}
+		c.notes = append(c.notes, d)
+		fmt.Fprintln(c.Stderr, "pigo: "+noteLine(d))
+	}
+}
+
+// noteLine renders a notice as `file:line:col: severity: message [code] (hint)`.
+func noteLine(d diag.Diagnostic) string {
+	where := d.File()
+	if d.HasPos() {
+		l, col := d.Pos()
+		where = fmt.Sprintf("%s:%d:%d", where, l, col)
+	}
+	s := fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Code)
+	if d.Hint != "" && d.Code != "not-applied" && d.Code != "settings-errors" && d.Code != "extension-skipped" {
+		s += " (" + d.Hint + ")"
+	}
+	return s
+}
+
+func sameNote(a, b diag.Diagnostic) bool {
+	return a.File() == b.File() && a.Start == b.Start && a.Code == b.Code && a.Message == b.Message
+}
+
+// noteWarnings returns the load notices in the JSON `warnings` shape.
+func (c *CLI) noteWarnings() []engine.Warning {
+	out := []engine.Warning{}
+	for _, d := range c.notes {
+		w := engine.Warning{Code: d.Code, Message: d.Message, File: d.File(), Hint: d.Hint}
+		if d.HasPos() {
+			w.Line, w.Column = d.Pos()
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // format returns the --format value after checking it against the allowed ones.
@@ -267,14 +393,57 @@ func (c *CLI) color(a *args) bool {
 }
 
 // writeJSON prints v as indented JSON. Every document type starts with `Version int` so that
-// "version": 1 comes first.
+// "version": 1 comes first. When the command had load notices and the document has no
+// `warnings` of its own, they are added as its last member: every command's JSON says which
+// files were not applied, in one place.
 func (c *CLI) writeJSON(v any) int {
-	enc := json.NewEncoder(c.Stdout)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitInternal
 	}
+	doc := bytes.TrimSpace(buf.Bytes())
+	if len(c.notes) > 0 && len(doc) > 2 && doc[0] == '{' && !hasMember(doc, "warnings") {
+		ws, _ := json.Marshal(c.noteWarnings())
+		doc = append(append(append(doc[:len(doc)-1:len(doc)-1], `,"warnings":`...), ws...), '}')
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitInternal
+	}
+	out.WriteByte('\n')
+	if _, err := c.Stdout.Write(out.Bytes()); err != nil {
+		return ExitInternal
+	}
 	return ExitOK
+}
+
+// errWriter remembers the first write error of the command's standard output.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// hasMember reports whether a JSON object has a top-level member named key.
+func hasMember(doc []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
 }

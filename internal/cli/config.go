@@ -245,6 +245,9 @@ func parseValue(s string) []byte {
 func runConfigEdit(op string) func(c *CLI, a *args) int {
 	return func(c *CLI, a *args) int {
 		cmd := "config " + op
+		if _, ok := c.format(a, "text", "json"); !ok {
+			return ExitUsage
+		}
 		var usage string
 		var ops []config.EditOp
 		switch op {
@@ -290,26 +293,24 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 		if !ok {
 			return ExitUsage
 		}
+		if s, ok = c.globalOnlyScope(cmd, a, k, s, ops); !ok {
+			return ExitFailed
+		}
 		ch, err := cfg.Edit(k, s, ops...)
 		if err != nil {
 			return c.editFailure(cmd, err)
 		}
+		c.warnDropped(cmd, cfg, ch, ops)
 		if s == config.Project && !cfg.ProjectTrusted() {
 			fmt.Fprintf(c.Stderr, "pigo %s: note: the project is not trusted (%s): %s is not applied until it is\n", cmd, cfg.TrustReason, ch.File)
 		}
-		if a.has("--dry-run") {
-			fmt.Fprint(c.Stdout, ch.Diff())
-			return ExitOK
-		}
-		if !ch.Changed() {
-			fmt.Fprintf(c.Stdout, "%s: unchanged\n", ch.File)
-			return ExitOK
+		if a.has("--dry-run") || !ch.Changed() {
+			return c.editOutput(a, ch, s, ops, false)
 		}
 		if err := ch.Write(); err != nil {
 			return c.editFailure(cmd, err)
 		}
-		fmt.Fprintf(c.Stdout, "%s: %s\n", ch.File, summarize(ops))
-		return ExitOK
+		return c.editOutput(a, ch, s, ops, true)
 	}
 }
 

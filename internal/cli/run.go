@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -127,18 +128,35 @@ func (c *CLI) runSession(argv []string) int {
 	if !print {
 		return c.runChat(a)
 	}
-	prompts := append(append([]string{}, a.pos...), a.rest...)
-	if stdin := c.pipedStdin(); stdin != "" {
-		// pi's buildInitialMessage: the piped text, then the first prompt, joined as is.
-		if len(prompts) == 0 {
-			prompts = []string{stdin}
+	var prompts, files []string
+	for _, w := range append(append([]string{}, a.pos...), a.rest...) {
+		if strings.HasPrefix(w, "@") {
+			files = append(files, w[1:])
 		} else {
-			prompts[0] = stdin + prompts[0]
+			prompts = append(prompts, w)
+		}
+	}
+	cwd := a.str("-C")
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	fileText, err := fileArgsText(cwd, files)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitUsage
+	}
+	// pi's buildInitialMessage: the piped text, the @file text, then the first prompt, joined
+	// as they are.
+	if head := c.pipedStdin() + fileText; head != "" {
+		if len(prompts) == 0 {
+			prompts = []string{head}
+		} else {
+			prompts[0] = head + prompts[0]
 		}
 	}
 	if len(prompts) == 0 {
 		if !a.has("-p") && mode == "text" && len(argv) == 0 {
-			c.usage(c.Stdout)
+			c.usage(c.Stderr) // a usage error: stdout stays clean for scripts
 			return ExitUsage
 		}
 		fmt.Fprintln(c.Stderr, "pigo: no prompt: give it as an argument or on standard input")
@@ -163,6 +181,40 @@ func (c *CLI) runSession(argv []string) int {
 	}
 	defer r.close()
 	return c.execute(r, mode, prompts)
+}
+
+// fileArgsText is pi's processFileArguments for text files: each @file as
+// <file name="ABS">\nCONTENT\n</file>\n (a BOM stripped, empty files skipped). Image files are
+// not attached yet: they are refused rather than sent as text.
+func fileArgsText(cwd string, files []string) (string, error) {
+	var b strings.Builder
+	for _, f := range files {
+		if f == "~" || strings.HasPrefix(f, "~/") {
+			if h, err := os.UserHomeDir(); err == nil {
+				f = filepath.Join(h, f[1:])
+			}
+		}
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(cwd, f)
+		}
+		f = filepath.Clean(f)
+		fi, err := os.Stat(f)
+		if err != nil {
+			return "", fmt.Errorf("File not found: %s", f)
+		}
+		if fi.Size() == 0 {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("Could not read file %s: %v", f, err)
+		}
+		if mt := http.DetectContentType(data); strings.HasPrefix(mt, "image/") {
+			return "", fmt.Errorf("@%s is an image (%s): image attachments from the command line are not supported yet", f, mt)
+		}
+		b.WriteString("<file name=\"" + f + "\">\n" + strings.TrimPrefix(string(data), "\ufeff") + "\n</file>\n")
+	}
+	return b.String(), nil
 }
 
 // pipedStdin reads standard input when it is not a terminal (pi trims it; empty means none).

@@ -163,9 +163,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 			r.thinking = t
 		}
 	}
-	if !r.model.Reasoning {
-		r.thinking = "off"
-	}
+	r.thinking = clampThinking(r.model, r.thinking)
 	if !existing {
 		if _, err := r.sess.AppendModelChange(r.model.Provider, r.model.ID); err != nil {
 			return nil, err
@@ -180,6 +178,48 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	r.tools, r.ts = c.bindTools(cfg, res, r.model, r.policy)
 	r.system = c.systemPrompt(a, cfg, res, sub)
 	return r, nil
+}
+
+// extendedLevels are pi-ai's thinking levels in order.
+var extendedLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// clampThinking is pi-ai's clampThinkingLevel: a level the model does not support becomes the
+// nearest supported one above it, else below it (a model without reasoning: off; xhigh and
+// max only where the model's thinkingLevelMap names them; a level mapped to null is off
+// limits).
+func clampThinking(m *llm.Model, level string) string {
+	supported := []string{"off"}
+	if m.Reasoning {
+		supported = nil
+		for _, l := range extendedLevels {
+			mapped, present := m.ThinkingLevelMap[l]
+			if present && mapped == nil {
+				continue
+			}
+			if (l == "xhigh" || l == "max") && !present {
+				continue
+			}
+			supported = append(supported, l)
+		}
+	}
+	if slices.Contains(supported, level) {
+		return level
+	}
+	i := slices.Index(extendedLevels, level)
+	if i < 0 {
+		return supported[0]
+	}
+	for j := i; j < len(extendedLevels); j++ {
+		if slices.Contains(supported, extendedLevels[j]) {
+			return extendedLevels[j]
+		}
+	}
+	for j := i - 1; j >= 0; j-- {
+		if slices.Contains(supported, extendedLevels[j]) {
+			return extendedLevels[j]
+		}
+	}
+	return supported[0]
 }
 
 func agentThinking(ag *agentInfo) string {
@@ -278,32 +318,17 @@ func agentResult(r toolrun.Result) agent.Result {
 
 // skills are the run's loaded skills (the resolved command set's skill entries).
 func skills(res *config.Resolution) []prompt.Skill {
-	var out []prompt.Skill
-	for _, c := range res.Commands.Commands {
-		if c.Source != "skill" {
-			continue
-		}
-		for _, a := range res.Commands.Autocomplete {
-			if a.Name == c.Invocation {
-				out = append(out, prompt.ReadSkill(c.Name, a.Description, c.File))
-			}
-		}
-	}
-	return out
+	return prompt.FromResolution(res.Tools, res.Commands).Skills
 }
 
-// systemPrompt builds pi 0.84's system prompt from the resolved registry (its tools section
-// and guidelines), the prompt flags, context files and skills; a sub-agent's Markdown body
-// is appended as its own prompt.
+// systemPrompt builds the run's system prompt (runPrompt: pi 0.84's layout from the resolved
+// registry, the prompt flags, SYSTEM.md / APPEND_SYSTEM.md, context files, skills, or the
+// seed's template); a sub-agent's Markdown body is appended as one more append prompt.
 func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, sub *config.ResolvedAgent) string {
-	appends := append([]string{}, a.list("--append-system-prompt")...)
 	if sub != nil && strings.TrimSpace(sub.Prompt) != "" {
-		appends = append(appends, strings.TrimSpace(sub.Prompt))
+		a.vals["--append-system-prompt"] = append(a.list("--append-system-prompt"), strings.TrimSpace(sub.Prompt))
 	}
-	r := prompt.Build(prompt.Options{Cwd: cfg.ProjectDir, AgentDir: cfg.AgentDir, Trusted: cfg.Trusted,
-		SystemPrompt: a.str("--system-prompt"), AppendSystemPrompt: appends, NoContextFiles: a.has("-nc"),
-		ActiveTools: res.Tools.Active, ToolLines: res.Tools.SystemPrompt.Tools, Guidelines: res.Tools.SystemPrompt.Guidelines,
-		Skills: skills(res), Getenv: c.getenv})
+	r := c.runPrompt(a, cfg, res)
 	for _, w := range r.Warnings {
 		fmt.Fprintf(c.Stderr, "pigo: warning: %s\n", w)
 	}
@@ -386,6 +411,9 @@ func (c *CLI) unknownModel(cfg *config.Config, mi *config.ModelInfo) error {
 				known = append(known, p+"/"+m.ID)
 			}
 		}
+	}
+	for _, m := range config.CatalogueModels() {
+		known = append(known, m.Provider+"/"+m.ID)
 	}
 	slices.Sort(known)
 	msg := fmt.Sprintf("unknown model %q: it is neither in models.json nor in the shipped catalogue", name)

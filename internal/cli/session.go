@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/prompt"
 	"github.com/pigo-agent/pigo/internal/session"
 )
 
@@ -278,4 +280,63 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// runPrompt builds a session run's system prompt (for the run command): pi 0.84's layout
+// from the resolved tools, guidelines and skills, --system-prompt, --append-system-prompt,
+// -nc, SYSTEM.md / APPEND_SYSTEM.md (the project's only when trusted), or the seed's
+// template when the seed's system-prompt extension is installed.
+func (c *CLI) runPrompt(a *args, cfg *config.Config, res *config.Resolution) prompt.Result {
+	cwd := cfg.ProjectDir
+	if cwd == "" {
+		cwd = "."
+	}
+	cwd, _ = filepath.Abs(cwd)
+	o := prompt.FromResolution(res.Tools, res.Commands)
+	o.Cwd, o.AgentDir, o.Trusted, o.Getenv = cwd, cfg.AgentDir, cfg.Trusted, c.getenv
+	o.SystemPrompt = a.str("--system-prompt")
+	o.AppendSystemPrompt = a.list("--append-system-prompt")
+	o.NoContextFiles = a.has("-nc")
+	if p := prompt.SeedTemplate(cfg.AgentDir, cwd, settingsPackages(cfg), a.list("-e")); p != "" {
+		if b, err := os.ReadFile(p); err == nil {
+			o.Template = string(b)
+		}
+	}
+	return prompt.Build(o)
+}
+
+// settingsPackages reads the effective settings "packages": strings or {source, extensions}.
+func settingsPackages(cfg *config.Config) []prompt.Package {
+	eff, err := cfg.Effective(config.Settings)
+	if err != nil || eff.Root == nil {
+		return nil
+	}
+	pk := eff.Root.Get("packages")
+	if pk == nil || pk.Kind != jsonc.Array {
+		return nil
+	}
+	var out []prompt.Package
+	for _, e := range pk.Elems {
+		p := prompt.Package{Project: e.File != nil && e.File.Scope == config.Project}
+		switch e.Kind {
+		case jsonc.String:
+			p.Source = e.Node.Str
+		case jsonc.Object:
+			if s := e.Get("source"); s != nil && s.Kind == jsonc.String {
+				p.Source = s.Node.Str
+			}
+			if x := e.Get("extensions"); x != nil && x.Kind == jsonc.Array {
+				p.Extensions = []string{}
+				for _, f := range x.Elems {
+					if f.Kind == jsonc.String {
+						p.Extensions = append(p.Extensions, f.Node.Str)
+					}
+				}
+			}
+		}
+		if p.Source != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

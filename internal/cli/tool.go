@@ -80,7 +80,7 @@ func runToolRun(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
 	}
-	c.notices(cfg, res.Diags)
+	c.notice(res.Diags)
 	if row, ok := callable(res.Tools, name); !ok {
 		if row == nil {
 			fmt.Fprintf(c.Stderr, "pigo tool run: unknown tool %q\n", name)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -62,20 +63,15 @@ func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentI
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, nil, nil, ExitFailed
 	}
-	c.notices(cfg, res.Diags)
-	return cfg, res, agent, ExitOK
-}
-
-// notices prints the load notices (untrusted project, skipped files) once, on stderr.
-func (c *CLI) notices(cfg *config.Config, extra diag.List) {
-	list := append(append(diag.List{}, cfg.Diags...), extra...)
-	for _, d := range list.Sort() {
-		loc := d.File()
-		if l, col := d.Pos(); l > 0 {
-			loc += fmt.Sprintf(":%d:%d", l, col)
-		}
-		fmt.Fprintf(c.Stderr, "pigo: %s: %s: %s [%s]\n", loc, d.Severity, d.Message, d.Code)
+	c.notice(res.Diags)
+	if m := a.str("--model"); m != "" {
+		c.notice(cfg.ModelRefDiags("--model", m))
 	}
+	c.unknownToolFlags(res, map[string][]string{"--tools": o.Tools, "--exclude-tools": o.ExcludeTools})
+	// The load notices lead the JSON warnings of tools, explain and commands.
+	res.Tools.Warnings = append(c.noteWarnings(), res.Tools.Warnings...)
+	res.Commands.Warnings = append(c.noteWarnings(), res.Commands.Warnings...)
+	return cfg, res, agent, ExitOK
 }
 
 type toolsJSON struct {
@@ -213,4 +209,27 @@ func runExplain(c *CLI, a *args) int {
 	}
 	fmt.Fprintf(w, "  => %s\n", ex.State)
 	return ExitOK
+}
+
+// unknownToolFlags warns about --tools and --exclude-tools names that no declaration has: they
+// select nothing, which is most likely a typo.
+func (c *CLI) unknownToolFlags(res *config.Resolution, flags map[string][]string) {
+	var names []string
+	for _, t := range res.Tools.Tools {
+		names = append(names, t.Name)
+	}
+	var l diag.List
+	for _, flag := range []string{"--tools", "--exclude-tools"} {
+		for _, n := range flags[flag] {
+			if slices.Contains(names, n) {
+				continue
+			}
+			d := l.Add(diag.FileSpan(diag.NewSource(flag, nil)), diag.Warning, "unknown-tool", "",
+				fmt.Sprintf("no tool %q is declared: the name selects nothing", n))
+			if s := suggestName(n, names); s != "" {
+				d.Hint = fmt.Sprintf("did you mean %q?", s)
+			}
+		}
+	}
+	c.notice(l)
 }

@@ -26,6 +26,9 @@ func runTUI(c *CLI, a *args) int {
 		fmt.Fprintln(c.Stderr, "pigo tui: needs a terminal (stdin and stdout); for scripts use pigo tools, explain, check, commands or sandbox show")
 		return ExitUsage
 	}
+	if code := c.checkPlaces(a); code != ExitOK {
+		return code
+	}
 	load := c.loadOptions(a)
 	if load.Approve == nil && load.AskTrust != nil {
 		// Settle the trust question before the full-screen program owns the terminal.

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -112,13 +115,15 @@ func expandControl(b []byte) string {
 	}, string(b))
 }
 
-// JSONDiagnostic is the JSON shape of one diagnostic (cli.md).
+// JSONDiagnostic is the JSON shape of one diagnostic (cli.md). A diagnostic about a whole file
+// (an unreadable file, a foreign dialect) has no position: line, column, end_line and
+// end_column are then left out, never 0.
 type JSONDiagnostic struct {
 	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	EndLine   int    `json:"end_line"`
-	EndColumn int    `json:"end_column"`
+	Line      int    `json:"line,omitempty"`
+	Column    int    `json:"column,omitempty"`
+	EndLine   int    `json:"end_line,omitempty"`
+	EndColumn int    `json:"end_column,omitempty"`
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
@@ -197,7 +202,7 @@ func WriteSARIF(w io.Writer, list List, version string) error {
 			rules = append(rules, rule{ID: d.Code})
 		}
 		var loc location
-		loc.PhysicalLocation.ArtifactLocation.URI = d.File()
+		loc.PhysicalLocation.ArtifactLocation.URI = fileURI(d.File())
 		if l, c := d.Pos(); l > 0 {
 			el, ec := d.EndPos()
 			loc.PhysicalLocation.Region = &region{l, c, el, ec}
@@ -226,4 +231,14 @@ func WriteSARIF(w io.Writer, list List, version string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+// fileURI turns a path into the URI SARIF's artifactLocation.uri requires: a file:// URI for an
+// absolute path, a relative URI reference (percent-encoded, forward slashes) otherwise.
+func fileURI(p string) string {
+	p = filepath.ToSlash(p)
+	if path.IsAbs(p) {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
 }

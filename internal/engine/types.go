@@ -200,8 +200,8 @@ const (
 // RuleRef points at the configured rule that decided something.
 type RuleRef struct {
 	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
+	Line   int    `json:"line,omitempty"` // left out, never 0, for a rule without a position
+	Column int    `json:"column,omitempty"`
 	Text   string `json:"text"`
 }
 

@@ -307,6 +307,10 @@ type Options struct {
 	ThinkingBudgets map[string]int
 	// CacheRetention is none|short|long ("" = short, or long when PI_CACHE_RETENTION=long).
 	CacheRetention string
+	// ReportedCost takes an openai-completions provider's own usage.cost (a number, {total},
+	// or choices[i].usage.cost) as the request's cost total, with the breakdown zeroed (the
+	// seed's openai-cost provider).
+	ReportedCost bool
 	// HTTPClient, when set, is used instead of the provider's default client (tests, proxies).
 	HTTPClient HTTPDoer
 	// ToolChoice is pi's toolChoice ("none" for compaction summaries; "" = not sent).

@@ -183,3 +183,22 @@ func ShortHash(s string) string {
 	h2 = ((h2 ^ (h2 >> 16)) * 2246822507) ^ ((h1 ^ (h1 >> 13)) * 3266489909)
 	return strconv.FormatUint(uint64(h2), 36) + strconv.FormatUint(uint64(h1), 36)
 }
+
+// SanitizeID replaces every byte outside [a-zA-Z0-9_-] with "_" (pi's
+// id.replace(/[^a-zA-Z0-9_-]/g, "_"), which works on UTF-16 units: a non-ASCII character
+// becomes one "_" per unit).
+func SanitizeID(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r >= 0x10000:
+			b.WriteString("__")
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -156,7 +156,7 @@ func findGopls(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("gopls not found on PATH or in $(go env GOPATH)/bin; install it with: GOFLAGS=-mod=mod go install golang.org/x/tools/gopls@latest")
+	t.Skip("gopls not found on PATH or in $(go env GOPATH)/bin; install it with: go install golang.org/x/tools/gopls@v0.23.0 (the version .ci/run installs)")
 	return ""
 }
 

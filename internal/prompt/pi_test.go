@@ -7,11 +7,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/engine"
@@ -244,4 +246,103 @@ func commandsOf(t *testing.T, f *fixture) []engine.CommandEntry {
 		t.Fatal(err)
 	}
 	return res.Commands.Commands
+}
+
+// TestArgsAsPi runs pi's own parseCommandArgs and substituteArgs on tricky inputs and
+// compares with ParseArgs and SubstituteArgs.
+func TestArgsAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	t.Parallel()
+	argsIn := []string{"", "a", "  a  b  ", `"a b" c`, `'a "b" c' d`, `x"y"z`, `"unclosed`, `'`, "tab\tsep\nnl", "\u00a0nbsp\u00a0x", "\u2028ls", "\ufeffbom", `a\ b`, `""`, `"" x ''`, "é ü 漢字", `--flag="a b"`}
+	tmpls := []string{"$1", "$2|$3", "$@", "$ARGUMENTS", "${1:-d}", "${4:-}", "${@:-none}", "${ARGUMENTS:-z}", "${@:2}", "${@:0}", "${@:1:1}", "${@:2:0}", "${@:9:2}", "$10", "$0", "$$1", "${x}", "$arguments", "${1}", "${@:1:}", "a$1b${2:-c}d"}
+	dir := t.TempDir()
+	pt := filepath.Join(filepath.Dir(pi.CLI), "core", "prompt-templates.js")
+	in, _ := json.Marshal(map[string]any{"args": argsIn, "tmpls": tmpls})
+	os.WriteFile(filepath.Join(dir, "in.json"), in, 0o644)
+	script := `
+import { parseCommandArgs, substituteArgs } from "file://` + pt + `";
+import { readFileSync } from "node:fs";
+const { args, tmpls } = JSON.parse(readFileSync(process.argv[2], "utf8"));
+console.log(JSON.stringify(args.map(a => { const p = parseCommandArgs(a); return { parsed: p, out: tmpls.map(t => substituteArgs(t, p)) }; })));
+`
+	sp := filepath.Join(dir, "a.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	out, err := exec.Command(pi.Node, sp, filepath.Join(dir, "in.json")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var want []struct {
+		Parsed []string
+		Out    []string
+	}
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for i, a := range argsIn {
+		p := ParseArgs(a)
+		if !cmp.Equal(p, want[i].Parsed, cmpopts.EquateEmpty()) {
+			t.Errorf("ParseArgs(%q) = %q, pi %q", a, p, want[i].Parsed)
+			continue
+		}
+		for j, tm := range tmpls {
+			if got := SubstituteArgs(tm, p); got != want[i].Out[j] {
+				t.Errorf("SubstituteArgs(%q, %q) = %q, pi %q", tm, p, got, want[i].Out[j])
+			}
+		}
+	}
+}
+
+// TestContextFilesAsPi compares LoadContextFiles with pi's loadProjectContextFiles in a
+// nested linked worktree, a sibling worktree, a directory named AGENTS.md and a CLAUDE.md.
+func TestContextFilesAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	t.Parallel()
+	base := t.TempDir()
+	main := filepath.Join(base, "repo")
+	agent := filepath.Join(base, "agent")
+	write(t, filepath.Join(agent, "CLAUDE.md"), "agent")
+	write(t, filepath.Join(main, "AGENTS.md"), "main")
+	write(t, filepath.Join(base, "CLAUDE.MD"), "base")
+	git := func(dir string, args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(main, "init", "-q")
+	git(main, "add", ".")
+	git(main, "commit", "-qm", "x")
+	git(main, "worktree", "add", "-q", filepath.Join(main, "wt"))
+	git(main, "worktree", "add", "-q", filepath.Join(base, "sibling"))
+	os.MkdirAll(filepath.Join(main, "wt", "deep", "AGENTS.md"), 0o755) // a directory: skipped
+	write(t, filepath.Join(main, "wt", "deep", "AGENTS.MD"), "deep")
+	rl := filepath.Join(filepath.Dir(pi.CLI), "core", "resource-loader.js")
+	script := `
+import { loadProjectContextFiles } from "file://` + rl + `";
+const agentDir = process.argv[2];
+console.log(JSON.stringify(process.argv.slice(3).map(cwd => loadProjectContextFiles({ cwd, agentDir }))));
+`
+	sp := filepath.Join(base, "c.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	cwds := []string{filepath.Join(main, "wt", "deep"), filepath.Join(main, "wt"), main, filepath.Join(base, "sibling")}
+	out, err := exec.Command(pi.Node, append([]string{sp, agent}, cwds...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var all [][]ContextFile
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for i, cwd := range cwds {
+		want := all[i]
+		got, _ := LoadContextFiles(agent, cwd)
+		if !cmp.Equal(got, want) {
+			t.Errorf("%s:\n got %+v\n  pi %+v", cwd, got, want)
+		}
+	}
 }

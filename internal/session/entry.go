@@ -223,45 +223,11 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads any entry; unknown types are kept (and written back) as they are.
 func (e *Entry) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Type             string          `json:"type"`
-		ID               string          `json:"id"`
-		ParentID         *string         `json:"parentId"`
-		Timestamp        string          `json:"timestamp"`
-		Message          *Message        `json:"message"`
-		Provider         string          `json:"provider"`
-		ModelID          string          `json:"modelId"`
-		ThinkingLevel    string          `json:"thinkingLevel"`
-		Summary          string          `json:"summary"`
-		FirstKeptEntryID string          `json:"firstKeptEntryId"`
-		TokensBefore     float64         `json:"tokensBefore"`
-		FromID           string          `json:"fromId"`
-		Details          json.RawMessage `json:"details"`
-		Usage            json.RawMessage `json:"usage"`
-		FromHook         *bool           `json:"fromHook"`
-		CustomType       string          `json:"customType"`
-		Data             json.RawMessage `json:"data"`
-		Content          json.RawMessage `json:"content"`
-		Display          bool            `json:"display"`
-		TargetID         string          `json:"targetId"`
-		Label            *string         `json:"label"`
-		Name             string          `json:"name"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	d, err := decodeEntry(append([]byte(nil), b...))
+	if err != nil {
 		return err
 	}
-	*e = Entry{
-		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp, Message: w.Message,
-		Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel,
-		Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: int(w.TokensBefore),
-		FromID: w.FromID, Details: w.Details, Usage: w.Usage, FromHook: w.FromHook,
-		CustomType: w.CustomType, Data: w.Data, Content: w.Content, Display: w.Display,
-		TargetID: w.TargetID, Label: w.Label, Name: w.Name,
-	}
-	if w.ParentID != nil {
-		e.ParentID = *w.ParentID
-	}
-	e.raw = append([]byte(nil), b...)
+	*e = *d
 	return nil
 }
 

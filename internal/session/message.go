@@ -210,14 +210,15 @@ func millis(iso string) int64 {
 // sessionEntryToContextMessages followed by convertToLlm): a message entry's message (an app
 // message converted to a user message, a `!!` bash run to none), a custom_message, or a
 // summary in pi's wrapper text. Other entry types contribute none.
-func EntryMessages(e *Entry) []llm.Message { return toLLM(e) }
+func EntryMessages(e *Entry) []llm.Message { return appendLLM(nil, e) }
 
-func toLLM(e *Entry) []llm.Message {
+// appendLLM appends the messages of one context entry to dst.
+func appendLLM(dst []llm.Message, e *Entry) []llm.Message {
 	switch e.Type {
 	case TypeMessage:
 		m := e.Message
 		if m == nil {
-			return nil
+			return dst
 		}
 		switch {
 		case m.LLM != nil:
@@ -225,24 +226,24 @@ func toLLM(e *Entry) []llm.Message {
 			if msg.Content == nil {
 				msg.Content = []llm.Content{}
 			}
-			return []llm.Message{msg}
+			return append(dst, msg)
 		case m.Bash != nil:
 			if m.Bash.ExcludeFromContext {
-				return nil
+				return dst
 			}
-			return []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BashText(m.Bash))}, Timestamp: m.Bash.Timestamp}}
+			return append(dst, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BashText(m.Bash))}, Timestamp: m.Bash.Timestamp})
 		case m.Custom != nil:
-			return []llm.Message{{Role: llm.RoleUser, Content: customContent(m.Custom.Content), Timestamp: m.Custom.Timestamp}}
+			return append(dst, llm.Message{Role: llm.RoleUser, Content: customContent(m.Custom.Content), Timestamp: m.Custom.Timestamp})
 		}
 	case TypeCustomMessage:
-		return []llm.Message{{Role: llm.RoleUser, Content: customContent(e.Content), Timestamp: millis(e.Timestamp)}}
+		return append(dst, llm.Message{Role: llm.RoleUser, Content: customContent(e.Content), Timestamp: millis(e.Timestamp)})
 	case TypeBranchSummary:
 		if e.Summary == "" {
-			return nil
+			return dst
 		}
-		return []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BranchSummaryPrefix + e.Summary + BranchSummarySuffix)}, Timestamp: millis(e.Timestamp)}}
+		return append(dst, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(BranchSummaryPrefix + e.Summary + BranchSummarySuffix)}, Timestamp: millis(e.Timestamp)})
 	case TypeCompaction:
-		return []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(CompactionSummaryPrefix + e.Summary + CompactionSummarySuffix)}, Timestamp: millis(e.Timestamp)}}
+		return append(dst, llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(CompactionSummaryPrefix + e.Summary + CompactionSummarySuffix)}, Timestamp: millis(e.Timestamp)})
 	}
-	return nil
+	return dst
 }

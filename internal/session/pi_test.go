@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -292,7 +293,7 @@ func TestContextAsPi(t *testing.T) {
 			firstUser = e.ID
 		}
 	}
-	bs, _ := s.BranchWithSummary(firstUser, "We tried listing twice.", nil)
+	bs, _ := s.BranchWithSummary(firstUser, BranchSummary{Summary: "We tried listing twice."})
 	two := 2
 	s.AppendBashExecution(BashExecution{Command: "false", ExitCode: &two, Timestamp: 1})
 	s.AppendBashExecution(BashExecution{Command: "secret", Output: "hidden", ExcludeFromContext: true, Timestamp: 2})
@@ -322,5 +323,184 @@ func TestContextAsPi(t *testing.T) {
 	}
 	if !strings.HasPrefix(want[0], "user:"+CompactionSummaryPrefix+"## Goal") {
 		t.Errorf("pi's first message is not the compaction summary: %q", want[0])
+	}
+}
+
+// TestEntryEncodingAsPi has pi's own SessionManager write one entry of every type; pigo
+// decodes each line and encodes it again from its fields, and must give pi's bytes.
+func TestEntryEncodingAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	t.Parallel()
+	dir := t.TempDir()
+	sm := filepath.Join(filepath.Dir(pi.CLI), "core", "session-manager.js")
+	script := `
+import { SessionManager } from "file://` + sm + `";
+const s = SessionManager.create(process.argv[2], process.argv[2]);
+const u = s.appendMessage({ role: "user", content: [{ type: "text", text: "q <&> \u2028" }], timestamp: 1 });
+s.appendMessage({ role: "assistant", content: [{ type: "text", text: "a" }], api: "x", provider: "p", model: "m", stopReason: "stop", timestamp: 2 });
+s.appendModelChange("p", "m2");
+s.appendThinkingLevelChange("high");
+s.appendCompaction("sum", u, 1234, { readFiles: ["a"], modifiedFiles: [] }, undefined, { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+s.appendCompaction("hooked", u, 5, undefined, true);
+s.appendCustomEntry("state", { n: 1 });
+s.appendCustomEntry("empty");
+s.appendCustomMessageEntry("note", "text", true);
+s.appendCustomMessageEntry("note2", [{ type: "text", text: "t" }], false, { k: 1 });
+s.appendLabelChange(u, "start");
+s.appendLabelChange(u, undefined);
+s.appendSessionInfo("name\nhere");
+s.branchWithSummary(u, "left", { x: 1 }, true);
+s.branchWithSummary(null, "from root");
+console.log(s.getSessionFile());
+`
+	sp := filepath.Join(dir, "w.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	out, err := exec.Command(pi.Node, sp, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	file := strings.TrimSpace(string(out))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines[1:] {
+		e := new(Entry)
+		if err := e.UnmarshalJSON([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+		seen[e.Type] = true
+		if e.Type == TypeMessage {
+			continue
+		}
+		c := *e
+		c.raw = nil
+		b, err := c.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != l {
+			t.Errorf("%s:\n pi:   %s\n pigo: %s", e.Type, l, b)
+		}
+	}
+	if len(seen) != 9 {
+		t.Errorf("entry types written: %v", seen)
+	}
+}
+
+// TestBuildContextAsPi builds the context of tricky session files with pi's own
+// buildSessionContext + convertToLlm and with pigo's Context(), and compares role, content
+// and timestamp of every message.
+func TestBuildContextAsPi(t *testing.T) {
+	pi := pitest.Find(t)
+	t.Parallel()
+	h := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`
+	m := func(id, parent, msg string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"message","id":"` + id + `","parentId":` + p + `,"timestamp":"2026-01-01T00:00:01.000Z","message":` + msg + `}`
+	}
+	u := func(text string) string { return `{"role":"user","content":"` + text + `","timestamp":5}` }
+	a := func(text string) string {
+		return `{"role":"assistant","content":[{"type":"text","text":"` + text + `"},{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"stopReason":"toolUse","timestamp":6}`
+	}
+	files := map[string][]string{
+		"two-compactions": {h,
+			m("a1", "", u("one")), m("a2", "a1", a("r1")),
+			`{"type":"compaction","id":"c1","parentId":"a2","timestamp":"2026-01-01T00:00:02.000Z","summary":"S1","firstKeptEntryId":"a2","tokensBefore":1}`,
+			m("a3", "c1", u("two")),
+			`{"type":"compaction","id":"c2","parentId":"a3","timestamp":"2026-01-01T00:00:03.000Z","summary":"S2","firstKeptEntryId":"a3","tokensBefore":2}`,
+			m("a4", "c2", u("three"))},
+		"kept-id-off-path": {h,
+			m("a1", "", u("one")),
+			`{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","summary":"S","firstKeptEntryId":"zzz","tokensBefore":1}`,
+			m("a2", "c1", u("after"))},
+		"branches-and-app-messages": {h,
+			m("a1", "", u("root")), m("b1", "a1", u("abandoned")),
+			`{"type":"branch_summary","id":"s1","parentId":"a1","timestamp":"2026-01-01T00:00:04.000Z","fromId":"b1","summary":""}`,
+			`{"type":"branch_summary","id":"s2","parentId":"s1","timestamp":"2026-01-01T00:00:04.500Z","fromId":"b1","summary":"went back"}`,
+			`{"type":"custom_message","customType":"n","content":null,"display":true,"id":"cm","parentId":"s2","timestamp":"2026-01-01T00:00:05.000Z"}`,
+			`{"type":"custom","customType":"st","data":{"x":1},"id":"cu","parentId":"cm","timestamp":"2026-01-01T00:00:05.000Z"}`,
+			`{"type":"label","id":"lb","parentId":"cu","timestamp":"2026-01-01T00:00:05.000Z","targetId":"a1","label":"L"}`,
+			m("bx", "lb", `{"role":"bashExecution","command":"ls","output":"","exitCode":null,"cancelled":false,"truncated":true,"timestamp":7}`),
+			m("by", "bx", `{"role":"bashExecution","command":"x","output":"o","exitCode":1,"cancelled":true,"truncated":true,"fullOutputPath":"/f","timestamp":8}`),
+			m("cz", "by", `{"role":"custom","customType":"k","content":[{"type":"text","text":"ct"}],"display":false,"timestamp":9}`),
+			m("nz", "cz", `{"role":"toolResult","toolCallId":"c","toolName":"ls","content":null,"isError":false,"timestamp":10}`),
+			`{"type":"session_info","id":"si","parentId":"nz","timestamp":"2026-01-01T00:00:06.000Z","name":"n"}`},
+		"torn-tail": {h, m("a1", "", u("kept")), `{"type":"message","id":"a2","parentId":"a1","times`},
+		// Version 1 (no ids): pi and pigo each migrate their own copy.
+		"v1": {`{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"q","timestamp":1}}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"hookMessage","customType":"h","content":"hook","display":true,"timestamp":2}}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}}`,
+			`{"type":"compaction","timestamp":"2025-01-01T00:00:04.000Z","summary":"old summary","firstKeptEntryIndex":3,"tokensBefore":9}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"new","timestamp":5}}`},
+	}
+	dir := t.TempDir()
+	sm := filepath.Join(filepath.Dir(pi.CLI), "core", "session-manager.js")
+	msgs := filepath.Join(filepath.Dir(pi.CLI), "core", "messages.js")
+	script := `
+import { SessionManager } from "file://` + sm + `";
+import { convertToLlm } from "file://` + msgs + `";
+const out = {};
+for (const f of process.argv.slice(2)) {
+	const s = SessionManager.open(f);
+	out[f] = convertToLlm(s.buildSessionContext().messages).map(m => ({ role: m.role, content: m.content, timestamp: m.timestamp }));
+}
+console.log(JSON.stringify(out));
+`
+	sp := filepath.Join(dir, "c.mjs")
+	os.WriteFile(sp, []byte(script), 0o644)
+	norm := func(v any) string {
+		b, _ := json.Marshal(v)
+		var x any
+		json.Unmarshal(b, &x)
+		b, _ = json.Marshal(x)
+		return string(b)
+	}
+	// One node process reads every file (pi and pigo each migrate their own copy of v1).
+	paths := map[string][2]string{}
+	var piFiles []string
+	for name, lines := range files {
+		p := filepath.Join(dir, name+".jsonl")
+		content := strings.Join(lines, "\n")
+		if name != "torn-tail" {
+			content += "\n"
+		}
+		os.WriteFile(p, []byte(content), 0o644)
+		piFile := filepath.Join(dir, name+"-pi.jsonl")
+		os.WriteFile(piFile, []byte(content), 0o644)
+		paths[name] = [2]string{p, piFile}
+		piFiles = append(piFiles, piFile)
+	}
+	out, err := exec.Command(pi.Node, append([]string{sp}, piFiles...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var all map[string]any
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for name, pp := range paths {
+		p, want := pp[0], all[pp[1]]
+		s, err := Open(p, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Through llm.Message's own encoding (a string content stays a string).
+		var got []map[string]any
+		for _, m := range s.Context().Messages {
+			b, _ := json.Marshal(m)
+			var x map[string]any
+			json.Unmarshal(b, &x)
+			got = append(got, map[string]any{"role": x["role"], "content": x["content"], "timestamp": x["timestamp"]})
+		}
+		if g, w := norm(got), norm(want); g != w {
+			t.Errorf("%s:\n pi:   %s\n pigo: %s", name, w, g)
+		}
 	}
 }

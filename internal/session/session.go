@@ -244,9 +244,8 @@ func (s *Session) load(lines [][]byte) error {
 	s.byID = make(map[string]*Entry, len(lines))
 	s.labels = map[string]string{}
 	for _, l := range lines[1:] {
-		e := new(Entry)
-		// UnmarshalJSON directly: json.Unmarshal would scan the line once more first.
-		if err := e.UnmarshalJSON(l); err != nil {
+		e, err := decodeEntry(append([]byte(nil), l...))
+		if err != nil {
 			// A malformed line in the middle (pi skips it too).
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
 			continue
@@ -517,9 +516,18 @@ func (s *Session) AppendLabel(targetID, label string) (string, error) {
 	return s.appendLocked(e, true)
 }
 
+// BranchSummary is what a branch_summary entry records.
+type BranchSummary struct {
+	Summary  string
+	Details  any
+	Usage    *llm.Usage
+	FromHook *bool
+}
+
 // BranchWithSummary moves the leaf to fromID ("" = before the first entry) and appends a
-// branch summary of the path that was left (pi's branchWithSummary).
-func (s *Session) BranchWithSummary(fromID, summary string, details any) (string, error) {
+// summary of the path that was left (pi's branchWithSummary, /tree): its fromId is the old
+// leaf ("root" when there was none).
+func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fromID != "" {
@@ -531,12 +539,18 @@ func (s *Session) BranchWithSummary(fromID, summary string, details any) (string
 	if from == "" {
 		from = "root"
 	}
-	d, err := rawOf(details)
-	if err != nil {
+	e := &Entry{Type: TypeBranchSummary, FromID: from, Summary: b.Summary, FromHook: b.FromHook}
+	var err error
+	if e.Details, err = rawOf(b.Details); err != nil {
 		return "", err
 	}
+	if b.Usage != nil {
+		if e.Usage, err = rawOf(b.Usage); err != nil {
+			return "", err
+		}
+	}
 	s.leaf = fromID
-	return s.appendLocked(&Entry{Type: TypeBranchSummary, FromID: from, Summary: summary, Details: d}, true)
+	return s.appendLocked(e, true)
 }
 
 var newlines = regexp.MustCompile(`[\r\n]+`)

@@ -233,8 +233,16 @@ func TestCompactionAndBranches(t *testing.T) {
 		t.Fatalf("compacted context %q %+v", got, c)
 	}
 	// Branch back to a1 with a summary of what was left.
-	if _, err := s.BranchWithSummary(a1, "went elsewhere", nil); err != nil {
+	oldLeaf := s.Leaf()
+	bs, err := s.BranchWithSummary(a1, BranchSummary{Summary: "went elsewhere"})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if e := s.Entry(bs); e.FromID != oldLeaf || e.ParentID != a1 {
+		t.Errorf("branch summary fromId %s parent %s", e.FromID, e.ParentID)
+	}
+	if b, _ := s.Entry(bs).MarshalJSON(); !regexp.MustCompile(`^\{"type":"branch_summary","id":"[0-9a-f]{8}","parentId":"` + a1 + `","timestamp":"[^"]+","fromId":"` + oldLeaf + `","summary":"went elsewhere"\}$`).Match(b) {
+		t.Errorf("branch summary line %s", b)
 	}
 	s.AppendMessage(user("other"))
 	got = texts(s.Context().Messages)
@@ -391,4 +399,20 @@ func Example() {
 	// Output:
 	// user hi
 	// assistant hello
+}
+
+func TestParentCycle(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(p, []byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+{"type":"message","id":"a","parentId":"b","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"x","timestamp":1}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"y","timestamp":1}}
+`), 0o644)
+	s, err := Open(p, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Branch("")); n > 3 {
+		t.Errorf("a parent cycle gives a branch of %d entries", n)
+	}
+	s.Context()
 }

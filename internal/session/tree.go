@@ -121,9 +121,8 @@ func (s *Session) Branch(id string) []*Entry {
 
 func (s *Session) branchLocked(id string) []*Entry {
 	var path []*Entry
-	seen := map[string]bool{}
-	for e := s.byID[id]; e != nil && !seen[e.ID]; e = s.byID[e.ParentID] {
-		seen[e.ID] = true
+	// A parent chain longer than the entry count has a cycle (a hand-edited file): stop.
+	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = s.byID[e.ParentID] {
 		path = append(path, e)
 		if e.ParentID == "" {
 			break
@@ -191,18 +190,25 @@ func (s *Session) Context() Context {
 	defer s.mu.Unlock()
 	path := s.branchLocked(s.leaf)
 	c := Context{ThinkingLevel: "off"}
+	var model ModelRef
+	hasModel := false
 	for _, e := range path {
 		switch {
 		case e.Type == TypeThinkingLevelChange:
 			c.ThinkingLevel = e.ThinkingLevel
 		case e.Type == TypeModelChange:
-			c.Model = &ModelRef{e.Provider, e.ModelID}
+			model, hasModel = ModelRef{e.Provider, e.ModelID}, true
 		case e.Type == TypeMessage && e.Message != nil && e.Message.LLM != nil && e.Message.Role == llm.RoleAssistant:
-			c.Model = &ModelRef{e.Message.LLM.Provider, e.Message.LLM.Model}
+			model, hasModel = ModelRef{e.Message.LLM.Provider, e.Message.LLM.Model}, true
 		}
 	}
-	for _, e := range contextEntries(path) {
-		c.Messages = append(c.Messages, toLLM(e)...)
+	if hasModel {
+		c.Model = &model
+	}
+	ces := contextEntries(path)
+	c.Messages = make([]llm.Message, 0, len(ces))
+	for _, e := range ces {
+		c.Messages = appendLLM(c.Messages, e)
 	}
 	return c
 }

@@ -35,6 +35,7 @@ type keyMap struct {
 	EnableAll, EnableModel, Scope               binding
 	Severity, File, Edit                        binding
 	Registry, Diagnostics, Commands, SandboxTab binding
+	Help                                        binding
 }
 
 func defaultKeys() keyMap {
@@ -67,6 +68,7 @@ func defaultKeys() keyMap {
 		Diagnostics:  binding{[]string{"2"}, "diagnostics"},
 		Commands:     binding{[]string{"3"}, "commands"},
 		SandboxTab:   binding{[]string{"4"}, "sandbox"},
+		Help:         binding{[]string{"?"}, "keys"},
 	}
 }
 

@@ -21,6 +21,8 @@ type snapshot struct {
 	cfg     *config.Config
 	loadErr error
 	diags   diag.List
+	// notApplied are the user files dropped whole or in part (config.NotApplied).
+	notApplied diag.List
 
 	res      *config.Resolution
 	resErr   error
@@ -103,6 +105,7 @@ func load(o Options, model string) *snapshot {
 			}
 		}
 	}
+	s.notApplied = cfg.NotApplied()
 	s.diags = append(append(diag.List{}, cfg.Check()...), cfg.Diags...)
 	if s.res != nil {
 		s.diags = append(s.diags, s.res.Diags...)

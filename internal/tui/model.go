@@ -3,6 +3,8 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -44,9 +46,11 @@ type Model struct {
 	model string // the model the registry is resolved for ("" = the settings' default)
 
 	// Registry.
-	toolSel    int // index into the visible (filtered) rows
-	toolTop    int
-	finding    bool
+	toolSel int // index into the visible (filtered) rows
+	toolTop int
+	finding bool
+	// showHelp shows the key list (?) instead of the tab body.
+	showHelp   bool
 	find       input
 	picking    bool
 	pick       input
@@ -120,8 +124,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.loading = false
 		m.snap = msg.snap
 		m.afterLoad()
-		if msg.note != "" {
+		switch {
+		case msg.note != "":
 			m.setStatus(msg.note, false)
+		case m.snap != nil && len(m.snap.notApplied) > 0:
+			m.setStatus(notAppliedStatus(m.snap.notApplied), true)
 		}
 		return m, nil
 	case tickMsg:
@@ -190,6 +197,10 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.typing() {
 		return m.typeKey(k)
 	}
+	if m.showHelp {
+		m.showHelp = false // any key closes the key list
+		return m, nil
+	}
 	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
 		var cmds []tea.Cmd
 		for i, r := range k.Runes {
@@ -209,6 +220,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case m.keys.Quit.is(k):
 		return m, tea.Quit
+	case m.keys.Help.is(k):
+		m.showHelp = true
+		return m, nil
 	case m.keys.NextTab.is(k):
 		m.tab = (m.tab + 1) % numTabs
 		return m, nil
@@ -410,4 +424,19 @@ func (m *Model) diagRows() []diag.Diagnostic {
 		out = append(out, d)
 	}
 	return out
+}
+
+// notAppliedStatus says in the status line which files are not applied (their problems are in
+// the Diagnostics tab): one notice per file, never silent.
+func notAppliedStatus(list diag.List) string {
+	var names []string
+	for _, d := range list {
+		where := filepath.Base(d.File())
+		if d.HasPos() {
+			l, c := d.Pos()
+			where += fmt.Sprintf(":%d:%d", l, c)
+		}
+		names = append(names, where)
+	}
+	return fmt.Sprintf("not applied: %s (see 2 Diagnostics)", strings.Join(names, ", "))
 }

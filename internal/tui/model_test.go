@@ -476,3 +476,78 @@ func TestQuit(t *testing.T) {
 		t.Error("ctrl+c does not quit")
 	}
 }
+
+// A settings.json that does not parse is said in the status line, and the header does not
+// claim that the settings name no default model.
+func TestSettingsNotApplied(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.agent, "settings.json"), `{"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5",,}`)
+	m := start(t, f.options(), 80, 24)
+	v := m.View()
+	if strings.Contains(v, "settings name no default model") || !strings.Contains(v, "settings.json is not applied") {
+		t.Errorf("header:\n%s", v)
+	}
+	if !strings.Contains(m.status, "not applied: settings.json:1:") {
+		t.Errorf("status = %q", m.status)
+	}
+}
+
+// A toggle that cannot take effect says why and writes nothing: disabling a tool an
+// enabledTools rule keeps, or toggling a tool that is unavailable.
+func TestUselessToggleSaysWhy(t *testing.T) {
+	f := newFixture(t)
+	settings := filepath.Join(f.agent, "settings.json")
+	const text = `{ "personalExtensions": { "enabledTools": ["Gr*"] } }`
+	write(t, settings, text)
+	m := start(t, f.options(), 80, 24)
+	keys(t, m, "/")
+	typeText(t, m, "Grep")
+	keys(t, m, "enter")
+	for i := 0; i < 5; i++ {
+		if tl, _, _ := m.selectedTool(); tl.Name == "Grep" {
+			break
+		}
+		keys(t, m, "j")
+	}
+	if tl, _, _ := m.selectedTool(); tl.Name != "Grep" {
+		t.Fatalf("selected %s", tl.Name)
+	}
+	keys(t, m, "d")
+	if !strings.Contains(m.status, `an enabledTools rule wins over disabledTools: "Gr*" at `) || !m.failed {
+		t.Errorf("status = %q", m.status)
+	}
+	keys(t, m, "esc", "/")
+	typeText(t, m, "aft_zoom")
+	keys(t, m, "enter", "d")
+	if !strings.Contains(m.status, `aft_zoom is unavailable (condition`) || !strings.Contains(m.status, "a disabledTools rule would change nothing") {
+		t.Errorf("status = %q", m.status)
+	}
+	if got := readFile(t, settings); got != text {
+		t.Errorf("settings.json was written:\n%s", got)
+	}
+}
+
+// ? lists every key, fitting the window; any key closes the list. The key line of every tab
+// fits 80 columns without being cut.
+func TestKeysHelp(t *testing.T) {
+	f := newFixture(t)
+	m := start(t, f.options(), 80, 24)
+	for _, tab := range []string{"1", "2", "3", "4"} {
+		keys(t, m, tab)
+		if h := m.helpLine(); lipgloss.Width(h) > 80 {
+			t.Errorf("tab %s: key line is %d columns: %q", tab, lipgloss.Width(h), h)
+		}
+	}
+	keys(t, m, "1", "?")
+	golden(t, f, m, "keys_help")
+	v := m.View()
+	for _, want := range []string{"d disable", "D disable for model", "v severity", "? keys", "q quit"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("key list lacks %q", want)
+		}
+	}
+	keys(t, m, "x")
+	if m.showHelp || strings.Contains(m.View(), "any key closes") {
+		t.Error("a key did not close the key list")
+	}
+}

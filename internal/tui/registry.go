@@ -91,11 +91,15 @@ func (m *Model) registryKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // in a file the user wants untouched, so pigo never deletes or rewrites rules; undo (u)
 // takes back the last edit byte for byte.
 func (m *Model) toggle(k tea.KeyMsg) tea.Cmd {
-	t, _, ok := m.selectedTool()
+	t, i, ok := m.selectedTool()
 	if !ok || m.loading {
 		return nil
 	}
 	disable := m.keys.DisableAll.is(k) || m.keys.DisableModel.is(k)
+	if why := m.uselessToggle(t, i, disable); why != "" {
+		m.setStatus(why, true)
+		return nil
+	}
 	model := ""
 	if m.keys.DisableModel.is(k) || m.keys.EnableModel.is(k) {
 		model = m.modelRef()
@@ -119,6 +123,30 @@ func (m *Model) toggle(k tea.KeyMsg) tea.Cmd {
 	m.keepTool = key(t)
 	m.setStatus(fmt.Sprintf("writing %s to %s ...", field, m.scopePath()), false)
 	return editCmd(m.opts.Load, m.scope(), field, t.Name, model)
+}
+
+// uselessToggle says why a toggle cannot take effect, so that no rule is written that changes
+// nothing: the tool is not available at all (a condition, the file toolset, an override or
+// --exclude-tools), or an enabledTools rule wins over any disabledTools rule.
+func (m *Model) uselessToggle(t engine.ToolResult, i int, disable bool) string {
+	rule := "an enabledTools"
+	if disable {
+		rule = "a disabledTools"
+	}
+	switch t.State {
+	case engine.Unavailable, engine.Excluded, engine.Overridden:
+		return fmt.Sprintf("%s is %s (%s): %s rule would change nothing", t.Name, t.State, t.Reason, rule)
+	}
+	if !disable || i < 0 || i >= len(m.snap.explains) {
+		return ""
+	}
+	for _, st := range m.snap.explains[i].Steps {
+		if st.Step == "enabled" && st.Rule != nil {
+			return fmt.Sprintf("an enabledTools rule wins over disabledTools: %q at %s:%d; remove it there to disable %s",
+				st.Rule.Text, st.Rule.File, st.Rule.Line, t.Name)
+		}
+	}
+	return ""
 }
 
 func (m *Model) scopePath() string {

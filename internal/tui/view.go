@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -12,14 +13,16 @@ import (
 func (m *Model) View() string {
 	lines := []string{m.tabBar(), m.contextLine()}
 	var body []string
-	switch m.tab {
-	case tabRegistry:
+	switch {
+	case m.showHelp:
+		body = m.keysView()
+	case m.tab == tabRegistry:
 		body = m.registryView()
-	case tabDiagnostics:
+	case m.tab == tabDiagnostics:
 		body = m.diagView()
-	case tabCommands:
+	case m.tab == tabCommands:
 		body = m.commandsView()
-	case tabSandbox:
+	case m.tab == tabSandbox:
 		body = m.sandboxView()
 	}
 	lines = append(lines, padLines(body, m.bodyHeight())...)
@@ -62,6 +65,12 @@ func (m *Model) contextLine() string {
 		return ""
 	}
 	model := "none (settings name no default model; m picks one)"
+	for _, d := range m.snap.notApplied {
+		if d.Code == "not-applied" && filepath.Base(d.File()) == "settings.json" {
+			// The file may well name a model: say that it could not be read instead.
+			model = "none (settings.json is not applied, see diagnostics; m picks one)"
+		}
+	}
 	if r := m.modelRef(); r != "" {
 		model = r + " (" + m.snap.res.Model.Source + ")"
 	}
@@ -87,7 +96,8 @@ func (m *Model) helpLine() string {
 	case m.tab == tabSandbox && m.sbFocus:
 		return "type a command line · enter/esc done · tab next tab"
 	case m.tab == tabRegistry:
-		bs = []binding{k.DisableAll, k.DisableModel, k.EnableAll, k.EnableModel, k.Undo, k.Model, k.Find, k.Scope}
+		// d/e for every model, D/E for the session model: ? spells it out. The line fits 80.
+		bs = []binding{{[]string{"d/D"}, "disable"}, {[]string{"e/E"}, "enable"}, k.Undo, k.Model, k.Find, k.Scope}
 	case m.tab == tabDiagnostics:
 		bs = []binding{k.Severity, k.File, k.Reload}
 	case m.tab == tabCommands:
@@ -95,7 +105,7 @@ func (m *Model) helpLine() string {
 	case m.tab == tabSandbox:
 		bs = []binding{binding{[]string{"i"}, "type a command line"}}
 	}
-	bs = append(bs, k.NextTab, k.Quit)
+	bs = append(bs, k.Help, k.Quit)
 	parts := make([]string, len(bs))
 	for i, b := range bs {
 		parts[i] = b.label()
@@ -146,4 +156,37 @@ func (m *Model) short(p string) string {
 	}
 	home := strings.TrimSuffix(m.snap.cfg.Home, "/") + "/"
 	return strings.ReplaceAll(p, home, "~/")
+}
+
+// keysView is the list of every key (?), in groups; any key closes it.
+func (m *Model) keysView() []string {
+	k := m.keys
+	groups := []struct {
+		title string
+		bs    []binding
+	}{
+		{"everywhere", []binding{k.Registry, k.Diagnostics, k.Commands, k.SandboxTab, k.NextTab, k.PrevTab, k.Reload, k.Help, k.Quit}},
+		{"moving", []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}},
+		{"1 registry", []binding{k.DisableAll, k.DisableModel, k.EnableAll, k.EnableModel, k.Undo, k.Model, k.Find, k.Cancel, k.Scope}},
+		{"2 diagnostics", []binding{k.Severity, k.File}},
+		{"3 commands, 4 sandbox", []binding{k.Edit, k.Accept, k.Cancel}},
+	}
+	out := []string{"keys (any key closes this list):"}
+	for _, g := range groups {
+		out = append(out, "", g.title+":")
+		line := " "
+		for _, b := range g.bs {
+			item := " " + strings.Join(b.keys, ",") + " " + b.help
+			if len(line) > 1 && lipgloss.Width(line+" ·"+item) > m.width {
+				out = append(out, line)
+				line = " "
+			}
+			if len(line) > 1 {
+				item = " ·" + item
+			}
+			line += item
+		}
+		out = append(out, trunc(line, m.width))
+	}
+	return out
 }

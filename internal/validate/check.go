@@ -323,7 +323,7 @@ func (w *walker) scalar(n *jsonc.Node, sch cue.Value, p string) {
 					names = append(names, s)
 				}
 			}
-			if s := suggest(n.Str, names); s != "" {
+			if s := enumSuggest(n.Str, names); s != "" {
 				hint = fmt.Sprintf("did you mean %q?", s)
 			}
 		}

@@ -59,7 +59,7 @@ func TestCheckCases(t *testing.T) {
 		{"required and other error", "#Settings", `{"sessionName": {"maxLength": "x"}}`, UserConfig,
 			[]string{`1:17 error schema: sessionName: missing required field "model"`, `1:31 error schema: sessionName.maxLength: expected an integer, got "x"`}},
 		{"lsp servers", "#LSP", `{"servers": {"gopls": {"bin": 42, "kind": "lang"}}}`, UserConfig,
-			[]string{`1:31 error schema: servers.gopls.bin: expected a string, got 42`, `1:43 error schema: servers.gopls.kind: expected "language" or "linter", got "lang"`}},
+			[]string{`1:31 error schema: servers.gopls.bin: expected a string, got 42`, `1:43 error schema: servers.gopls.kind: expected "language" or "linter", got "lang" (did you mean "language"?)`}},
 		{"duplicate", "#Settings", "{\"theme\": \"a\",\n \"theme\": \"b\"}", UserConfig,
 			[]string{`2:2 warning duplicate-key: duplicate key "theme": this value replaces the one on line 1`}},
 	}

@@ -303,6 +303,29 @@ func distance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
+// enumSuggest is suggest for an enum value, which also accepts a unique prefix match either
+// way ("open" → "opencode", "workspace" → "workspace-write"), the usual way such values are
+// shortened.
+func enumSuggest(s string, candidates []string) string {
+	if best := suggest(s, candidates); best != "" {
+		return best
+	}
+	if len(s) < 2 {
+		return ""
+	}
+	ls, found := strings.ToLower(s), ""
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if strings.HasPrefix(lc, ls) || len(lc) >= 2 && strings.HasPrefix(ls, lc) {
+			if found != "" {
+				return "" // ambiguous
+			}
+			found = c
+		}
+	}
+	return found
+}
+
 // Suggest is suggest for other packages (enum values, tool names).
 func Suggest(s string, candidates []string) string { return suggest(s, candidates) }
 

@@ -24,6 +24,8 @@ var definitions = map[string]string{
 	"spawn-agent": "#SpawnAgent", "proxy": "#Proxy", "openai-cost": "#OpenAICost",
 	"web-search": "#WebSearch", "trust": "#Trust", "agent": "#AgentFrontmatter",
 	"prompt": "#PromptFrontmatter", "skill": "#SkillFrontmatter", "extension": "#Extension",
+	// toolsets/*.cue and commands/*.cue are validated as extensions (check_test: one schema).
+	"toolset": "#Extension", "command": "#Extension",
 }
 
 // generate builds the JSON Schema of one kind from the CUE schema and post-processes what the

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -128,10 +127,8 @@ func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat) 
 	return p
 }
 
-var nonIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 func normalizeToolCallID(id string, _ *llm.Message) string {
-	id = nonIDChars.ReplaceAllString(id, "_")
+	id = llm.SanitizeID(id)
 	if len(id) > 64 {
 		id = id[:64]
 	}

@@ -71,7 +71,7 @@ func TestDiffPiRequestBodies(t *testing.T) {
 			if tc.level != "" {
 				args = append(args, "--thinking", tc.level)
 			}
-			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: tc.model, Args: append(args, "-p", "list files"), Files: map[string]string{"a.txt": "x"}})
+			out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: tc.model, Args: append(args, "--mode", "json", "-p", "list files"), Files: map[string]string{"a.txt": "x"}})
 			reqs := srv.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
@@ -87,7 +87,12 @@ func TestDiffPiRequestBodies(t *testing.T) {
 				t.Errorf("request 1 differs:\npigo %s\npi   %s", got, reqs[0].Body)
 			}
 			srv.Push(tc.turn1)
-			asst, _ := stream(t, m, c, o)
+			asst, evs := stream(t, m, c, o)
+			if pa := llmtest.PiAssistants(out); len(pa) != 2 {
+				t.Errorf("pi printed %d assistant messages", len(pa))
+			} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
+				t.Errorf("turn 1 differs from pi's:\n%s", d)
+			}
 			_, result := piContext(t, reqs[1].Body)
 			isErr := false
 			c.Messages = append(c.Messages, *asst, llm.Message{Role: llm.RoleToolResult, ToolCallID: asst.ToolCalls()[0].ID, ToolName: "ls",
@@ -101,5 +106,36 @@ func TestDiffPiRequestBodies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A small output cap with thinking high (pi clamps the budget to leave 1024 tokens), and a
+// reply with redacted thinking: the body and the message equal pi's.
+func TestDiffPiBudgetClampAndRedacted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi")
+	}
+	srv := llmtest.New(t)
+	turn := llmtest.Turn{ID: "1", Blocks: []llmtest.Block{{Kind: "thinking", Redacted: true, Signature: "b3BhcXVl"}, {Kind: "text", Text: "Hello there."}},
+		Usage: llmtest.Usage{Input: 7, CacheRead: 3, CacheWrite: 2, Output: 4}}
+	srv.Push(turn)
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true, "maxTokens": 4096, "cost": map[string]any{"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}},
+		Args: []string{"--no-tools", "--no-session", "--thinking", "high", "--mode", "json", "-p", "hi"}})
+	reqs := srv.Requests()
+	pa := llmtest.PiAssistants(out)
+	if len(reqs) != 1 || len(pa) != 1 {
+		t.Fatalf("pi: %d requests, %d messages; stderr %s", len(reqs), len(pa), errOut)
+	}
+	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Reasoning: true, Input: []string{"text"},
+		ContextWindow: 128000, MaxTokens: 4096, Cost: llm.Cost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	o := &llm.Options{ThinkingLevel: "high"}
+	c, _ := piContext(t, reqs[0].Body)
+	if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+		t.Errorf("body differs:\npigo %s\npi   %s", got, reqs[0].Body)
+	}
+	srv.Push(turn)
+	msg, evs := stream(t, m, c, o)
+	if d := llmtest.DiffAssistant(pa[0], evs, msg); d != "" {
+		t.Errorf("differs from pi's:\n%s", d)
 	}
 }

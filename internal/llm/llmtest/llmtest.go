@@ -170,10 +170,17 @@ type Server struct {
 
 // New starts a server on 127.0.0.1 and closes it when the test ends.
 func New(t testing.TB) *Server {
+	s := Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server on 127.0.0.1 outside a test (benchmarks, examples, tools); Close
+// stops it.
+func Start() *Server {
 	s := &Server{}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
-	t.Cleanup(s.Close)
 	return s
 }
 

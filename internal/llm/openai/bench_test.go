@@ -21,7 +21,7 @@ func BenchmarkParseLongStream(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		bl := llm.NewBuilder(m, func(llm.Event) {})
-		msg := run(context.Background(), bl, m, ResolveCompat(m), strings.NewReader(body))
+		msg := run(context.Background(), bl, m, ResolveCompat(m), strings.NewReader(body), false)
 		if msg.StopReason != llm.StopToolUse {
 			b.Fatal(msg.ErrorMessage)
 		}

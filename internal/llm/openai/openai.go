@@ -195,7 +195,28 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 		return b.Fail(ctx, llm.OpenAIHTTPError(resp.StatusCode, llm.ReadBody(resp), ""))
 	}
 	b.Start()
-	return run(ctx, b, m, compat, resp.Body)
+	return run(ctx, b, m, compat, resp.Body, o != nil && o.ReportedCost)
+}
+
+// reportedCost reads usage.cost: a number or an object with a numeric total.
+func reportedCost(raw json.RawMessage) (float64, bool) {
+	var u struct {
+		Cost json.RawMessage `json:"cost"`
+	}
+	if json.Unmarshal(raw, &u) != nil || len(u.Cost) == 0 {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(u.Cost, &f) == nil {
+		return f, true
+	}
+	var o struct {
+		Total *float64 `json:"total"`
+	}
+	if json.Unmarshal(u.Cost, &o) == nil && o.Total != nil {
+		return *o.Total, true
+	}
+	return 0, false
 }
 
 type state struct {
@@ -207,7 +228,8 @@ type state struct {
 	hasDetails     bool
 }
 
-func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader) *llm.Message {
+func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader, useReportedCost bool) *llm.Message {
+	cost, haveCost := 0.0, false
 	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, partial: map[int]*llm.PartialJSON{}}
 	msg := b.Msg()
 	msg.StopReason = "pending"
@@ -254,6 +276,16 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 		}
 		if isSet(ch.Usage) {
 			msg.Usage = ParseUsage(ch.Usage, m)
+			if c, ok := reportedCost(ch.Usage); ok {
+				cost, haveCost = c, true
+			}
+		}
+		for _, chc := range ch.Choices {
+			if isSet(chc.Usage) {
+				if c, ok := reportedCost(chc.Usage); ok {
+					cost, haveCost = c, true
+				}
+			}
 		}
 		if len(ch.Choices) == 0 {
 			continue
@@ -325,6 +357,9 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 		if len(d.ReasoningDetails) > 0 && d.ReasoningDetails[0] == '[' {
 			st.addDetails(b, d.ReasoningDetails)
 		}
+	}
+	if useReportedCost && haveCost {
+		msg.Usage.Cost = llm.Cost{Total: cost}
 	}
 	for i := 0; i < b.Len(); i++ {
 		switch blk := b.Block(i); blk.Type {

@@ -162,3 +162,59 @@ func TestProxyAndHeaders(t *testing.T) {
 		t.Errorf("headers %v", h)
 	}
 }
+
+// The seed's openai-cost: the provider's usage.cost becomes the cost total.
+func TestReportedCost(t *testing.T) {
+	cas := llmtest.Fixture(t, "openrouter/chat-completions-tool-streaming-cost.yaml")
+	srv := llmtest.New(t)
+	srv.Push(cas.Interactions[0].Turn(), cas.Interactions[0].Turn())
+	m := model(srv)
+	m.Cost = llm.Cost{Input: 1, Output: 1}
+	plain, _ := stream(t, m, userCtx("x"), nil)
+	withCost, _ := stream(t, m, userCtx("x"), &llm.Options{ReportedCost: true})
+	if plain.Usage.Cost.Input == 0 || plain.Usage.Cost.Total == withCost.Usage.Cost.Total {
+		t.Errorf("plain cost %+v", plain.Usage.Cost)
+	}
+	if c := withCost.Usage.Cost; c.Input != 0 || c.Output != 0 || c.Total <= 0 || c.Total > 0.01 {
+		t.Errorf("reported cost %+v", c)
+	}
+}
+
+// Cancelled before any response: aborted, with the text pi's retry wrapper gives.
+func TestAbortBeforeResponse(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{Text: "never"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var evs []llm.Event
+	msg := Provider{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) { evs = append(evs, e) })
+	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != "Request aborted" || len(evs) != 1 || evs[0].Type != llm.EventError {
+		t.Errorf("%s %q %v", msg.StopReason, msg.ErrorMessage, types(evs))
+	}
+}
+
+func TestNoAPIKey(t *testing.T) {
+	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: "http://127.0.0.1:1/v1"}
+	msg, _ := stream(t, m, userCtx("x"), nil)
+	if msg.ErrorMessage != "No API key for provider: local" {
+		t.Errorf("%q", msg.ErrorMessage)
+	}
+	// An Authorization header stands in for the key.
+	srv := llmtest.New(t)
+	srv.Push(llmtest.Turn{Text: "ok"})
+	m.BaseURL = srv.BaseURL(API)
+	msg, _ = stream(t, m, userCtx("x"), &llm.Options{Headers: map[string]string{"Authorization": "Bearer own"}})
+	if msg.Text() != "ok" || srv.Requests()[0].Header.Get("Authorization") != "Bearer own" {
+		t.Errorf("%q %v", msg.ErrorMessage, srv.Requests()[0].Header)
+	}
+}
+
+func TestConnectionError(t *testing.T) {
+	srv := llmtest.New(t)
+	m := model(srv)
+	srv.Close()
+	msg, _ := stream(t, m, userCtx("x"), nil)
+	if msg.StopReason != llm.StopError || msg.ErrorMessage != "Connection error." {
+		t.Errorf("%s %q", msg.StopReason, msg.ErrorMessage)
+	}
+}

@@ -3,7 +3,6 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -33,15 +32,13 @@ func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options) params {
 	return p
 }
 
-var nonIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 // normalizeToolCallID is pi's openai-completions id normalisation for calls from another
 // model: "call|item" ids (Responses) become one ≤40-char id, openai's are cut to 40.
 func normalizeToolCallID(m *llm.Model) func(string, *llm.Message) string {
 	return func(id string, _ *llm.Message) string {
 		if i := strings.IndexByte(id, '|'); i >= 0 {
-			callID := nonIDChars.ReplaceAllString(id[:i], "_")
-			itemID := nonIDChars.ReplaceAllString(id[i+1:], "_")
+			callID := llm.SanitizeID(id[:i])
+			itemID := llm.SanitizeID(id[i+1:])
 			combined := callID
 			if itemID != "" {
 				combined = callID + "_" + itemID

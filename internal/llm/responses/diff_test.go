@@ -50,7 +50,7 @@ func TestDiffPiRequestBodies(t *testing.T) {
 	srv := llmtest.New(t)
 	turn1 := llmtest.Turn{ID: "1", Thinking: "Let me look.", Text: "Reading.", ToolCalls: []llmtest.ToolCall{{Name: "ls", Args: `{"path":"."}`}}, Usage: llmtest.Usage{Input: 100, Output: 10}}
 	srv.Push(turn1, llmtest.Turn{Text: "Done: saw files."})
-	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "-p", "list files"},
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "--mode", "json", "-p", "list files"},
 		Files: map[string]string{"a.txt": "x"}})
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
@@ -64,7 +64,12 @@ func TestDiffPiRequestBodies(t *testing.T) {
 		t.Errorf("request 1 differs:\npigo %s\npi   %s", got, reqs[0].Body)
 	}
 	srv.Push(turn1)
-	asst, _ := stream(t, m, c, o)
+	asst, evs := stream(t, m, c, o)
+	if pa := llmtest.PiAssistants(out); len(pa) != 2 {
+		t.Errorf("pi printed %d assistant messages", len(pa))
+	} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
+		t.Errorf("turn 1 differs from pi's:\n%s", d)
+	}
 	_, result, _ := piContext(t, reqs[1].Body)
 	isErr := false
 	c.Messages = append(c.Messages, *asst, llm.Message{Role: llm.RoleToolResult, ToolCallID: asst.ToolCalls()[0].ID, ToolName: "ls",
@@ -76,5 +81,33 @@ func TestDiffPiRequestBodies(t *testing.T) {
 		if got, want := srv.Requests()[2].Header.Get(h), reqs[0].Header.Get(h); got != want {
 			t.Errorf("header %s: pigo %q, pi %q", h, got, want)
 		}
+	}
+}
+
+// A model without reasoning: system role, no reasoning parameter; an incomplete response
+// (max_output_tokens) ends as length. Body and message equal pi's.
+func TestDiffPiPlainLength(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi")
+	}
+	srv := llmtest.New(t)
+	turn := llmtest.Turn{ID: "1", Text: "Cut off", StopReason: "length", Usage: llmtest.Usage{Input: 9, CacheRead: 1, Output: 16}}
+	srv.Push(turn)
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "maxTokens": 8}, Args: []string{"--tools", "ls", "--no-session", "--mode", "json", "-p", "hi"}})
+	reqs := srv.Requests()
+	pa := llmtest.PiAssistants(out)
+	if len(reqs) != 1 || len(pa) != 1 {
+		t.Fatalf("pi: %d requests, %d messages; stderr %s", len(reqs), len(pa), errOut)
+	}
+	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 8}
+	c, _, key := piContext(t, reqs[0].Body)
+	o := &llm.Options{SessionID: key}
+	if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+		t.Errorf("body differs:\npigo %s\npi   %s", got, reqs[0].Body)
+	}
+	srv.Push(turn)
+	msg, evs := stream(t, m, c, o)
+	if d := llmtest.DiffAssistant(pa[0], evs, msg); d != "" {
+		t.Errorf("differs from pi's:\n%s", d)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -66,10 +65,8 @@ func ResolveCompat(m *llm.Model) Compat {
 
 var toolCallProviders = map[string]bool{"openai": true, "openai-codex": true, "opencode": true}
 
-var nonIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 func normalizeIDPart(s string) string {
-	s = nonIDChars.ReplaceAllString(s, "_")
+	s = llm.SanitizeID(s)
 	if len(s) > 64 {
 		s = s[:64]
 	}

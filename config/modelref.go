@@ -1,0 +1,266 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/pattern"
+	"github.com/pigo-agent/pigo/internal/validate"
+)
+
+// Model references (defaultProvider/defaultModel, visionConfig, sessionName, enabledModels, an
+// agent's model, --model) are checked against models.json and the catalogue, matched
+// case-insensitively as pi does. A near miss of a known provider is a warning with a
+// did-you-mean (pi refuses an unknown provider); any other unknown name is an info, with a
+// did-you-mean when there is one: pi accepts a provider defined in a models.json elsewhere and
+// uses an unknown id of a known provider as a custom model id, so real setups stay clean.
+
+// knownModel is one model pigo knows of.
+type knownModel struct{ provider, id string }
+
+// thinkingLevels are pi's (cli/args.js VALID_THINKING_LEVELS), the suffixes of `id:level`.
+var thinkingLevels = map[string]bool{"off": true, "minimal": true, "low": true, "medium": true, "high": true, "xhigh": true, "max": true}
+
+// stripLevel removes a `:level` suffix naming one of pi's thinking levels.
+func stripLevel(ref string) string {
+	ref = strings.TrimSpace(ref)
+	if i := strings.LastIndex(ref, ":"); i >= 0 && thinkingLevels[ref[i+1:]] {
+		return ref[:i]
+	}
+	return ref
+}
+
+// modelIndex lists the providers and models of the effective models.json and the catalogue.
+type modelIndex struct {
+	providers []string // distinct, in order: models.json first
+	models    []knownModel
+}
+
+func (c *Config) modelIndex() *modelIndex {
+	if c.models != nil {
+		return c.models
+	}
+	ix := &modelIndex{}
+	seen := map[string]bool{}
+	addProvider := func(p string) {
+		if !seen[strings.ToLower(p)] {
+			seen[strings.ToLower(p)] = true
+			ix.providers = append(ix.providers, p)
+		}
+	}
+	if e, err := c.Effective(Models); err == nil && e.Root != nil {
+		if ps := e.Root.Get("providers"); ps != nil && ps.Kind == jsonc.Object {
+			for _, pm := range ps.Members {
+				addProvider(pm.Key)
+				if ms := pm.Value.Get("models"); ms != nil && ms.Kind == jsonc.Array {
+					for _, m := range ms.Elems {
+						if id := scalarString(m.Get("id")); id != "" {
+							ix.models = append(ix.models, knownModel{pm.Key, id})
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, m := range builtinModels() {
+		addProvider(m.Provider)
+		ix.models = append(ix.models, knownModel{m.Provider, m.ID})
+	}
+	c.models = ix
+	return ix
+}
+
+// splitRef parses `provider/id:level` (either part optional): the level is split off only when
+// it is one of pi's thinking levels, and the provider only when the text before the first "/"
+// is a known provider or one is given separately.
+func (ix *modelIndex) splitRef(provider, ref string) (string, string) {
+	ref = stripLevel(ref)
+	if p, id, ok := strings.Cut(ref, "/"); ok && p != "" && id != "" {
+		if provider == "" || strings.EqualFold(p, provider) {
+			if provider != "" || ix.hasProvider(p) || !ix.hasID(ref) {
+				return p, id
+			}
+		}
+	}
+	return provider, ref
+}
+
+func (ix *modelIndex) hasProvider(p string) bool {
+	for _, x := range ix.providers {
+		if strings.EqualFold(x, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ix *modelIndex) hasID(id string) bool {
+	for _, m := range ix.models {
+		if strings.EqualFold(m.id, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// problem says what is wrong with a model reference, or returns ok. near reports a likely
+// typo (a warning); otherwise the finding is an info.
+func (ix *modelIndex) problem(provider, id string) (msg, hint string, near, ok bool) {
+	if provider != "" && !ix.hasProvider(provider) {
+		if s := validate.Suggest(provider, ix.providers); s != "" {
+			return fmt.Sprintf("unknown provider %q", provider), fmt.Sprintf("did you mean %q?", s), true, false
+		}
+		return fmt.Sprintf("provider %q is neither one of pi's built-in providers nor defined in models.json", provider), "", false, false
+	}
+	if id == "" {
+		return "", "", false, true
+	}
+	var ids []string
+	for _, m := range ix.models {
+		if provider != "" && !strings.EqualFold(m.provider, provider) {
+			continue
+		}
+		if strings.EqualFold(m.id, id) {
+			return "", "", false, true
+		}
+		ids = append(ids, m.id)
+	}
+	where := "models.json or the catalogue"
+	if provider != "" {
+		where = fmt.Sprintf("the models of provider %q (models.json and the catalogue)", provider)
+	}
+	// An unknown id is an info even when it is close to a known one: real files name models
+	// newer than the catalogue ("gpt-6.1-sol" is not a typo of "gpt-5.6-sol").
+	if s := validate.Suggest(id, ids); s != "" {
+		hint = fmt.Sprintf("did you mean %q?", s)
+	}
+	msg = fmt.Sprintf("model %q is not in %s", id, where)
+	if provider != "" {
+		msg += "; pi uses it as a custom model id"
+	}
+	return msg, hint, false, false
+}
+
+// matchesAny reports whether an enabledModels pattern selects some known model: a glob against
+// the id and provider/id, else (as pi) an exact reference or a part of an id.
+func (ix *modelIndex) matchesAny(pat string) bool {
+	pat = stripLevel(pat)
+	if strings.ContainsAny(pat, "*?[") {
+		p, err := pattern.Compile(pat)
+		if err != nil {
+			return true // bad-glob is reported elsewhere
+		}
+		for _, m := range ix.models {
+			if p.Match(m.id) || p.Match(m.provider+"/"+m.id) {
+				return true
+			}
+		}
+		return false
+	}
+	lp := strings.ToLower(pat)
+	for _, m := range ix.models {
+		if strings.Contains(strings.ToLower(m.id), lp) || strings.ToLower(m.provider+"/"+m.id) == lp {
+			return true
+		}
+	}
+	return false
+}
+
+// modelDiag adds the finding about one reference at the value n.
+func (ix *modelIndex) modelDiag(out *diag.List, src *diag.Source, n *jsonc.Node, path, provider, ref string) {
+	p, id := ix.splitRef(provider, ref)
+	msg, hint, near, ok := ix.problem(p, id)
+	if ok {
+		return
+	}
+	sev := diag.Info
+	if near {
+		sev = diag.Warning
+	}
+	d := out.Add(diag.At(src, n.Start, n.End), sev, "unknown-model", path, path+": "+msg)
+	d.Hint = hint
+}
+
+// checkModelRefs checks the model references of the settings layers and the agent files.
+func (c *Config) checkModelRefs() diag.List {
+	var out diag.List
+	ix := c.modelIndex()
+	str := func(n *jsonc.Node) (string, bool) {
+		if n == nil || n.Kind != jsonc.String || strings.TrimSpace(n.Str) == "" {
+			return "", false
+		}
+		return n.Str, true
+	}
+	for _, f := range c.Files {
+		if f.Root == nil || f.Root.Kind != jsonc.Object || f.Broken || f.Dialect != "" {
+			continue
+		}
+		switch f.Kind {
+		case Settings:
+			prov, _ := str(f.Root.Get("defaultProvider"))
+			if m := f.Root.Get("defaultModel"); m != nil {
+				if ref, ok := str(m); ok {
+					ix.modelDiag(&out, f.Src, m, "defaultModel", prov, ref)
+				}
+			} else if pn := f.Root.Get("defaultProvider"); pn != nil && prov != "" {
+				ix.modelDiag(&out, f.Src, pn, "defaultProvider", prov, "")
+			}
+			for _, sect := range []string{"visionConfig", "sessionName"} {
+				v := f.Root.Get(sect)
+				if v == nil || v.Kind != jsonc.Object {
+					continue
+				}
+				p, _ := str(v.Get("provider"))
+				if p == "" {
+					p = prov
+				}
+				if m := v.Get("model"); m != nil {
+					if ref, ok := str(m); ok {
+						ix.modelDiag(&out, f.Src, m, sect+".model", p, ref)
+					}
+				}
+			}
+			if em := f.Root.Get("enabledModels"); em != nil && em.Kind == jsonc.Array {
+				for i, e := range em.Elems {
+					if ref, ok := str(e); ok && !ix.matchesAny(ref) {
+						path := fmt.Sprintf("enabledModels[%d]", i)
+						if strings.ContainsAny(ref, "*?[") {
+							out.Add(diag.At(f.Src, e.Start, e.End), diag.Info, "unknown-model", path,
+								fmt.Sprintf("%s: pattern %q matches no model of models.json or the catalogue", path, ref))
+							continue
+						}
+						ix.modelDiag(&out, f.Src, e, path, "", ref)
+					}
+				}
+			}
+		case Agent:
+			prov, _ := str(f.Root.Get("provider"))
+			if m := f.Root.Get("model"); m != nil {
+				if ref, ok := str(m); ok {
+					ix.modelDiag(&out, f.Src, m, "model", prov, ref)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ModelRefDiags checks a --model value (file names the flag in the diagnostic).
+func (c *Config) ModelRefDiags(flag, ref string) diag.List {
+	var out diag.List
+	ix := c.modelIndex()
+	p, id := ix.splitRef("", ref)
+	msg, hint, near, ok := ix.problem(p, id)
+	if ok {
+		return nil
+	}
+	sev := diag.Info
+	if near {
+		sev = diag.Warning
+	}
+	d := out.Add(diag.FileSpan(diag.NewSource(flag, nil)), sev, "unknown-model", "", msg+"; its facts are pi's defaults")
+	d.Hint = hint
+	return out
+}
