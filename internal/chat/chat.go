@@ -60,6 +60,24 @@ type Options struct {
 	Rewind  *Rewind
 	Leaf    func() string
 	Restore func(p Point) (*agent.Agent, error)
+	// Host are the commands the command line implements (/new, /name, and "!" / "!!" for
+	// `!cmd` and `!!cmd`), run off the UI goroutine; a result's Agent replaces the chat's.
+	Host map[string]func(ctx context.Context, arg string) (HostResult, error)
+}
+
+// HostResult is what a host command reports: a text to show and, when the session changed,
+// the agent to continue with.
+type HostResult struct {
+	Text  string
+	Agent *agent.Agent
+	// Keep leaves the transcript as it is when Agent is set (a `!cmd` only adds to it).
+	Keep bool
+}
+
+// hostDoneMsg ends a host command.
+type hostDoneMsg struct {
+	r   HostResult
+	err error
 }
 
 // Completion is one slash-command completion line.
@@ -218,6 +236,16 @@ func (m *Model) Init() tea.Cmd {
 
 // submit starts a run, or while one runs queues text as steering or a follow-up.
 func (m *Model) submit(text string, followUp bool) tea.Cmd {
+	if strings.HasPrefix(text, "!") && !m.running {
+		name, arg := "!", strings.TrimPrefix(text, "!")
+		if strings.HasPrefix(arg, "!") {
+			name, arg = "!!", arg[1:]
+		}
+		if f := m.o.Host[name]; f != nil && strings.TrimSpace(arg) != "" {
+			m.add(&item{kind: kindUser, text: text, final: true})
+			return m.host(f, strings.TrimSpace(arg))
+		}
+	}
 	if strings.HasPrefix(text, "/") {
 		if cmd, ok := m.command(text); ok {
 			return cmd
@@ -283,6 +311,15 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	case "rewind":
 		m.openRewind()
 		return nil, true
+	}
+	if f := m.o.Host[name]; f != nil {
+		if m.running {
+			m.info("Wait for the agent to finish (or press Esc) before /" + name)
+			return nil, true
+		}
+		return m.host(f, strings.TrimSpace(arg)), true
+	}
+	switch name {
 	case "hotkeys":
 		m.info(hotkeys)
 		return nil, true
@@ -342,6 +379,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.o.Bridge.listen()
 	case tea.KeyMsg:
 		return m, m.key(msg)
+	case hostDoneMsg:
+		m.running = false
+		if msg.err != nil {
+			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
+		}
+		if a := msg.r.Agent; a != nil {
+			m.o.Agent = a
+			if !msg.r.Keep {
+				m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
+				m.history(a.Messages())
+			}
+		}
+		if msg.r.Text != "" {
+			m.info(msg.r.Text)
+		}
+		return m, nil
 	case rewindPlanMsg:
 		m.openRewindConfirm(msg.p, msg.plan)
 		return m, nil
@@ -753,4 +806,16 @@ func (m *Model) rewound(msg rewindDoneMsg) {
 	if msg.err != nil {
 		m.add(&item{kind: kindError, text: "rewind: " + msg.err.Error(), final: true})
 	}
+}
+
+// host runs a host command in the background; the chat shows it working meanwhile.
+func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error), arg string) tea.Cmd {
+	m.running = true
+	ctx, cancel := context.WithCancel(context.Background())
+	m.o.Bridge.setCancel(cancel)
+	return tea.Batch(tick(), func() tea.Msg {
+		defer cancel()
+		r, err := f(ctx, arg)
+		return hostDoneMsg{r, err}
+	})
 }

@@ -321,3 +321,20 @@ func TestE2EScreens(t *testing.T) {
 		})
 	}
 }
+
+// `!cmd` runs the person's command and shows its output; the model sees it in the next
+// request's context, while `!!cmd` output stays out of it.
+func TestE2EUserBash(t *testing.T) {
+	tm := newTerm(t, 80, 24, textTurn("Seen."))
+	tm.waitFor("> █")
+	tm.typeLine("!echo visible-output")
+	tm.waitFor("visible-output", "> █")
+	tm.typeLine("!!echo hidden-output")
+	tm.waitFor("hidden-output", "> █")
+	tm.typeLine("what did I run?")
+	tm.waitFor("Seen.")
+	body := tm.request(0)
+	if !strings.Contains(body, "visible-output") || strings.Contains(body, "hidden-output") {
+		t.Fatalf("the context is wrong: %s", body)
+	}
+}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -346,4 +347,61 @@ func TestMarkdown(t *testing.T) {
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
+}
+
+// Host commands run off the UI goroutine: /name's argument reaches the command line's
+// handler and its text is shown when it is done; `!cmd` goes to the "!" handler.
+func TestHostCommands(t *testing.T) {
+	var got []string
+	host := func(name string) func(ctx context.Context, arg string) (HostResult, error) {
+		return func(_ context.Context, arg string) (HostResult, error) {
+			got = append(got, name+"="+arg)
+			return HostResult{Text: "done " + name}, nil
+		}
+	}
+	m := newTestModel(Options{Model: "local/m", Host: map[string]func(context.Context, string) (HostResult, error){
+		"name": host("name"), "!": host("!"), "!!": host("!!")}}, 80, 24)
+	for _, line := range []string{"/name my work", "!ls -la", "!!pwd"} {
+		key(m, line)
+		_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+		if !m.running {
+			t.Fatalf("%s: not shown as working", line)
+		}
+		for _, msg := range runBatch(cmd) {
+			m.Update(msg)
+		}
+		if m.running {
+			t.Fatalf("%s: still working", line)
+		}
+	}
+	want := []string{"name=my work", "!=ls -la", "!!=pwd"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("handlers got %q, want %q", got, want)
+	}
+	if v := m.View(); !strings.Contains(v, "done name") || !strings.Contains(v, "done !!") {
+		t.Fatalf("results not shown:\n%s", v)
+	}
+}
+
+// runBatch runs a command and the commands of a batch, skipping ticks.
+func runBatch(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			if c == nil {
+				continue
+			}
+			m := c()
+			if _, isTick := m.(tickMsg); isTick {
+				continue
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/tools"
 )
 
@@ -75,6 +77,36 @@ func (c *CLI) runChat(a *args) int {
 			return ag, nil
 		},
 		Config: func() tea.Cmd { return c.configExplorer() }}
+	o.Host = map[string]func(ctx context.Context, arg string) (chat.HostResult, error){
+		"new": func(context.Context, string) (chat.HostResult, error) {
+			if err := r.sess.Close(); err != nil {
+				return chat.HostResult{}, err
+			}
+			r.sess = session.New(r.cfg.ProjectDir, r.sess.Dir(), session.Options{})
+			if _, err := r.sess.AppendModelChange(r.model.Provider, r.model.ID); err != nil {
+				return chat.HostResult{}, err
+			}
+			if _, err := r.sess.AppendThinkingLevelChange(r.thinking); err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: "New session started", Agent: ag}, nil
+		},
+		"name": func(_ context.Context, name string) (chat.HostResult, error) {
+			if name == "" {
+				if n := r.sess.Name(); n != "" {
+					return chat.HostResult{Text: "Session name: " + n}, nil
+				}
+				return chat.HostResult{Text: "Usage: /name <name>"}, nil
+			}
+			if _, err := r.sess.AppendSessionInfo(name); err != nil {
+				return chat.HostResult{}, err
+			}
+			return chat.HostResult{Text: "Session name set: " + name}, nil
+		},
+		"!":  func(ctx context.Context, cmd string) (chat.HostResult, error) { return userBash(ctx, r, cmd, false, newAgent, &ag) },
+		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) { return userBash(ctx, r, cmd, true, newAgent, &ag) },
+	}
 	in := c.Stdin
 	if in == nil {
 		in = os.Stdin
@@ -203,4 +235,32 @@ func recordWrites(ts []agent.Tool, rw *chat.Rewind, cwd string) []agent.Tool {
 		}
 	}
 	return out
+}
+
+// userBash is `!cmd` (and `!!cmd`, kept out of the model's context): the person's command runs
+// as the session's bash would (in its sandbox), its output is shown and recorded as pi's
+// bashExecution message; the agent is rebuilt from the session so `!cmd` output is in its
+// context.
+func userBash(ctx context.Context, r *run, cmd string, exclude bool, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+	plan, err := tools.BashPlan(r.ts)
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	out, err := tools.RunBash(ctx, tools.BashRun{Command: cmd, Dir: r.ts.Cwd, Plan: plan})
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	be := session.BashExecution{Command: cmd, Output: out.Output, ExitCode: out.ExitCode, Cancelled: out.Aborted,
+		Truncated: out.Truncation.Truncated, FullOutputPath: out.FullOutputPath, Timestamp: time.Now().UnixMilli(), ExcludeFromContext: exclude}
+	if _, err := r.sess.AppendBashExecution(be); err != nil {
+		return chat.HostResult{}, err
+	}
+	*ag = newAgent()
+	text := strings.TrimRight(out.Output, "\n")
+	if out.ExitCode != nil && *out.ExitCode != 0 {
+		text += fmt.Sprintf("\n(exit %d)", *out.ExitCode)
+	} else if out.ExitCode == nil {
+		text += "\n(cancelled)"
+	}
+	return chat.HostResult{Text: text, Agent: *ag, Keep: true}, nil
 }
