@@ -104,8 +104,12 @@ func (c *CLI) runChat(a *args) int {
 			}
 			return chat.HostResult{Text: "Session name set: " + name}, nil
 		},
-		"!":  func(ctx context.Context, cmd string) (chat.HostResult, error) { return userBash(ctx, r, cmd, false, newAgent, &ag) },
-		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) { return userBash(ctx, r, cmd, true, newAgent, &ag) },
+		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
+			return userBash(ctx, r, cmd, false, newAgent, &ag)
+		},
+		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
+			return userBash(ctx, r, cmd, true, newAgent, &ag)
+		},
 	}
 	in := c.Stdin
 	if in == nil {
