@@ -405,3 +405,26 @@ func runBatch(cmd tea.Cmd) []tea.Msg {
 	}
 	return []tea.Msg{msg}
 }
+
+// While the agent works, Enter steers and Alt+Enter queues a follow-up (pi's queues); the
+// queue is shown from the agent's queue_update; Esc aborts the run.
+func TestSteerFollowUpAbort(t *testing.T) {
+	b := NewBridge()
+	ag := agent.New(agent.Config{Emit: b.Emit})
+	m := newTestModel(Options{Model: "local/m", Agent: ag, Bridge: b}, 80, 24)
+	m.running = true
+	aborted := false
+	b.setCancel(func() { aborted = true })
+	key(m, "use tabs", "enter")
+	m.Update(<-b.ch)
+	key(m, "then lint", "alt+enter")
+	m.Update(<-b.ch)
+	if !reflect.DeepEqual(m.steering, []string{"use tabs"}) || !reflect.DeepEqual(m.followUp, []string{"then lint"}) {
+		t.Fatalf("steering %q, follow-up %q", m.steering, m.followUp)
+	}
+	golden(t, "queues", m.View())
+	key(m, "esc")
+	if !aborted {
+		t.Fatal("Esc did not abort the run")
+	}
+}
