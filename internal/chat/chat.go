@@ -63,6 +63,9 @@ type Options struct {
 	// Host are the commands the command line implements (/new, /name, and "!" / "!!" for
 	// `!cmd` and `!!cmd`), run off the UI goroutine; a result's Agent replaces the chat's.
 	Host map[string]func(ctx context.Context, arg string) (HostResult, error)
+	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
+	// it), so the first frames already fit.
+	Width, Height int
 }
 
 // HostResult is what a host command reports: a text to show and, when the session changed,
@@ -153,6 +156,8 @@ type Model struct {
 	turn, total llm.Usage
 	contextUsed int
 
+	// hosting is true while a host command (not the agent) runs.
+	hosting      bool
 	showThinking bool
 	scroll       int
 	frame        int
@@ -168,6 +173,9 @@ func New(o Options, r *lipgloss.Renderer) *Model {
 		o.Bridge = NewBridge()
 	}
 	m := &Model{o: o, r: r, st: newStyles(r, o.Color), calls: map[string]*item{}, width: 80, height: 24}
+	if o.Width > 0 && o.Height > 0 {
+		m.width, m.height = max(o.Width, 20), max(o.Height, 6)
+	}
 	m.md = newMarkdown(m.st)
 	if o.Agent != nil {
 		m.history(o.Agent.Messages())
@@ -250,6 +258,10 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 		if cmd, ok := m.command(text); ok {
 			return cmd
 		}
+	}
+	if m.hosting {
+		m.info("Wait for the command to finish (Esc cancels it)")
+		return nil
 	}
 	if m.running {
 		if followUp {
@@ -380,7 +392,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		return m, m.key(msg)
 	case hostDoneMsg:
-		m.running = false
+		m.running, m.hosting = false, false
+		m.o.Bridge.setCancel(nil)
 		if msg.err != nil {
 			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
 		}
@@ -810,7 +823,7 @@ func (m *Model) rewound(msg rewindDoneMsg) {
 
 // host runs a host command in the background; the chat shows it working meanwhile.
 func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error), arg string) tea.Cmd {
-	m.running = true
+	m.running, m.hosting = true, true
 	ctx, cancel := context.WithCancel(context.Background())
 	m.o.Bridge.setCancel(cancel)
 	return tea.Batch(tick(), func() tea.Msg {

@@ -79,8 +79,9 @@ func newTerm(t *testing.T, w, h int, turns ...llmtest.Turn) *term {
 	write(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}}`)
 	tm := &term{t: t, tmux: tmux, sock: fmt.Sprintf("pigo-chat-%d-%d", os.Getpid(), time.Now().UnixNano()), srv: srv, dir: dir, proj: proj}
 	t.Cleanup(func() { _ = exec.Command(tmux, "-L", tm.sock, "kill-server").Run() })
-	shell := fmt.Sprintf("cd %q && env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1 %q --no-session; echo EXIT=$?; sleep 600",
-		proj, home, os.Getenv("PATH"), bin)
+	// The shell waits for tmux to give the pane its size, so pigo starts at w×h.
+	shell := fmt.Sprintf("until [ \"$(stty size)\" = \"%d %d\" ]; do sleep 0.05; done; cd %q && env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1 %q --no-session; echo EXIT=$?; sleep 600",
+		h, w, proj, home, os.Getenv("PATH"), bin)
 	tm.run("new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
 	return tm
 }
@@ -147,6 +148,18 @@ func (tm *term) stable(what ...string) string {
 		prev = s
 	}
 	return prev
+}
+
+// idle waits until the chat is not working (the footer's Esc hint is gone).
+func (tm *term) idle() {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Contains(tm.screen(), "Esc aborts") {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the chat never finished:\n%s", tm.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (tm *term) keys(ks ...string) { tm.run(append([]string{"send-keys", "-t", "e2e"}, ks...)...) }
@@ -312,7 +325,8 @@ func TestE2EScreens(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			answer := llmtest.Turn{Text: "## Done\n\nYou chose **Blue**:\n\n- sky\n- sea", Usage: llmtest.Usage{Input: 1500, Output: 40}}
 			tm := newTerm(t, size[0], size[1], toolTurn("c1", "AskUserQuestion", q), answer)
-			tm.waitFor("> █")
+			// The chat has its terminal's size once the rule spans the width.
+			tm.waitFor("> █", strings.Repeat("─", size[0]))
 			tm.typeLine("pick a colour")
 			screen := tm.stable("Colour: Which colour?", "Other")
 			golden(t, fmt.Sprintf("screen-question-%dx%d", size[0], size[1]), screen)
@@ -327,14 +341,17 @@ func TestE2EScreens(t *testing.T) {
 func TestE2EUserBash(t *testing.T) {
 	tm := newTerm(t, 80, 24, textTurn("Seen."))
 	tm.waitFor("> █")
-	tm.typeLine("!echo visible-output")
-	tm.waitFor("visible-output", "> █")
-	tm.typeLine("!!echo hidden-output")
-	tm.waitFor("hidden-output", "> █")
+	// The outputs differ from the typed lines, so the screen shows when each has run.
+	tm.typeLine("!echo vis$((1+1))ble")
+	tm.waitFor("vis2ble")
+	tm.idle()
+	tm.typeLine("!!echo hid$((1+1))den")
+	tm.waitFor("hid2den")
+	tm.idle()
 	tm.typeLine("what did I run?")
 	tm.waitFor("Seen.")
 	body := tm.request(0)
-	if !strings.Contains(body, "visible-output") || strings.Contains(body, "hidden-output") {
+	if !strings.Contains(body, "vis2ble") || strings.Contains(body, "hid2den") {
 		t.Fatalf("the context is wrong: %s", body)
 	}
 }

@@ -232,8 +232,15 @@ func (m *Model) View() string {
 		bottom = bottom[len(bottom)-m.height:]
 		avail = 0
 	}
-	top := m.tail(avail, w)
-	return strings.Join(append(top, bottom...), "\n")
+	lines := append(m.tail(avail, w), bottom...)
+	// Every line is padded to the width: a shorter line must overwrite all of what the
+	// previous frame had there (seen in tmux: the renderer's erase did not always follow).
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n < w {
+			lines[i] = l + strings.Repeat(" ", w-n)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // tail is the last n lines of the transcript (above m.scroll), padded at the top, rendering

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
@@ -111,11 +112,22 @@ func (c *CLI) runChat(a *args) int {
 			return userBash(ctx, r, cmd, true, newAgent, &ag)
 		},
 	}
+	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
+	// would hide the terminal from bubbletea: no size, no resize events).
+	out := c.Stdout
+	if ew, ok := out.(*errWriter); ok {
+		out = ew.w
+	}
+	if f, ok := out.(*os.File); ok {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil {
+			o.Width, o.Height = int(ws.Col), int(ws.Row)
+		}
+	}
 	in := c.Stdin
 	if in == nil {
 		in = os.Stdin
 	}
-	if err := chat.Run(o, in, c.Stdout); err != nil {
+	if err := chat.Run(o, in, out); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitInternal
 	}
