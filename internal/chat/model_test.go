@@ -428,3 +428,17 @@ func TestSteerFollowUpAbort(t *testing.T) {
 		t.Fatal("Esc did not abort the run")
 	}
 }
+
+// While the agent works the spinner asks for the next frame (every 100 ms, so a streaming
+// tool's output is drawn at least that often); idle, it stops.
+func TestTickOnlyWhileRunning(t *testing.T) {
+	m := newTestModel(Options{Model: "local/m"}, 80, 24)
+	m.running = true
+	if _, cmd := m.Update(tickMsg{}); cmd == nil || m.frame != 1 {
+		t.Fatalf("no next frame while running (frame %d)", m.frame)
+	}
+	m.running = false
+	if _, cmd := m.Update(tickMsg{}); cmd != nil {
+		t.Fatal("ticks go on while idle")
+	}
+}
