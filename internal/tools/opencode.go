@@ -763,8 +763,9 @@ type ocTodo struct {
 var ocTodoMarks = map[string]string{"pending": " ", "in_progress": ">", "completed": "x", "cancelled": "-"}
 
 // OCTodoWidget is the widget the chat draws for a todowrite result's
-// details: `- [ |>|x|-] <content> \`<priority>\`` per item; nil when the
-// list is empty.
+// details: one "- [m] content" line per item, the mark m being " ", ">",
+// "x" or "-" by status and the priority in backquotes after it; nil when
+// the list is empty.
 func OCTodoWidget(details json.RawMessage) []string {
 	var d struct {
 		Todos []ocTodo `json:"todos"`
