@@ -47,9 +47,30 @@ type change struct {
 	After   string `json:"after"`
 }
 
-// NewRewind returns a store; dir "" keeps it in memory.
+// NewRewind returns a store; dir "" keeps it in memory. A directory's manifest from an
+// earlier chat on the same session is read back, so a continued session can still rewind;
+// an unreadable manifest starts empty (the images stay on disk untouched).
 func NewRewind(dir string) *Rewind {
-	return &Rewind{dir: dir, blobs: map[string][]byte{}}
+	r := &Rewind{dir: dir, blobs: map[string][]byte{}}
+	if dir == "" {
+		return r
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return r
+	}
+	var m struct {
+		Points  []Point  `json:"points"`
+		Changes []change `json:"changes"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return r
+	}
+	r.points, r.recs = m.Points, m.Changes
+	for _, p := range m.Points {
+		r.seq = max(r.seq, p.Seq)
+	}
+	return r
 }
 
 func digest(b []byte) string {

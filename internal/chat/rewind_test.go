@@ -64,11 +64,44 @@ func TestRewindPlanAndApply(t *testing.T) {
 				t.Fatalf("points left: %+v", rw.Points())
 			}
 			if dir != "" {
+				again := NewRewind(dir)
+				if len(again.Points()) != 0 {
+					t.Fatalf("a reopened store has points %+v", again.Points())
+				}
 				b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 				if err != nil || !strings.Contains(string(b), `"points":[]`) {
 					t.Fatalf("manifest %s, %v", b, err)
 				}
 			}
 		})
+	}
+}
+
+// A continued session's chat reads the manifest back and can still restore.
+func TestRewindReopened(t *testing.T) {
+	ws, dir := t.TempDir(), filepath.Join(t.TempDir(), "s.rewind")
+	f := filepath.Join(ws, "a.txt")
+	write(t, f, "v1")
+	rw := NewRewind(dir)
+	rw.Begin("leaf0", "edit a")
+	if err := rw.Before(f); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f, "v2")
+	rw.After(f)
+	again := NewRewind(dir)
+	pts := again.Points()
+	if len(pts) != 1 || pts[0].Text != "edit a" {
+		t.Fatalf("points %+v", pts)
+	}
+	if err := again.Apply(pts[0], again.Plan(pts[0])); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "v1" {
+		t.Fatalf("a.txt = %q", b)
+	}
+	again.Begin("leaf1", "next")
+	if again.Points()[0].Seq <= pts[0].Seq {
+		t.Fatalf("sequence numbers restart: %+v", again.Points())
 	}
 }
