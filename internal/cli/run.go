@@ -49,9 +49,6 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 // runUsage is the usage line of a session run.
 const runUsage = "[-p] [--mode text|json] [--model PROVIDER/ID[:THINKING]] [FLAGS] [PROMPT...]"
 
-// noChatYet is printed for a run on a terminal without -p until the chat exists (issue #16).
-const noChatYet = "pigo: the interactive chat is not built yet; use -p (pigo -p \"PROMPT\")"
-
 // isRun reports whether argv is a session run rather than a command: no command word, or a
 // first word that is not a command — a prompt, as pi takes it (`pigo "fix the failing test"`,
 // `pigo -p hello`). A word that is a near miss of a command name stays an unknown command
@@ -130,8 +127,7 @@ func (c *CLI) runSession(argv []string) int {
 	}
 	print := a.has("-p") || mode == "json" || !c.Terminal
 	if !print {
-		fmt.Fprintln(c.Stderr, noChatYet)
-		return ExitUsage
+		return c.runChat(a)
 	}
 	var prompts, files []string
 	for _, w := range append(append([]string{}, a.pos...), a.rest...) {
@@ -257,7 +253,8 @@ type run struct {
 	proxy    string
 	// talk is the session's talk endpoint (nil when no talk tool is active).
 	talk *talk.Core
-	// toolSess is the tools' session (talk binds its core to it).
+	// toolSess is the tools' shared session state (talk binds its core to it; the chat sets
+	// its Approver).
 	toolSess *toolrun.Session
 	// settingsJSON is the effective settings.json (session-name reads sessionName).
 	settingsJSON []byte

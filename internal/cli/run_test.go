@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -48,22 +46,6 @@ func TestIsRun(t *testing.T) {
 		}
 	}
 }
-
-// On a terminal without -p the chat would open; until it exists pigo says so and exits 2.
-func TestTerminalWithoutPrintRefusesForNow(t *testing.T) {
-	var out, errb bytes.Buffer
-	c := &CLI{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Terminal: true, Getenv: func(string) string { return "" }}
-	if code := c.Main([]string{"hello"}); code != ExitUsage {
-		t.Fatalf("exit %d", code)
-	}
-	if got := errb.String(); got != noChatYet+"\n" {
-		t.Fatalf("stderr %q", got)
-	}
-	if out.Len() != 0 {
-		t.Fatalf("stdout %q", out.String())
-	}
-}
-
 func TestClampThinking(t *testing.T) {
 	high := "high"
 	for _, c := range []struct {

@@ -1,0 +1,330 @@
+package chat
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+// The write-guard dialog's options (reference §1.5), then pigo's session scope, last so the
+// reference's options keep their positions.
+const (
+	optApproveOnce     = "Approve once"
+	optBlock           = "Block"
+	optBlockReason     = "Block with reason"
+	optApproveSession  = "Approve for this session"
+	writeReasonPrompt  = "Why was this write denied?"
+	optAllowOnce       = "Allow once"
+	optRunInSandbox    = "Run this in sandbox"
+	optDeny            = "Deny"
+	optDenyReason      = "Deny with reason"
+	optEditRules       = "Edit approval rules"
+	optAllowSession    = "Allow for this session"
+	commandReasonTitle = "Why was this command denied?"
+)
+
+// dialog is the open dialog: a select list, optionally followed by a text input or a
+// checklist. Keys go to it before anything else.
+type dialog struct {
+	kind  string // "write", "command", "question"
+	title string
+	opts  []string
+	descs []string
+	cur   int
+
+	// input is the free-text step (reason, own answer); inputOn shows it.
+	inputOn     bool
+	inputPrompt string
+	input       []rune
+
+	// multi-select questions and the approval-rules checklist.
+	multi   bool
+	checked map[int]bool
+	rules   bool // the checklist shows the suggestions
+	sugg    []string
+	ticked  map[int]bool
+
+	// rewind dialogs: the points, or the chosen point and its plan.
+	points []Point
+	point  Point
+	plan   []Restore
+	// cmd is what an answered dialog asks the program to run next.
+	cmd tea.Cmd
+	// start runs a command on the model (set by the model for the rewind dialogs).
+	start func(d *dialog, choice int) tea.Cmd
+
+	write    *writeAskMsg
+	command  *commandAskMsg
+	question *questionMsg
+}
+
+func newWriteDialog(m writeAskMsg) *dialog {
+	return &dialog{kind: "write", title: m.req.Title, write: &m,
+		opts: []string{optApproveOnce, optBlock, optBlockReason, optApproveSession}}
+}
+
+// commandTitle is the escalation dialog's text (the seed's title was not available to the
+// reference; this one names the same facts as the write dialog).
+func commandTitle(r toolrun.CommandRequest) string {
+	return "Model requests to run a command outside the sandbox:\n\n  Tool:     " + r.Tool + "\n  Command:  " + r.Command + "\n\nAllow?"
+}
+
+func newCommandDialog(m commandAskMsg) *dialog {
+	d := &dialog{kind: "command", title: commandTitle(m.req), command: &m,
+		opts: []string{optAllowOnce, optRunInSandbox, optDeny, optDenyReason}, ticked: map[int]bool{}}
+	d.sugg = m.req.Approval.Suggestions
+	if len(d.sugg) > 0 {
+		d.opts = append(d.opts, optEditRules)
+	}
+	d.opts = append(d.opts, optAllowSession)
+	return d
+}
+
+func newQuestionDialog(m questionMsg) *dialog {
+	q := m.q
+	d := &dialog{kind: "question", title: q.Title, question: &m, multi: q.Multiple, checked: map[int]bool{}}
+	for _, o := range q.Options {
+		d.opts = append(d.opts, o.Label)
+		d.descs = append(d.descs, o.Description)
+	}
+	d.opts = append(d.opts, q.Other)
+	d.descs = append(d.descs, "")
+	if q.Multiple {
+		d.opts = append(d.opts, q.Done)
+		d.descs = append(d.descs, "")
+	}
+	return d
+}
+
+// key handles one key; done reports that the dialog answered and closes.
+func (d *dialog) key(k tea.KeyMsg) (done bool) {
+	if d.inputOn {
+		switch k.Type {
+		case tea.KeyEsc:
+			// Cancelling the reason input asks again (reference §1.5).
+			d.inputOn, d.input = false, nil
+		case tea.KeyEnter:
+			return d.submitInput()
+		case tea.KeyBackspace:
+			if len(d.input) > 0 {
+				d.input = d.input[:len(d.input)-1]
+			}
+		case tea.KeySpace:
+			d.input = append(d.input, ' ')
+		case tea.KeyRunes:
+			d.input = append(d.input, k.Runes...)
+		}
+		return false
+	}
+	n := len(d.opts)
+	if d.rules {
+		n = len(d.sugg)
+	}
+	switch k.Type {
+	case tea.KeyUp, tea.KeyShiftTab:
+		d.cur = (d.cur + n - 1) % n
+	case tea.KeyDown, tea.KeyTab:
+		d.cur = (d.cur + 1) % n
+	case tea.KeyEsc:
+		if d.rules {
+			d.rules, d.cur = false, indexOf(d.opts, optEditRules)
+			return false
+		}
+		d.dismiss()
+		return true
+	case tea.KeySpace:
+		if d.rules {
+			d.ticked[d.cur] = !d.ticked[d.cur]
+		} else if d.multi && d.cur < len(d.opts)-2 {
+			d.checked[d.cur] = !d.checked[d.cur]
+		}
+	case tea.KeyEnter:
+		return d.choose()
+	case tea.KeyRunes:
+		if s := string(k.Runes); len(s) == 1 && s[0] >= '1' && s[0] <= '9' && int(s[0]-'1') < n {
+			d.cur = int(s[0] - '1')
+			return d.choose()
+		}
+	}
+	return false
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return 0
+}
+
+func (d *dialog) persist() []string {
+	var out []string
+	for i, s := range d.sugg {
+		if d.ticked[i] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *dialog) choose() bool {
+	if d.rules {
+		d.ticked[d.cur] = !d.ticked[d.cur]
+		return false
+	}
+	opt := d.opts[d.cur]
+	switch d.kind {
+	case "rewind-pick", "rewind-confirm":
+		d.cmd = d.start(d, d.cur)
+	case "write":
+		switch opt {
+		case optApproveOnce:
+			d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}}
+		case optApproveSession:
+			d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}, session: true}
+		case optBlock:
+			d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteBlock}}
+		case optBlockReason:
+			d.inputOn, d.inputPrompt = true, writeReasonPrompt
+			return false
+		}
+	case "command":
+		switch opt {
+		case optAllowOnce:
+			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce, Persist: d.persist()}}
+		case optAllowSession:
+			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce, Persist: d.persist()}, session: true}
+		case optRunInSandbox:
+			// Never persists (extensions-behaviour §3.6).
+			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandRunInSandbox}}
+		case optDeny:
+			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandDeny, Persist: d.persist()}}
+		case optDenyReason:
+			d.inputOn, d.inputPrompt = true, commandReasonTitle
+			return false
+		case optEditRules:
+			d.rules, d.cur = true, 0
+			return false
+		}
+	case "question":
+		q := d.question.q
+		switch {
+		case opt == q.Other && d.cur == len(q.Options):
+			d.inputOn, d.inputPrompt = true, q.InputPrompt
+			return false
+		case d.multi && d.cur == len(d.opts)-1: // Done
+			var got []string
+			for i := range q.Options {
+				if d.checked[i] {
+					got = append(got, q.Options[i].Label)
+				}
+			}
+			d.question.reply <- got
+		case d.multi:
+			d.checked[d.cur] = !d.checked[d.cur]
+			return false
+		default:
+			d.question.reply <- []string{opt}
+		}
+	}
+	return true
+}
+
+func (d *dialog) submitInput() bool {
+	text := string(d.input)
+	switch d.kind {
+	case "write":
+		d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteBlockWithReason, Reason: text}}
+	case "command":
+		d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason, Reason: strings.TrimSpace(text), Persist: d.persist()}}
+	case "question":
+		if strings.TrimSpace(text) == "" {
+			d.inputOn = false
+			return false
+		}
+		got := []string{}
+		if d.multi {
+			for i := range d.question.q.Options {
+				if d.checked[i] {
+					got = append(got, d.question.q.Options[i].Label)
+				}
+			}
+		}
+		d.question.reply <- append(got, text)
+	}
+	return true
+}
+
+// dismiss answers a closed dialog: the write and escalation dialogs abort the turn (the
+// guard does it), a question is unanswered.
+func (d *dialog) dismiss() {
+	switch d.kind {
+	case "write":
+		d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteDismissed}}
+	case "command":
+		d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandDismissed}}
+	case "question":
+		d.question.reply <- nil
+	}
+}
+
+// Rewind dialog options.
+const (
+	optRewindAll  = "Rewind conversation and files"
+	optRewindConv = "Rewind conversation only"
+	optCancel     = "Cancel"
+)
+
+// lines renders the dialog at width w.
+func (d *dialog) lines(st styles, w int) []string {
+	var out []string
+	for _, l := range strings.Split(d.title, "\n") {
+		out = append(out, wrapLines(l, w)...)
+	}
+	out = append(out, "")
+	if d.rules {
+		out = append(out, st.title.Render("Allow forever (space ticks, esc returns):"))
+		for i, s := range d.sugg {
+			box := "[ ] "
+			if d.ticked[i] {
+				box = "[x] "
+			}
+			out = append(out, d.optLine(st, i, box+s))
+		}
+		return out
+	}
+	for i, o := range d.opts {
+		label := o
+		if d.multi && i < len(d.opts)-2 {
+			if d.checked[i] {
+				label = "☑ " + o
+			} else {
+				label = "☐ " + o
+			}
+		}
+		if d.kind == "command" && o == optEditRules {
+			if n := len(d.persist()); n > 0 {
+				label += " (" + itoa(n) + " ticked)"
+			}
+		}
+		line := d.optLine(st, i, label)
+		if i < len(d.descs) && d.descs[i] != "" {
+			line += st.faint.Render(" — " + d.descs[i])
+		}
+		out = append(out, line)
+	}
+	if d.inputOn {
+		out = append(out, "", d.inputPrompt, "> "+string(d.input)+"█")
+	}
+	return out
+}
+
+func (d *dialog) optLine(st styles, i int, label string) string {
+	if i == d.cur && !d.inputOn {
+		return st.selected.Render("› " + label)
+	}
+	return "  " + label
+}

@@ -1,0 +1,282 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"golang.org/x/sys/unix"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/chat"
+	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/tools"
+)
+
+// runChat is `pigo [FLAGS] [PROMPT...]` on a terminal: the interactive chat (D22). The run is
+// prepared as for -p; the tools' session gets the chat as its Approver, so writes outside
+// the workspace, escalations and questions are asked instead of refused.
+func (c *CLI) runChat(a *args) int {
+	if a.has("-r") {
+		fmt.Fprintln(c.Stderr, "pigo: --resume: the session picker is not built yet; use --session PATH|ID or -c (continue the newest one)")
+		return ExitUsage
+	}
+	r, err := c.prepareRun(a)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.msg != "" {
+				fmt.Fprintln(c.Stderr, "pigo: "+ee.msg)
+			}
+			return ee.code
+		}
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitInternal
+	}
+	defer r.close()
+	b := chat.NewBridge()
+	r.toolSess.Headless = false
+	r.toolSess.Approver = b
+	r.toolSess.Abort = b.Abort
+	rw := chat.NewRewind(rewindDir(r.sess.Path()))
+	r.tools = recordWrites(r.tools, rw, r.cfg.ProjectDir)
+	newAgent := func() *agent.Agent {
+		return agent.New(agent.Config{Provider: r.provider, Model: r.model,
+			Options:      llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
+			SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: b.Emit})
+	}
+	ag := newAgent()
+	expand := func(ctx context.Context, text string, out io.Writer) (string, bool, error) {
+		return c.expander(r, out)(ctx, text)
+	}
+	prompts := append(append([]string{}, a.pos...), a.rest...)
+	o := chat.Options{Agent: ag, Bridge: b, Expand: expand, Model: r.model.Provider + "/" + r.model.ID, Thinking: r.thinking,
+		ContextWindow: r.model.ContextWindow, Prompt: strings.Join(prompts, " "), Color: c.color(a),
+		Persist: func(p []string) error { return c.persistAllow(r, p) }, Todo: todoWidget,
+		Commands: func(q string) []chat.Completion { return completions(r, q) },
+		Session:  func() string { return sessionInfo(r, ag) },
+		Rewind:   rw, Leaf: r.sess.Leaf,
+		Restore: func(p chat.Point) (*agent.Agent, error) {
+			if p.Leaf == "" {
+				r.sess.ResetLeaf()
+			} else if err := r.sess.SetLeaf(p.Leaf); err != nil {
+				return nil, err
+			}
+			ag = newAgent()
+			return ag, nil
+		},
+		Config: func() tea.Cmd { return c.configExplorer() }}
+	o.Host = map[string]func(ctx context.Context, arg string) (chat.HostResult, error){
+		"new": func(context.Context, string) (chat.HostResult, error) {
+			if err := r.sess.Close(); err != nil {
+				return chat.HostResult{}, err
+			}
+			r.sess = session.New(r.cfg.ProjectDir, r.sess.Dir(), session.Options{})
+			if _, err := r.sess.AppendModelChange(r.model.Provider, r.model.ID); err != nil {
+				return chat.HostResult{}, err
+			}
+			if _, err := r.sess.AppendThinkingLevelChange(r.thinking); err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: "New session started", Agent: ag}, nil
+		},
+		"name": func(_ context.Context, name string) (chat.HostResult, error) {
+			if name == "" {
+				if n := r.sess.Name(); n != "" {
+					return chat.HostResult{Text: "Session name: " + n}, nil
+				}
+				return chat.HostResult{Text: "Usage: /name <name>"}, nil
+			}
+			if _, err := r.sess.AppendSessionInfo(name); err != nil {
+				return chat.HostResult{}, err
+			}
+			return chat.HostResult{Text: "Session name set: " + name}, nil
+		},
+		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
+			return userBash(ctx, r, cmd, false, newAgent, &ag)
+		},
+		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
+			return userBash(ctx, r, cmd, true, newAgent, &ag)
+		},
+	}
+	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
+	// would hide the terminal from bubbletea: no size, no resize events).
+	out := c.Stdout
+	if ew, ok := out.(*errWriter); ok {
+		out = ew.w
+	}
+	if f, ok := out.(*os.File); ok {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil {
+			o.Width, o.Height = int(ws.Col), int(ws.Row)
+		}
+	}
+	in := c.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	if err := chat.Run(o, in, out); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitInternal
+	}
+	if err := r.sess.Close(); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: session: %v\n", err)
+		return ExitInternal
+	}
+	return ExitOK
+}
+
+// persistAllow appends ticked "allow forever" patterns to the project's sandbox.json
+// approvalRules through the comment-keeping editor, and to the running session's rules.
+func (c *CLI) persistAllow(r *run, patterns []string) error {
+	var ops []config.EditOp
+	for _, p := range patterns {
+		v, _ := json.Marshal(map[string]string{"action": "allow", "pattern": p})
+		ops = append(ops, config.EditOp{Op: config.OpAdd, Path: "approvalRules", Value: v})
+	}
+	ch, err := r.cfg.Edit(config.Sandbox, config.Project, ops...)
+	if err != nil {
+		return err
+	}
+	if err := ch.Write(); err != nil {
+		return err
+	}
+	rules := append([]sandbox.Rule{}, r.toolSess.Sandbox.ApprovalRules...)
+	for _, p := range patterns {
+		rules = append(rules, sandbox.Rule{Action: "allow", Pattern: p, Origin: sandbox.Origin{File: ch.File}})
+	}
+	r.toolSess.Rules = sandbox.CompileRules(rules)
+	return nil
+}
+
+// todoWidget draws TodoWrite's and todowrite's lists.
+func todoWidget(tool string, details json.RawMessage) []string {
+	switch tool {
+	case "TodoWrite":
+		return tools.CCTodoWidget(details)
+	case "todowrite":
+		return tools.OCTodoWidget(details)
+	}
+	return nil
+}
+
+// completions is the slash menu for a typed prefix: pi's order, fuzzy-filtered as a session
+// filters it.
+func completions(r *run, q string) []chat.Completion {
+	if r.res.Commands == nil {
+		return nil
+	}
+	var out []chat.Completion
+	for _, it := range engine.FuzzyFilter(r.res.Commands.Autocomplete, q, func(it engine.AutocompleteItem) string { return it.Name }) {
+		out = append(out, chat.Completion{Name: it.Name, Tag: it.Tag, Description: it.Description})
+	}
+	return out
+}
+
+func sessionInfo(r *run, ag *agent.Agent) string {
+	p := r.sess.Path()
+	if p == "" {
+		p = "(in memory)"
+	}
+	return fmt.Sprintf("Session %s\nFile: %s\nMessages: %d", r.sess.ID(), p, len(ag.Messages()))
+}
+
+// configExplorer runs `pigo tui` (the configuration explorer) on the terminal and returns
+// to the chat when it quits.
+func (c *CLI) configExplorer() tea.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return tea.ExecProcess(exec.Command(exe, "tui"), func(error) tea.Msg { return nil })
+}
+
+// rewindDir is the sidecar directory of a session file's before-images ("" in memory).
+func rewindDir(sessionPath string) string {
+	if sessionPath == "" {
+		return ""
+	}
+	return strings.TrimSuffix(sessionPath, ".jsonl") + ".rewind"
+}
+
+// writeTools are the file tools whose target /rewind restores, with their path argument.
+var writeTools = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+	"write": "filePath", "edit": "filePath"}
+
+// recordWrites wraps the file-writing tools so each call stores the file's before-image
+// for /rewind first, and the agent's result after.
+func recordWrites(ts []agent.Tool, rw *chat.Rewind, cwd string) []agent.Tool {
+	out := append([]agent.Tool(nil), ts...)
+	for i := range out {
+		t := &out[i]
+		key, ok := writeTools[t.Name]
+		if !ok || t.Execute == nil {
+			continue
+		}
+		run := t.Execute
+		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
+			var m map[string]any
+			_ = json.Unmarshal(args, &m)
+			p, _ := m[key].(string)
+			if p == "" {
+				p, _ = m["path"].(string) // pi's edit and write
+			}
+			if p == "" {
+				return run(ctx, id, args, update)
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			if err := rw.Before(p); err != nil {
+				return agent.ErrorResult("rewind: cannot keep the before-image of " + p + ": " + err.Error()), nil
+			}
+			res, err := run(ctx, id, args, update)
+			rw.After(p)
+			return res, err
+		}
+	}
+	return out
+}
+
+// userBash is `!cmd` (and `!!cmd`, kept out of the model's context): the person's command runs
+// as the session's bash would (in its sandbox), its output is shown and recorded as pi's
+// bashExecution message; the agent is rebuilt from the session so `!cmd` output is in its
+// context.
+func userBash(ctx context.Context, r *run, cmd string, exclude bool, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+	plan, err := tools.BashPlan(r.toolSess)
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	out, err := tools.RunBash(ctx, tools.BashRun{Command: cmd, Dir: r.toolSess.Cwd, Plan: plan})
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	be := session.BashExecution{Command: cmd, Output: out.Output, ExitCode: out.ExitCode, Cancelled: out.Aborted,
+		Truncated: out.Truncation.Truncated, FullOutputPath: out.FullOutputPath, Timestamp: time.Now().UnixMilli(), ExcludeFromContext: exclude}
+	if _, err := r.sess.AppendBashExecution(be); err != nil {
+		return chat.HostResult{}, err
+	}
+	*ag = newAgent()
+	text := strings.TrimRight(out.Output, "\n")
+	if out.ExitCode != nil && *out.ExitCode != 0 {
+		text += fmt.Sprintf("\n(exit %d)", *out.ExitCode)
+	} else if out.ExitCode == nil {
+		text += "\n(cancelled)"
+	}
+	return chat.HostResult{Text: text, Agent: *ag, Keep: true}, nil
+}
