@@ -207,13 +207,15 @@ func find(list []*command, name string) *command {
 
 func (c *CLI) usage(w io.Writer) {
 	fmt.Fprintln(w, "pigo validates, explains and runs a pi-style agent configuration.")
-	fmt.Fprintln(w, "\nusage: pigo <command> [flags]\n\ncommands:")
+	fmt.Fprintln(w, "\nusage: pigo [flags] [PROMPT...]   run the agent: the chat on a terminal, -p for one answer")
+	fmt.Fprintln(w, "       pigo <command> [flags]\n\ncommands:")
 	for _, cmd := range commandTable {
 		fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.summary)
 	}
 	fmt.Fprintln(w, "\nglobal flags:")
 	writeFlags(w, globalFlags)
-	fmt.Fprintln(w, "\nRun 'pigo <command> --help' for a command's flags; 'pigo --version' prints the version.")
+	fmt.Fprintln(w, "\nRun 'pigo <command> --help' for a command's flags, 'pigo -p --help' for the session flags;")
+	fmt.Fprintln(w, "'pigo --version' prints the version.")
 }
 
 func (c *CLI) commandHelp(w io.Writer, cmd *command) {
