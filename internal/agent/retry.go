@@ -3,18 +3,23 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // pi 0.84.3's classification of provider errors (pi-ai utils/retry.js and utils/overflow.js).
-// The lists are pi's, in pi's order.
-var (
-	nonRetryablePattern = regexp.MustCompile("(?i)" + strings.Join([]string{
+// The lists are pi's, in pi's order. They are compiled on first use: every pigo process links
+// the loop, few of them classify an error.
+var errorPatterns = sync.OnceValue(func() (p struct {
+	nonRetryable, retryable *regexp.Regexp
+	overflow, nonOverflow   []*regexp.Regexp
+}) {
+	p.nonRetryable = regexp.MustCompile("(?i)" + strings.Join([]string{
 		"GoUsageLimitError", "FreeUsageLimitError", "Monthly usage limit reached", "available balance",
 		"insufficient_quota", "out of budget", "quota exceeded", "billing",
 	}, "|"))
-	retryablePattern = regexp.MustCompile("(?i)" + strings.Join([]string{
+	p.retryable = regexp.MustCompile("(?i)" + strings.Join([]string{
 		"overloaded", "rate.?limit", "too many requests", "429", "500", "502", "503", "504", "524",
 		"service.?unavailable", "server.?error", "internal.?error",
 		"provider.?returned.?error", "exceeded request buffer limit while retrying upstream",
@@ -29,7 +34,7 @@ var (
 		"you can retry your request", "try your request again", "please retry your request",
 		"ResourceExhausted",
 	}, "|"))
-	overflowPatterns = compileAll(
+	p.overflow = compileAll(
 		`prompt is too long`,
 		`request_too_large`,
 		`input is too long for requested model`,
@@ -56,12 +61,13 @@ var (
 		`token limit exceeded`,
 		`^4(?:00|13)\s*(?:status code)?\s*\(no body\)`,
 	)
-	nonOverflowPatterns = compileAll(
+	p.nonOverflow = compileAll(
 		`^(Throttling error|Service unavailable):`,
 		`rate limit`,
 		`too many requests`,
 	)
-)
+	return p
+})
 
 func compileAll(ps ...string) []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(ps))
@@ -86,17 +92,17 @@ func IsRetryableError(m *llm.Message) bool {
 	if m.StopReason != llm.StopError || m.ErrorMessage == "" {
 		return false
 	}
-	if nonRetryablePattern.MatchString(m.ErrorMessage) {
+	if errorPatterns().nonRetryable.MatchString(m.ErrorMessage) {
 		return false
 	}
-	return retryablePattern.MatchString(m.ErrorMessage)
+	return errorPatterns().retryable.MatchString(m.ErrorMessage)
 }
 
 // IsContextOverflow is pi's isContextOverflow: an overflow error text, a silent overflow
 // (usage above the window), or a length stop with no output and a full window.
 func IsContextOverflow(m *llm.Message, contextWindow int) bool {
 	if m.StopReason == llm.StopError && m.ErrorMessage != "" {
-		if !anyMatch(nonOverflowPatterns, m.ErrorMessage) && anyMatch(overflowPatterns, m.ErrorMessage) {
+		if !anyMatch(errorPatterns().nonOverflow, m.ErrorMessage) && anyMatch(errorPatterns().overflow, m.ErrorMessage) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // Group is a set of agents that see only each other; an agent is in at most one.
@@ -16,9 +17,11 @@ type Group struct {
 
 const groupsNS = "groups"
 
-var groupIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$`)
+// groupIDPattern is compiled on first use (bounded repeats make a large program, and every
+// pigo process links talk).
+var groupIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$`) })
 
-func validGroupName(s string) bool { return groupIDPattern.MatchString(s) }
+func validGroupName(s string) bool { return groupIDPattern().MatchString(s) }
 
 func listGroups(s *Store) ([]Group, error) {
 	keys, err := s.ListKeys(groupsNS)

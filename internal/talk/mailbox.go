@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,12 +55,12 @@ type auditRecord struct {
 	Preview   string `json:"preview"`
 }
 
-var messageIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`)
+var messageIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`) })
 
 func newMessageID() string { return uuid.NewString() }
 
 func letterKey(l Letter) (string, error) {
-	if !messageIDPattern.MatchString(l.ID) {
+	if !messageIDPattern().MatchString(l.ID) {
 		return "", fmt.Errorf("Invalid talk message id: %s", l.ID)
 	}
 	if l.Ts < 0 {
