@@ -92,7 +92,7 @@ func builtinModels() []catalogueModel { return catalogue }
 // ModelInfo is the session model with its facts and where they came from.
 type ModelInfo struct {
 	engine.Model
-	// Source is "models.json", "catalogue" or "defaults".
+	// Source is "models.json", "openai-cost.json", "catalogue" or "defaults".
 	Source string
 }
 
@@ -130,6 +130,11 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 	id = stripLevel(id) // `provider/id:level`: facts and patterns use the bare id
 	if id == "" {
 		return nil, fmt.Errorf("--model %q: expected PROVIDER/ID", flag)
+	}
+	// The seed's openai-cost extension registers its provider over models.json's entry of the
+	// same name.
+	if oc := c.openAICostProvider(); oc != nil && provider != "" && strings.EqualFold(provider, oc.ID) {
+		return oc.info(id), nil
 	}
 	if m := lookupModelsJSON(models.Root, provider, id); m != nil {
 		return m, nil
