@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/diag"
 )
 
 // openAICostConfig loads a temp agent dir holding openai-cost.json (and models.json when
@@ -123,5 +125,31 @@ func TestOpenAICostOff(t *testing.T) {
 				t.Errorf("model %+v", m)
 			}
 		})
+	}
+}
+
+// Model references to the openai-cost provider are known: a listed id, or any id when the file
+// lists no models (the seed fetches them); an unlisted id of a listed provider stays an info.
+func TestOpenAICostModelRefs(t *testing.T) {
+	cases := []struct{ file, settings, sev string }{
+		{`{"baseUrl":"http://127.0.0.1:9","models":[{"id":"c"}]}`, `{"defaultModel":"openai-cost/c"}`, ""},
+		{`{"baseUrl":"http://127.0.0.1:9","models":[{"id":"c"}]}`, `{"defaultModel":"openai-cost/d"}`, "info"},
+		{`{"baseUrl":"http://127.0.0.1:9","id":"router"}`, `{"defaultProvider":"router","defaultModel":"any"}`, ""},
+		{``, `{"defaultModel":"openai-cost/c"}`, "info"},
+	}
+	for _, tc := range cases {
+		home, proj := t.TempDir(), t.TempDir()
+		write(t, filepath.Join(home, ".pi", "agent", "settings.json"), tc.settings)
+		if tc.file != "" {
+			write(t, filepath.Join(home, ".pi", "agent", "openai-cost.json"), tc.file)
+		}
+		c := load(t, home, proj, ptr(false))
+		got := ""
+		for _, d := range c.checkModelRefs() {
+			got = map[diag.Severity]string{diag.Warning: "warning", diag.Info: "info", diag.Error: "error"}[d.Severity]
+		}
+		if got != tc.sev {
+			t.Errorf("%s + %s: %q, want %q", tc.file, tc.settings, got, tc.sev)
+		}
 	}
 }
