@@ -40,7 +40,7 @@ func openAICostConfig(t *testing.T, file, models, proj string) *Config {
 }
 
 func TestOpenAICostListedModel(t *testing.T) {
-	t.Setenv("OPENAI_COST_API_KEY", "  sekret \n")
+	t.Setenv("OPENAI_COST_API_KEY", " sekret")
 	c := openAICostConfig(t, `{"baseUrl":" http://127.0.0.1:9/v1// ","models":[
 		{"id":"big","name":"Big One","reasoning":true,"input":["text","image"],"contextWindow":200000,"maxTokens":32000},
 		{"id":"small","baseUrl":"http://127.0.0.1:8/v2"}]}`, "", "")
@@ -49,7 +49,7 @@ func TestOpenAICostListedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.Provider != "openai-cost" || m.ID != "big" || m.Name != "Big One" || m.API != "openai-completions" ||
-		m.BaseURL != "http://127.0.0.1:9/v1" || m.APIKey != "sekret" || !m.ReportedCost || !m.Reasoning ||
+		m.BaseURL != "http://127.0.0.1:9/v1" || m.APIKey != " sekret" || !m.ReportedCost || !m.Reasoning ||
 		len(m.Input) != 2 || m.ContextWindow != 200000 || m.MaxTokens != 32000 || m.Cost.Input != 0 || m.Headers != nil {
 		t.Errorf("model %+v", m)
 	}

@@ -320,10 +320,11 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 		ContextWindow: mi.ContextWindow, MaxTokens: mi.MaxTokens}
 	if oc := c.openAICostProvider(); oc != nil && mi.Source == FileName(OpenAICost) {
 		// The seed's provider: openai-completions, zero prices (the reported usage.cost is the
-		// price), the key from --api-key or the configured environment variable (trimmed).
+		// price), the key from --api-key or the configured environment variable, used as is
+		// (pi-ai's envApiKeyAuth; the seed trims it only for its GET /models).
 		om := oc.model(mi.ID)
 		m.Name, m.API, m.BaseURL, m.ReportedCost = om.Name, "openai-completions", firstNonEmpty(om.BaseURL, oc.BaseURL), true
-		m.APIKey = firstNonEmpty(apiKey, strings.TrimSpace(os.Getenv(oc.APIKeyEnv)))
+		m.APIKey = firstNonEmpty(apiKey, os.Getenv(oc.APIKeyEnv))
 		return m, nil
 	}
 	eff, err := c.Effective(Models)
