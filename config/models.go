@@ -145,6 +145,14 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 			found = append(found, m)
 		}
 	}
+	if oc := c.openAICostProvider(); oc != nil && provider == "" && len(found) == 0 {
+		// A bare id that only openai-cost.json lists is that provider's model.
+		for _, m := range oc.Models {
+			if strings.EqualFold(m.ID, id) {
+				return oc.info(id), nil
+			}
+		}
+	}
 	if len(found) > 0 {
 		// A bare id listed by several providers stays without a provider (pi calls it
 		// ambiguous); the facts of the first listing still describe the model.

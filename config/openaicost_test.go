@@ -153,3 +153,20 @@ func TestOpenAICostModelRefs(t *testing.T) {
 		}
 	}
 }
+
+// A bare id that only openai-cost.json lists is resolved to that provider; one the catalogue
+// also lists stays the catalogue's.
+func TestOpenAICostBareID(t *testing.T) {
+	c := openAICostConfig(t, `{"baseUrl":"http://127.0.0.1:9/v1","models":[{"id":"only-here"},{"id":"claude-sonnet-4-5"}]}`, "", "")
+	m, err := c.ProviderModel("only-here", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Provider != "openai-cost" || !m.ReportedCost || m.BaseURL != "http://127.0.0.1:9/v1" {
+		t.Errorf("model %+v", m)
+	}
+	mi, err := c.SessionModel("claude-sonnet-4-5")
+	if err != nil || mi.Source != "catalogue" || mi.Provider == "openai-cost" {
+		t.Errorf("catalogue id: %+v %v", mi, err)
+	}
+}
