@@ -36,6 +36,9 @@ func stripLevel(ref string) string {
 type modelIndex struct {
 	providers []string // distinct, in order: models.json first
 	models    []knownModel
+	// anyID is the openai-cost provider when its file lists no models: the seed fetches them
+	// from the server, so every id may exist.
+	anyID string
 }
 
 func (c *Config) modelIndex() *modelIndex {
@@ -67,6 +70,16 @@ func (c *Config) modelIndex() *modelIndex {
 					}
 				}
 			}
+		}
+	}
+	// The provider the seed's openai-cost extension registers from openai-cost.json.
+	if oc := c.openAICostProvider(); oc != nil {
+		addProvider(oc.ID)
+		for _, m := range oc.Models {
+			ix.models = append(ix.models, knownModel{oc.ID, m.ID})
+		}
+		if len(oc.Models) == 0 {
+			ix.anyID = oc.ID
 		}
 	}
 	for _, m := range builtinModels() {
@@ -124,7 +137,7 @@ func (ix *modelIndex) problem(provider, id string) (msg, hint string, near, ok b
 		}
 		return fmt.Sprintf("provider %q is neither one of pi's built-in providers nor defined in models.json", provider), "", false, false
 	}
-	if id == "" {
+	if id == "" || (provider != "" && ix.anyID != "" && strings.EqualFold(provider, ix.anyID)) {
 		return "", "", false, true
 	}
 	var ids []string

@@ -92,7 +92,7 @@ func builtinModels() []catalogueModel { return catalogue }
 // ModelInfo is the session model with its facts and where they came from.
 type ModelInfo struct {
 	engine.Model
-	// Source is "models.json", "catalogue" or "defaults".
+	// Source is "models.json", "openai-cost.json", "catalogue" or "defaults".
 	Source string
 }
 
@@ -131,6 +131,11 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 	if id == "" {
 		return nil, fmt.Errorf("--model %q: expected PROVIDER/ID", flag)
 	}
+	// The seed's openai-cost extension registers its provider over models.json's entry of the
+	// same name.
+	if oc := c.openAICostProvider(); oc != nil && provider != "" && strings.EqualFold(provider, oc.ID) {
+		return oc.info(id), nil
+	}
 	if m := lookupModelsJSON(models.Root, provider, id); m != nil {
 		return m, nil
 	}
@@ -138,6 +143,14 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 	for _, m := range builtinModels() {
 		if strings.EqualFold(m.ID, id) && (provider == "" || strings.EqualFold(m.Provider, provider)) {
 			found = append(found, m)
+		}
+	}
+	if oc := c.openAICostProvider(); oc != nil && provider == "" && len(found) == 0 {
+		// A bare id that only openai-cost.json lists is that provider's model.
+		for _, m := range oc.Models {
+			if strings.EqualFold(m.ID, id) {
+				return oc.info(id), nil
+			}
 		}
 	}
 	if len(found) > 0 {

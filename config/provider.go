@@ -308,8 +308,9 @@ func applyCost(c *llm.Cost, e *costEntry) {
 // from models.json's provider and model entries (and modelOverrides) or the built-in
 // catalogue. The API key is apiKey (--api-key) when given, else models.json's apiKey ($VAR,
 // ${VAR}, !command), else the provider's usual environment variable; an empty key is left for
-// the provider to report ("No API key for provider: …"). It returns nil, nil when no model is
-// configured.
+// the provider to report ("No API key for provider: …"). The agent dir's openai-cost.json
+// registers the seed's openai-cost provider (see openAICostProvider). It returns nil, nil when
+// no model is configured.
 func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 	mi, err := c.SessionModel(flag)
 	if err != nil || mi == nil {
@@ -317,6 +318,15 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 	}
 	m := &llm.Model{Provider: mi.Provider, ID: mi.ID, Name: mi.ID, Reasoning: mi.Reasoning, Input: mi.Input,
 		ContextWindow: mi.ContextWindow, MaxTokens: mi.MaxTokens}
+	if oc := c.openAICostProvider(); oc != nil && mi.Source == FileName(OpenAICost) {
+		// The seed's provider: openai-completions, zero prices (the reported usage.cost is the
+		// price), the key from --api-key or the configured environment variable, used as is
+		// (pi-ai's envApiKeyAuth; the seed trims it only for its GET /models).
+		om := oc.model(mi.ID)
+		m.Name, m.API, m.BaseURL, m.ReportedCost = om.Name, "openai-completions", firstNonEmpty(om.BaseURL, oc.BaseURL), true
+		m.APIKey = firstNonEmpty(apiKey, os.Getenv(oc.APIKeyEnv))
+		return m, nil
+	}
 	eff, err := c.Effective(Models)
 	if err != nil {
 		return nil, err

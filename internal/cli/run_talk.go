@@ -144,5 +144,5 @@ func (c *CLI) startNaming(ctx context.Context, r *run, prompt string) func() {
 // reportedCost is the seed's openai-cost provider: its requests take the provider's own
 // usage.cost as the cost total (the openai-completions client reads the three shapes).
 func reportedCost(m *llm.Model) bool {
-	return m != nil && m.Provider == "openai-cost" && m.API == "openai-completions"
+	return m != nil && m.ReportedCost && m.API == "openai-completions"
 }

@@ -127,8 +127,8 @@ func TestRunSessionName(t *testing.T) {
 	}
 }
 
-// openai-cost: a model of the provider "openai-cost" reports its own usage.cost, which
-// becomes the message's cost total with the breakdown zeroed.
+// openai-cost: a model of the provider that the agent dir's openai-cost.json registers reports
+// its own usage.cost, which becomes the message's cost total with the breakdown zeroed.
 func TestRunOpenAICost(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	agentDir := filepath.Join(home, ".pi", "agent")
@@ -138,13 +138,13 @@ func TestRunOpenAICost(t *testing.T) {
 		"data: {\"id\":\"r1\",\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":10,\"total_tokens\":1010,\"cost\":{\"total\":0.25}}}\n\n" +
 		"data: [DONE]\n\n"
 	srv.Push(llmtest.Turn{Raw: &llmtest.Raw{Code: 200, Header: map[string]string{"Content-Type": "text/event-stream"}, Body: body}})
-	b, _ := json.Marshal(map[string]any{"providers": map[string]any{"openai-cost": map[string]any{
-		"baseUrl": srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k",
-		"models": []any{map[string]any{"id": "c", "cost": map[string]any{"input": 1, "output": 1}}}}}})
+	t.Setenv("OPENAI_COST_API_KEY", "k")
+	b, _ := json.Marshal(map[string]any{"baseUrl": srv.BaseURL(llmtest.OpenAICompletions) + "/",
+		"models": []any{map[string]any{"id": "c"}}})
 	if err := os.MkdirAll(agentDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(agentDir, "openai-cost.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}

@@ -289,6 +289,9 @@ type Model struct {
 	// ThinkingLevelMap is models.json's thinkingLevelMap: a level mapped to the provider's own
 	// value; a present key with a nil value marks the level unsupported (pi's null).
 	ThinkingLevelMap map[string]*string
+	// ReportedCost marks a model of the seed's openai-cost provider: the provider's own
+	// usage.cost is the price of a request (see Options.ReportedCost).
+	ReportedCost bool
 }
 
 // Options are per-request options.

@@ -225,8 +225,16 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 	hasFinish := false
 	r := sse.NewReader(body)
 	done := false
+	// The seed writes the reported cost into the final message only (its done or error
+	// event), so the updates before it keep the prices' cost.
+	applyReported := func() {
+		if useReportedCost && haveCost {
+			msg.Usage.Cost = llm.Cost{Total: cost}
+		}
+	}
 	fail := func(s string) *llm.Message {
 		st.applyDetails(b)
+		applyReported()
 		return b.Fail(ctx, s)
 	}
 	for {
@@ -347,9 +355,6 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 			st.addDetails(b, d.ReasoningDetails)
 		}
 	}
-	if useReportedCost && haveCost {
-		msg.Usage.Cost = llm.Cost{Total: cost}
-	}
 	for i := 0; i < b.Len(); i++ {
 		switch blk := b.Block(i); blk.Type {
 		case llm.TypeText:
@@ -385,6 +390,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body 
 	if (compat.SupportsFinishReason && !hasFinish) || msg.StopReason == "pending" {
 		return fail("Stream ended without finish_reason")
 	}
+	applyReported()
 	return b.Done()
 }
 

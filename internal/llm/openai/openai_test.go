@@ -218,3 +218,51 @@ func TestConnectionError(t *testing.T) {
 		t.Errorf("%s %q", msg.StopReason, msg.ErrorMessage)
 	}
 }
+
+// The reported cost in its three shapes goes into the final message only, as the seed writes it
+// on the done or error event: the updates before keep the prices' cost. A stream that fails
+// after reporting a cost carries it on the error.
+func TestReportedCostShapesFinalOnly(t *testing.T) {
+	sse := func(usage string, tail string) string {
+		return "data: {\"id\":\"r\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi.\"}}]}\n\n" + usage + tail
+	}
+	final := "data: {\"id\":\"r\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, tc := range []struct {
+		name, body, reason string
+		total              float64
+	}{
+		{"number", sse("data: {\"id\":\"r\",\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":10,\"cost\":0.5}}\n\n", final), llm.StopStop, 0.5},
+		{"object", sse("data: {\"id\":\"r\",\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":10,\"cost\":{\"total\":0.25,\"upstream\":9}}}\n\n", final), llm.StopStop, 0.25},
+		{"choice", sse("data: {\"id\":\"r\",\"choices\":[{\"index\":0,\"delta\":{},\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":10,\"cost\":0.125}}]}\n\n", final), llm.StopStop, 0.125},
+		{"error", sse("data: {\"id\":\"r\",\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":10,\"cost\":0.75}}\n\n", "data: {\"error\":{\"message\":\"boom\"}}\n\n"), llm.StopError, 0.75},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Push(llmtest.Turn{Raw: &llmtest.Raw{Code: 200, Header: map[string]string{"Content-Type": "text/event-stream"}, Body: tc.body}})
+			m := model(srv)
+			m.Cost = llm.Cost{Input: 1, Output: 1}
+			msg, evs := stream(t, m, userCtx("x"), &llm.Options{ReportedCost: true})
+			if msg.StopReason != tc.reason || msg.Usage.Cost != (llm.Cost{Total: tc.total}) {
+				t.Fatalf("%s %q cost %+v", msg.StopReason, msg.ErrorMessage, msg.Usage.Cost)
+			}
+			last := evs[len(evs)-1]
+			if fin := firstNonNil(last.Message, last.Error); fin == nil || fin.Usage.Cost.Total != tc.total {
+				t.Errorf("final event %+v", last)
+			}
+			for _, e := range evs[:len(evs)-1] {
+				if e.Partial != nil && e.Partial.Usage.Cost.Total == tc.total {
+					t.Errorf("%s carries the reported cost before the end", e.Type)
+				}
+			}
+		})
+	}
+}
+
+func firstNonNil(ms ...*llm.Message) *llm.Message {
+	for _, m := range ms {
+		if m != nil {
+			return m
+		}
+	}
+	return nil
+}
