@@ -63,6 +63,10 @@ type Options struct {
 	// Host are the commands the command line implements (/new, /name, and "!" / "!!" for
 	// `!cmd` and `!!cmd`), run off the UI goroutine; a result's Agent replaces the chat's.
 	Host map[string]func(ctx context.Context, arg string) (HostResult, error)
+	// Pick lists the choices of a host command typed without an argument (/model, /resume,
+	// /fork, /tree); the chosen item's Arg is passed to the Host command of the same name.
+	// It runs off the UI goroutine (it may read session files).
+	Pick map[string]func() (Picker, error)
 	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
 	// it), so the first frames already fit.
 	Width, Height int
@@ -75,7 +79,34 @@ type HostResult struct {
 	Agent *agent.Agent
 	// Keep leaves the transcript as it is when Agent is set (a `!cmd` only adds to it).
 	Keep bool
+	// Model and ContextWindow, when Model is set, are what the footer shows from now on.
+	Model         string
+	ContextWindow int
+	// Input, when set, is put in the editor (a /fork's or /tree's user message to edit).
+	Input string
 }
+
+// Picker is a host command's selector: a title and the items to choose from.
+type Picker struct {
+	Title string
+	Items []PickItem
+	// Empty is shown instead of an empty selector.
+	Empty string
+}
+
+// PickItem is one choice: the line shown and the argument passed to the host command.
+type PickItem struct {
+	Label, Arg string
+}
+
+// pickOpenMsg opens a computed selector; pickMsg runs the host command with the choice.
+type pickOpenMsg struct {
+	name string
+	p    Picker
+	err  error
+}
+
+type pickMsg struct{ name, arg string }
 
 // hostDoneMsg ends a host command.
 type hostDoneMsg struct {
@@ -329,6 +360,12 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			m.info("Wait for the agent to finish (or press Esc) before /" + name)
 			return nil, true
 		}
+		if pick := m.o.Pick[name]; pick != nil && strings.TrimSpace(arg) == "" {
+			return func() tea.Msg {
+				p, err := pick()
+				return pickOpenMsg{name, p, err}
+			}, true
+		}
 		return m.host(f, strings.TrimSpace(arg)), true
 	}
 	switch name {
@@ -397,6 +434,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
 		}
+		if msg.r.Model != "" {
+			m.o.Model, m.o.ContextWindow = msg.r.Model, msg.r.ContextWindow
+		}
+		if msg.r.Input != "" {
+			m.input = []rune(msg.r.Input)
+		}
 		if a := msg.r.Agent; a != nil {
 			m.o.Agent = a
 			if !msg.r.Keep {
@@ -406,6 +449,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.r.Text != "" {
 			m.info(msg.r.Text)
+		}
+		return m, nil
+	case pickOpenMsg:
+		m.openPick(msg)
+		return m, nil
+	case pickMsg:
+		if f := m.o.Host[msg.name]; f != nil && !m.running {
+			return m, m.host(f, msg.arg)
 		}
 		return m, nil
 	case rewindPlanMsg:
@@ -831,4 +882,32 @@ func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error)
 		r, err := f(ctx, arg)
 		return hostDoneMsg{r, err}
 	})
+}
+
+// openPick shows a host command's selector; choosing runs the command with the item's Arg.
+func (m *Model) openPick(msg pickOpenMsg) {
+	switch {
+	case msg.err != nil:
+		m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
+		return
+	case len(msg.p.Items) == 0:
+		if msg.p.Empty != "" {
+			m.info(msg.p.Empty)
+		}
+		return
+	}
+	if m.dialog != nil {
+		return
+	}
+	d := &dialog{kind: "pick", title: msg.p.Title}
+	for _, it := range msg.p.Items {
+		d.opts = append(d.opts, it.Label)
+	}
+	items, name := msg.p.Items, msg.name
+	d.start = func(d *dialog, i int) tea.Cmd {
+		arg := items[i].Arg
+		return func() tea.Msg { return pickMsg{name, arg} }
+	}
+	m.dialog = d
+	m.scroll = 0
 }

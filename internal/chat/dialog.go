@@ -177,7 +177,7 @@ func (d *dialog) choose() bool {
 	}
 	opt := d.opts[d.cur]
 	switch d.kind {
-	case "rewind-pick", "rewind-confirm":
+	case "rewind-pick", "rewind-confirm", "pick":
 		d.cmd = d.start(d, d.cur)
 	case "write":
 		switch opt {

@@ -105,12 +105,18 @@ func (c *CLI) runChat(a *args) int {
 			}
 			return chat.HostResult{Text: "Session name set: " + name}, nil
 		},
+		"model": func(_ context.Context, ref string) (chat.HostResult, error) {
+			return switchModel(c, r, ref, newAgent, &ag)
+		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
 		},
 		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, true, newAgent, &ag)
 		},
+	}
+	o.Pick = map[string]func() (chat.Picker, error){
+		"model": func() (chat.Picker, error) { return modelPicker(r) },
 	}
 	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
 	// would hide the terminal from bubbletea: no size, no resize events).
@@ -279,4 +285,88 @@ func userBash(ctx context.Context, r *run, cmd string, exclude bool, newAgent fu
 		text += "\n(cancelled)"
 	}
 	return chat.HostResult{Text: text, Agent: *ag, Keep: true}, nil
+}
+
+// modelRefs are the models the chat offers: models.json's custom models (in file order), then
+// the catalogue's, each "provider/id" once.
+func modelRefs(cfg *config.Config) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(ref string) {
+		if k := strings.ToLower(ref); !seen[k] {
+			seen[k] = true
+			out = append(out, ref)
+		}
+	}
+	if eff, err := cfg.Effective(config.Models); err == nil && eff.Root != nil {
+		if ps := eff.Root.Get("providers"); ps != nil {
+			for _, pm := range ps.Members {
+				if ms := pm.Value.Get("models"); ms != nil {
+					for _, mv := range ms.Elems {
+						if id := mv.Get("id"); id != nil && id.Node != nil && id.Node.Str != "" {
+							add(pm.Key + "/" + id.Node.Str)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, m := range config.CatalogueModels() {
+		add(m.Provider + "/" + m.ID)
+	}
+	return out
+}
+
+// modelPicker is /model's selector; the current model is marked.
+func modelPicker(r *run) (chat.Picker, error) {
+	cur := r.model.Provider + "/" + r.model.ID
+	p := chat.Picker{Title: "Select model", Empty: "No models available"}
+	for _, ref := range modelRefs(r.cfg) {
+		label := ref
+		if strings.EqualFold(ref, cur) {
+			label += " ✓"
+		}
+		p.Items = append(p.Items, chat.PickItem{Label: label, Arg: ref})
+	}
+	return p, nil
+}
+
+// switchModel is /model PROVIDER/ID: the model is resolved as --model resolves it, the
+// session records a model_change (and the thinking level when clamping changed it), and the
+// agent continues the same conversation with the new model.
+func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+	mi, err := r.cfg.SessionModel(ref)
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	if mi == nil || mi.Source == "defaults" {
+		return chat.HostResult{}, fmt.Errorf("Model not found: %s", ref)
+	}
+	m, err := c.llmModel(r.cfg, mi, mi.Provider+"/"+mi.ID, "")
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return chat.HostResult{}, errors.New(ee.msg)
+		}
+		return chat.HostResult{}, err
+	}
+	p, err := providerFor(m.API)
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	if _, err := r.sess.AppendModelChange(m.Provider, m.ID); err != nil {
+		return chat.HostResult{}, err
+	}
+	r.model, r.provider = m, p
+	r.toolSess.Model = m
+	r.toolSess.Env.Provider, r.toolSess.Env.Model = m.Provider, m.ID
+	if t := clampThinking(m, r.thinking); t != r.thinking {
+		r.thinking = t
+		if _, err := r.sess.AppendThinkingLevelChange(t); err != nil {
+			return chat.HostResult{}, err
+		}
+	}
+	*ag = newAgent()
+	return chat.HostResult{Text: "Model: " + m.Provider + "/" + m.ID, Agent: *ag, Keep: true,
+		Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow}, nil
 }

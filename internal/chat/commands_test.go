@@ -1,0 +1,79 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// enter types line, presses Enter and runs what follows (a selector's computation, a host
+// command) until the chat is idle again.
+func enter(m *Model, line string) {
+	key(m, line)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	settle(m, cmd)
+}
+
+func settle(m *Model, cmd tea.Cmd) {
+	for _, msg := range runBatch(cmd) {
+		if msg == nil {
+			continue
+		}
+		_, next := m.Update(msg)
+		settle(m, next)
+	}
+}
+
+// /model without an argument opens the selector the command line computes; choosing runs the
+// host command with the chosen item's argument and the footer shows the new model. /model
+// with an argument switches directly.
+func TestModelCommand(t *testing.T) {
+	var got []string
+	o := Options{Model: "local/m", ContextWindow: 1000,
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"model": func(_ context.Context, ref string) (HostResult, error) {
+				got = append(got, ref)
+				return HostResult{Text: "Model: " + ref, Model: ref, ContextWindow: 2000, Keep: true}, nil
+			}},
+		Pick: map[string]func() (Picker, error){
+			"model": func() (Picker, error) {
+				return Picker{Title: "Select model", Items: []PickItem{{"local/m ✓", "local/m"}, {"anthropic/claude-x", "anthropic/claude-x"}}}, nil
+			}}}
+	m := newTestModel(o, 80, 12)
+	enter(m, "/model")
+	if m.dialog == nil || m.dialog.kind != "pick" {
+		t.Fatal("/model did not open the selector")
+	}
+	golden(t, "model-picker", m.View())
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	settle(m, cmd)
+	_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	settle(m, cmd)
+	if m.dialog != nil {
+		t.Fatal("the selector stayed open")
+	}
+	golden(t, "model-switched", m.View())
+	enter(m, "/model local/m")
+	if strings.Join(got, ",") != "anthropic/claude-x,local/m" {
+		t.Fatalf("host got %q", got)
+	}
+	if m.o.Model != "local/m" || m.o.ContextWindow != 2000 {
+		t.Fatalf("footer model %q window %d", m.o.Model, m.o.ContextWindow)
+	}
+}
+
+// An empty selector says so instead of opening.
+func TestPickEmpty(t *testing.T) {
+	o := Options{Model: "local/m",
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"resume": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
+		Pick: map[string]func() (Picker, error){
+			"resume": func() (Picker, error) { return Picker{Title: "Resume session", Empty: "No sessions found"}, nil }}}
+	m := newTestModel(o, 80, 12)
+	enter(m, "/resume")
+	if m.dialog != nil || !strings.Contains(m.View(), "No sessions found") {
+		t.Fatalf("empty selector:\n%s", m.View())
+	}
+}
