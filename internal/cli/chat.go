@@ -108,6 +108,13 @@ func (c *CLI) runChat(a *args) int {
 		"model": func(_ context.Context, ref string) (chat.HostResult, error) {
 			return switchModel(c, r, ref, newAgent, &ag)
 		},
+		"compact": func(ctx context.Context, _ string) (chat.HostResult, error) {
+			if err := manualCompact(ctx, ag, agent.SessionStore(r.sess), r.settings, b.Emit); err != nil {
+				return chat.HostResult{}, nil // compaction_end carried the error
+			}
+			ag = newAgent()
+			return chat.HostResult{Agent: ag, Keep: true}, nil
+		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
 		},
@@ -369,4 +376,41 @@ func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **
 	*ag = newAgent()
 	return chat.HostResult{Text: "Model: " + m.Provider + "/" + m.ID, Agent: *ag, Keep: true,
 		Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow}, nil
+}
+
+// manualCompact is /compact (pi's compact()): the branch is summarised through the agent's
+// compaction and recorded in the store, between compaction_start and compaction_end events
+// with reason "manual"; a failure is reported in compaction_end and returned.
+func manualCompact(ctx context.Context, ag *agent.Agent, st agent.Store, s agent.Settings, emit func(agent.Event)) error {
+	emit(agent.Event{Type: agent.EventCompactionStart, Reason: "manual"})
+	fail := func(err error) error {
+		if errors.Is(err, context.Canceled) {
+			emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", Aborted: true})
+			return err
+		}
+		emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", ErrorMessage: "Compaction failed: " + err.Error()})
+		return err
+	}
+	branch := st.Branch()
+	p := agent.PrepareCompaction(branch, s.Compaction)
+	if p == nil {
+		if n := len(branch); n > 0 && branch[n-1].Type == "compaction" {
+			return fail(errors.New("Already compacted"))
+		}
+		return fail(errors.New("Nothing to compact (session too small)"))
+	}
+	c, err := ag.Compact(ctx, p, "manual")
+	if err == nil && ctx.Err() != nil {
+		err = context.Canceled
+	}
+	if err == nil {
+		err = st.AppendCompaction(c)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	after, _ := agent.EstimateContextTokens(st.Context())
+	emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", Compaction: &agent.CompactionResult{Summary: c.Summary,
+		FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: c.TokensBefore, EstimatedTokensAfter: after, Usage: c.Usage, Details: c.Details}})
+	return nil
 }

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+)
+
+// chatRun is a run over a temporary agent directory with a models.json of two custom models
+// and a session file.
+func chatRun(t *testing.T) *run {
+	t.Helper()
+	root := t.TempDir()
+	agentDir, proj := filepath.Join(root, "agent"), filepath.Join(root, "proj")
+	for _, d := range []string{agentDir, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	models := `{"providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "k",
+  "models": [{"id": "small", "contextWindow": 1000}, {"id": "big", "contextWindow": 9000, "reasoning": false}]}}}`
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	approve := true
+	cfg, err := config.Load(config.Options{AgentDir: agentDir, ProjectDir: proj, Approve: &approve, Home: root, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cfg.ProviderModel("local/small", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := session.New(proj, filepath.Join(root, "sessions"), session.Options{})
+	t.Cleanup(func() { sess.Close() })
+	return &run{cfg: cfg, model: m, thinking: "off", sess: sess, toolSess: &toolrun.Session{}, settings: agent.DefaultSettings()}
+}
+
+// /model lists models.json's models before the catalogue's, marks the current one, and
+// switching records pi's model_change entry and changes the run's model.
+func TestChatModelSwitch(t *testing.T) {
+	r := chatRun(t)
+	p, err := modelPicker(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) < 3 || p.Items[0].Label != "local/small ✓" || p.Items[1].Arg != "local/big" {
+		t.Fatalf("picker items %+v", p.Items[:min(3, len(p.Items))])
+	}
+	var ag *agent.Agent
+	newAgent := func() *agent.Agent { return agent.New(agent.Config{Model: r.model, Store: agent.SessionStore(r.sess)}) }
+	res, err := switchModel(&CLI{}, r, "local/big", newAgent, &ag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "local/big" || res.ContextWindow != 9000 || r.model.ID != "big" || ag == nil {
+		t.Fatalf("result %+v, run model %s", res, r.model.ID)
+	}
+	es := r.sess.Entries()
+	last := es[len(es)-1]
+	b, _ := json.Marshal(last)
+	if last.Type != "model_change" || !strings.Contains(string(b), `"modelId":"big"`) {
+		t.Fatalf("last entry %s", b)
+	}
+	if _, err := switchModel(&CLI{}, r, "local/nope", newAgent, &ag); err == nil {
+		t.Fatal("an unknown model switched")
+	}
+}
+
+// /compact on a session with nothing to summarise ends with pi's error in compaction_end.
+func TestChatCompactTooSmall(t *testing.T) {
+	st := &agent.MemStore{}
+	ag := agent.New(agent.Config{Model: &llm.Model{ID: "m"}, Store: st})
+	var evs []agent.Event
+	err := manualCompact(context.Background(), ag, st, agent.DefaultSettings(), func(e agent.Event) { evs = append(evs, e) })
+	if err == nil || len(evs) != 2 || evs[0].Type != agent.EventCompactionStart || evs[0].Reason != "manual" {
+		t.Fatalf("err %v events %+v", err, evs)
+	}
+	if got := evs[1].ErrorMessage; got != "Compaction failed: Nothing to compact (session too small)" {
+		t.Fatalf("compaction_end error %q", got)
+	}
+}
