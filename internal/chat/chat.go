@@ -92,6 +92,8 @@ type Picker struct {
 	Items []PickItem
 	// Empty is shown instead of an empty selector.
 	Empty string
+	// Current is the item selected first.
+	Current int
 }
 
 // PickItem is one choice: the line shown and the argument passed to the host command.
@@ -899,7 +901,7 @@ func (m *Model) openPick(msg pickOpenMsg) {
 	if m.dialog != nil {
 		return
 	}
-	d := &dialog{kind: "pick", title: msg.p.Title}
+	d := &dialog{kind: "pick", title: msg.p.Title, cur: min(max(msg.p.Current, 0), len(msg.p.Items)-1)}
 	for _, it := range msg.p.Items {
 		d.opts = append(d.opts, it.Label)
 	}

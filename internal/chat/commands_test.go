@@ -77,3 +77,28 @@ func TestPickEmpty(t *testing.T) {
 		t.Fatalf("empty selector:\n%s", m.View())
 	}
 }
+
+// /fork's selector starts at the newest message; the forked message's text comes back into
+// the editor with the host's status line.
+func TestForkCommand(t *testing.T) {
+	var got string
+	o := Options{Model: "local/m",
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"fork": func(_ context.Context, id string) (HostResult, error) {
+				got = id
+				return HostResult{Text: "Forked to new session", Input: "second prompt"}, nil
+			}},
+		Pick: map[string]func() (Picker, error){
+			"fork": func() (Picker, error) {
+				return Picker{Title: "Fork from which message?", Items: []PickItem{{"first prompt", "e1"}, {"second prompt", "e3"}}, Current: 1}, nil
+			}}}
+	m := newTestModel(o, 80, 12)
+	enter(m, "/fork")
+	golden(t, "fork-picker", m.View())
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	settle(m, cmd)
+	if got != "e3" || string(m.input) != "second prompt" {
+		t.Fatalf("forked %q, editor %q", got, string(m.input))
+	}
+	golden(t, "fork-done", m.View())
+}

@@ -115,6 +115,14 @@ func (c *CLI) runChat(a *args) int {
 			ag = newAgent()
 			return chat.HostResult{Agent: ag, Keep: true}, nil
 		},
+		"fork": func(_ context.Context, id string) (chat.HostResult, error) {
+			text, err := forkSession(r, id)
+			if err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: "Forked to new session", Agent: ag, Input: text}, nil
+		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
 		},
@@ -124,6 +132,7 @@ func (c *CLI) runChat(a *args) int {
 	}
 	o.Pick = map[string]func() (chat.Picker, error){
 		"model": func() (chat.Picker, error) { return modelPicker(r) },
+		"fork":  func() (chat.Picker, error) { return forkPicker(r.sess), nil },
 	}
 	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
 	// would hide the terminal from bubbletea: no size, no resize events).
@@ -413,4 +422,64 @@ func manualCompact(ctx context.Context, ag *agent.Agent, st agent.Store, s agent
 	emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", Compaction: &agent.CompactionResult{Summary: c.Summary,
 		FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: c.TokensBefore, EstimatedTokensAfter: after, Usage: c.Usage, Details: c.Details}})
 	return nil
+}
+
+// userText is a user message entry's text (pi's contentText: the text parts joined), "" for
+// any other entry.
+func userText(e *session.Entry) string {
+	if e.Type != session.TypeMessage || e.Message == nil || e.Message.LLM == nil || e.Message.LLM.Role != llm.RoleUser {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range e.Message.LLM.Content {
+		if c.Type == llm.TypeText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// forkPicker is /fork's selector: the session's user messages in file order (pi's
+// getUserMessagesForForking), the newest selected.
+func forkPicker(s *session.Session) chat.Picker {
+	p := chat.Picker{Title: "Fork from which message?", Empty: "No messages to fork from"}
+	for _, e := range s.Entries() {
+		if t := userText(e); t != "" {
+			line, _, _ := strings.Cut(t, "\n")
+			p.Items = append(p.Items, chat.PickItem{Label: line, Arg: e.ID})
+		}
+	}
+	p.Current = len(p.Items) - 1
+	return p
+}
+
+// forkSession is /fork ID (pi's fork): the session continues in a new file holding the path
+// up to before the user message, whose text it returns for the editor; forking from the first
+// message starts an empty session whose parentSession is the old file.
+func forkSession(r *run, id string) (string, error) {
+	var target *session.Entry
+	for _, e := range r.sess.Entries() {
+		if e.ID == id {
+			target = e
+		}
+	}
+	text := ""
+	if target != nil {
+		text = userText(target)
+	}
+	if text == "" {
+		return "", fmt.Errorf("Invalid entry ID for forking")
+	}
+	if target.ParentID == "" {
+		old := r.sess.Path()
+		if err := r.sess.Close(); err != nil {
+			return "", err
+		}
+		r.sess = session.New(r.cfg.ProjectDir, r.sess.Dir(), session.Options{ParentSession: old})
+		return text, nil
+	}
+	if _, err := r.sess.Branched(target.ParentID); err != nil {
+		return "", err
+	}
+	return text, nil
 }

@@ -89,3 +89,57 @@ func TestChatCompactTooSmall(t *testing.T) {
 		t.Fatalf("compaction_end error %q", got)
 	}
 }
+
+// conversation appends user/assistant pairs and returns the user messages' entry ids.
+func conversation(t *testing.T, s *session.Session, prompts ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, p := range prompts {
+		id, err := s.AppendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Content{{Type: llm.TypeText, Text: p}}, Timestamp: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		if _, err := s.AppendMessage(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{{Type: llm.TypeText, Text: "re " + p}},
+			Provider: "local", Model: "small", StopReason: llm.StopStop, Timestamp: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// /fork offers the user messages (the newest selected) and continues in a new file holding the
+// path before the chosen one, whose parentSession is the old file; its text goes back to the
+// editor. Forking from the first message starts an empty session.
+func TestChatFork(t *testing.T) {
+	r := chatRun(t)
+	ids := conversation(t, r.sess, "first\nmore", "second")
+	p := forkPicker(r.sess)
+	if len(p.Items) != 2 || p.Items[0].Label != "first" || p.Items[1].Arg != ids[1] || p.Current != 1 {
+		t.Fatalf("picker %+v", p)
+	}
+	old := r.sess.Path()
+	text, err := forkSession(r, ids[1])
+	if err != nil || text != "second" {
+		t.Fatalf("fork: %q %v", text, err)
+	}
+	if r.sess.Path() == old || r.sess.Header().ParentSession != old {
+		t.Fatalf("new file %s parent %q (old %s)", r.sess.Path(), r.sess.Header().ParentSession, old)
+	}
+	if n := len(r.sess.Entries()); n != 2 {
+		t.Fatalf("the fork has %d entries, want the first exchange", n)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Fatalf("the old file: %v", err)
+	}
+	first := r.sess.Entries()[0].ID
+	if text, err = forkSession(r, first); err != nil || text != "first\nmore" || len(r.sess.Entries()) != 0 {
+		t.Fatalf("fork from the first message: %q %v, %d entries", text, err, len(r.sess.Entries()))
+	}
+	if _, err := forkSession(r, "nope"); err == nil || err.Error() != "Invalid entry ID for forking" {
+		t.Fatalf("bad id: %v", err)
+	}
+	if p := forkPicker(r.sess); len(p.Items) != 0 || p.Empty != "No messages to fork from" {
+		t.Fatalf("empty picker %+v", p)
+	}
+}
