@@ -123,6 +123,13 @@ func (c *CLI) runChat(a *args) int {
 			ag = newAgent()
 			return chat.HostResult{Text: "Forked to new session", Agent: ag, Input: text}, nil
 		},
+		"resume": func(_ context.Context, path string) (chat.HostResult, error) {
+			if err := resumeSession(r, c.sessionLocation(r.cfg, a), path); err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: "Resumed session", Agent: ag}, nil
+		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
 		},
@@ -133,6 +140,9 @@ func (c *CLI) runChat(a *args) int {
 	o.Pick = map[string]func() (chat.Picker, error){
 		"model": func() (chat.Picker, error) { return modelPicker(r) },
 		"fork":  func() (chat.Picker, error) { return forkPicker(r.sess), nil },
+		"resume": func() (chat.Picker, error) {
+			return resumePicker(c.sessionLocation(r.cfg, a))
+		},
 	}
 	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
 	// would hide the terminal from bubbletea: no size, no resize events).
@@ -482,4 +492,40 @@ func forkSession(r *run, id string) (string, error) {
 		return "", err
 	}
 	return text, nil
+}
+
+// resumePicker is /resume's selector: this cwd's sessions, newest first, by name or first
+// message, with their message counts.
+func resumePicker(l session.Location) (chat.Picker, error) {
+	infos, err := session.List(l, false)
+	if err != nil {
+		return chat.Picker{}, err
+	}
+	p := chat.Picker{Title: "Resume Session (Current Folder)", Empty: "No sessions found"}
+	for _, in := range infos {
+		label := in.Name
+		if label == "" {
+			label, _, _ = strings.Cut(in.FirstMessage, "\n")
+		}
+		p.Items = append(p.Items, chat.PickItem{Label: fmt.Sprintf("%s · %d messages", label, in.Messages), Arg: in.Path})
+	}
+	return p, nil
+}
+
+// resumeSession is /resume PATH: the chosen file is opened (its new branches stay in the
+// session directory) and the current one closed; the chat continues the chosen conversation.
+func resumeSession(r *run, l session.Location, path string) error {
+	if path == r.sess.Path() {
+		return nil
+	}
+	s, err := session.Open(path, session.OpenOptions{Dir: l.Dir, Cwd: l.Cwd})
+	if err != nil {
+		return err
+	}
+	if err := r.sess.Close(); err != nil {
+		s.Close()
+		return err
+	}
+	r.sess = s
+	return nil
 }

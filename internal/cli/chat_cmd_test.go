@@ -143,3 +143,37 @@ func TestChatFork(t *testing.T) {
 		t.Fatalf("empty picker %+v", p)
 	}
 }
+
+// /resume lists this cwd's sessions newest first and continues the chosen file.
+func TestChatResume(t *testing.T) {
+	r := chatRun(t)
+	conversation(t, r.sess, "current work")
+	other := session.New(r.cfg.ProjectDir, r.sess.Dir(), session.Options{})
+	conversation(t, other, "older\nwork", "again")
+	otherPath := other.Path()
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l := session.Location{Dir: r.sess.Dir(), Cwd: r.cfg.ProjectDir}
+	p, err := resumePicker(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, it := range p.Items {
+		labels = append(labels, it.Label)
+	}
+	if p.Title != "Resume Session (Current Folder)" || len(p.Items) != 2 || !strings.Contains(strings.Join(labels, "|"), "older · 4 messages") {
+		t.Fatalf("picker %+v", p)
+	}
+	if err := resumeSession(r, l, otherPath); err != nil {
+		t.Fatal(err)
+	}
+	if r.sess.Path() != otherPath || len(r.sess.Entries()) != 4 {
+		t.Fatalf("resumed %s with %d entries", r.sess.Path(), len(r.sess.Entries()))
+	}
+	empty, err := resumePicker(session.Location{Dir: t.TempDir(), Cwd: r.cfg.ProjectDir})
+	if err != nil || len(empty.Items) != 0 || empty.Empty != "No sessions found" {
+		t.Fatalf("empty %+v %v", empty, err)
+	}
+}
