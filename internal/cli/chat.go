@@ -130,6 +130,17 @@ func (c *CLI) runChat(a *args) int {
 			ag = newAgent()
 			return chat.HostResult{Text: "Resumed session", Agent: ag}, nil
 		},
+		"tree": func(_ context.Context, id string) (chat.HostResult, error) {
+			if id == r.sess.Leaf() {
+				return chat.HostResult{Text: "Already at this point"}, nil
+			}
+			text, err := navigateTree(r.sess, id)
+			if err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: "Navigated to selected point", Agent: ag, Input: text}, nil
+		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
 		},
@@ -140,6 +151,7 @@ func (c *CLI) runChat(a *args) int {
 	o.Pick = map[string]func() (chat.Picker, error){
 		"model": func() (chat.Picker, error) { return modelPicker(r) },
 		"fork":  func() (chat.Picker, error) { return forkPicker(r.sess), nil },
+		"tree":  func() (chat.Picker, error) { return treePicker(r.sess), nil },
 		"resume": func() (chat.Picker, error) {
 			return resumePicker(c.sessionLocation(r.cfg, a))
 		},
@@ -528,4 +540,86 @@ func resumeSession(r *run, l session.Location, path string) error {
 	}
 	r.sess = s
 	return nil
+}
+
+// treePicker is /tree's selector: the file's conversation entries depth first (siblings in
+// file order), indented where the tree branches, the active leaf's entry selected.
+func treePicker(s *session.Session) chat.Picker {
+	p := chat.Picker{Title: "Navigate session tree", Empty: "No entries in session"}
+	leaf := s.Leaf()
+	var walk func(parent string, depth int)
+	walk = func(parent string, depth int) {
+		kids := s.Children(parent)
+		d := depth
+		if len(kids) > 1 {
+			d++
+		}
+		for _, e := range kids {
+			if label := treeLabel(e); label != "" {
+				if e.ID == leaf {
+					p.Current = len(p.Items)
+				}
+				p.Items = append(p.Items, chat.PickItem{Label: strings.Repeat("  ", d) + label, Arg: e.ID})
+			} else if e.ID == leaf {
+				p.Current = max(len(p.Items)-1, 0)
+			}
+			walk(e.ID, d)
+		}
+	}
+	walk("", 0)
+	return p
+}
+
+// treeLabel is an entry's line in /tree ("" for entries it does not show: tool results,
+// model and thinking changes, labels).
+func treeLabel(e *session.Entry) string {
+	first := func(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }
+	switch e.Type {
+	case session.TypeMessage:
+		if e.Message == nil || e.Message.LLM == nil {
+			if e.Message != nil && e.Message.Bash != nil {
+				return "$ " + first(e.Message.Bash.Command)
+			}
+			return ""
+		}
+		m := e.Message.LLM
+		var b strings.Builder
+		for _, c := range m.Content {
+			if c.Type == llm.TypeText {
+				b.WriteString(c.Text)
+			}
+		}
+		switch m.Role {
+		case llm.RoleUser:
+			return "user: " + first(b.String())
+		case llm.RoleAssistant:
+			if b.Len() == 0 {
+				return ""
+			}
+			return "assistant: " + first(b.String())
+		}
+	case session.TypeCompaction:
+		return "[compaction]"
+	case session.TypeBranchSummary:
+		return "[branch summary] " + first(e.Summary)
+	}
+	return ""
+}
+
+// navigateTree is /tree ID without a summary (pi's navigateTree): the leaf moves to the entry,
+// or to before it when it is a user message, whose text it returns for the editor.
+func navigateTree(s *session.Session, id string) (string, error) {
+	e := s.Entry(id)
+	if e == nil {
+		return "", fmt.Errorf("Entry %s not found", id)
+	}
+	leaf, text := id, ""
+	if t := userText(e); t != "" || (e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil && e.Message.LLM.Role == llm.RoleUser) {
+		leaf, text = e.ParentID, t
+	}
+	if leaf == "" {
+		s.ResetLeaf()
+		return text, nil
+	}
+	return text, s.SetLeaf(leaf)
 }

@@ -177,3 +177,37 @@ func TestChatResume(t *testing.T) {
 		t.Fatalf("empty %+v %v", empty, err)
 	}
 }
+
+// /tree shows the file's entries with branches indented and the leaf selected; choosing a
+// user message moves the leaf to before it (its text for the editor), another entry moves
+// the leaf onto it.
+func TestChatTree(t *testing.T) {
+	r := chatRun(t)
+	ids := conversation(t, r.sess, "one", "two")
+	if _, err := navigateTree(r.sess, ids[1]); err != nil { // back to before "two"
+		t.Fatal(err)
+	}
+	conversation(t, r.sess, "three")
+	p := treePicker(r.sess)
+	var lines []string
+	for _, it := range p.Items {
+		lines = append(lines, it.Label)
+	}
+	want := "user: one|assistant: re one|  user: two|  assistant: re two|  user: three|  assistant: re three"
+	if got := strings.Join(lines, "|"); got != want || p.Current != 5 {
+		t.Fatalf("tree %q current %d\nwant %q", got, p.Current, want)
+	}
+	text, err := navigateTree(r.sess, p.Items[3].Arg) // "re two"
+	if err != nil || text != "" || r.sess.Leaf() != p.Items[3].Arg {
+		t.Fatalf("to an assistant entry: %q %v leaf %s", text, err, r.sess.Leaf())
+	}
+	if text, err = navigateTree(r.sess, ids[0]); err != nil || text != "one" || r.sess.Leaf() != "" {
+		t.Fatalf("to the first prompt: %q %v leaf %q", text, err, r.sess.Leaf())
+	}
+	if _, err := navigateTree(r.sess, "nope"); err == nil || err.Error() != "Entry nope not found" {
+		t.Fatalf("bad id: %v", err)
+	}
+	if p := treePicker(chatRun(t).sess); len(p.Items) != 0 || p.Empty != "No entries in session" {
+		t.Fatalf("empty tree %+v", p)
+	}
+}
