@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -140,6 +141,14 @@ func (c *CLI) runChat(a *args) int {
 			}
 			ag = newAgent()
 			return chat.HostResult{Text: "Navigated to selected point", Agent: ag, Input: text}, nil
+		},
+		"reload": func(context.Context, string) (chat.HostResult, error) {
+			text, err := c.reloadRun(r, a)
+			if err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: text, Agent: ag, Keep: true}, nil
 		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
@@ -622,4 +631,43 @@ func navigateTree(s *session.Session, id string) (string, error) {
 		return text, nil
 	}
 	return text, s.SetLeaf(leaf)
+}
+
+// reloadText is pi's /reload status.
+const reloadText = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
+
+// reloadRun is /reload: the configuration is loaded again and the registry re-resolved for the
+// current model (commands, skills, prompt templates, context files, settings, the system
+// prompt); the bound tools and the sandbox stay as the session started. Notices the load
+// prints are returned with the status instead of going to the terminal under the chat.
+func (c *CLI) reloadRun(r *run, a *args) (string, error) {
+	var notes bytes.Buffer
+	stderr := c.Stderr
+	c.Stderr = &notes
+	defer func() { c.Stderr = stderr }()
+	a.vals["--model"] = []string{r.model.Provider + "/" + r.model.ID}
+	cfg, res, ag, code := c.resolveAgent(a)
+	if res == nil {
+		return "", fmt.Errorf("reload failed (exit %d): %s", code, strings.TrimSpace(notes.String()))
+	}
+	var sub *config.ResolvedAgent
+	if ag != nil {
+		var err error
+		if sub, err = cfg.Agent(ag.Name); err != nil {
+			return "", fmt.Errorf("--agent: %v", err)
+		}
+	}
+	settings, err := cfg.Effective(config.Settings)
+	if err != nil {
+		return "", err
+	}
+	var rs runSettings
+	_ = json.Unmarshal(settings.JSON(), &rs)
+	r.cfg, r.res, r.settings, r.settingsJSON = cfg, res, rs.agentSettings(), settings.JSON()
+	r.system = c.systemPrompt(a, cfg, res, sub)
+	text := reloadText
+	if n := strings.TrimSpace(notes.String()); n != "" {
+		text = n + "\n" + text
+	}
+	return text, nil
 }

@@ -211,3 +211,37 @@ func TestChatTree(t *testing.T) {
 		t.Fatalf("empty tree %+v", p)
 	}
 }
+
+// /reload loads the configuration again: a context file written after the start is in the
+// new system prompt, and pi's status is returned.
+func TestChatReload(t *testing.T) {
+	r := chatRun(t)
+	root := filepath.Dir(r.cfg.ProjectDir)
+	a, err := parse([]string{"--agent-dir", filepath.Join(root, "agent"), "-C", r.cfg.ProjectDir, "--approve"},
+		append(append([]flag{}, globalFlags...), runFlags...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": root}
+	var stderr strings.Builder
+	c := &CLI{Getenv: func(k string) string { return env[k] }, Stderr: &stderr}
+	if strings.Contains(r.system, "reload-marker") {
+		t.Fatal("marker before the file exists")
+	}
+	if err := os.WriteFile(filepath.Join(r.cfg.ProjectDir, "AGENTS.md"), []byte("reload-marker: be brief\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := c.reloadRun(r, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "Reloaded keybindings, extensions, skills, prompts, themes, and context files" {
+		t.Fatalf("status %q", text)
+	}
+	if !strings.Contains(r.system, "reload-marker: be brief") {
+		t.Fatalf("the system prompt has no new context file:\n%s", r.system)
+	}
+	if c.Stderr != &stderr || stderr.Len() != 0 {
+		t.Fatalf("stderr not restored or written: %q", stderr.String())
+	}
+}
