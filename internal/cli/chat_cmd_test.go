@@ -11,13 +11,16 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // chatRun is a run over a temporary agent directory with a models.json of two custom models
 // and a session file.
-func chatRun(t *testing.T) *run {
+func chatRun(t *testing.T) *run { return chatRunAt(t, "http://127.0.0.1:1/v1") }
+
+func chatRunAt(t *testing.T, baseURL string) *run {
 	t.Helper()
 	root := t.TempDir()
 	agentDir, proj := filepath.Join(root, "agent"), filepath.Join(root, "proj")
@@ -26,7 +29,7 @@ func chatRun(t *testing.T) *run {
 			t.Fatal(err)
 		}
 	}
-	models := `{"providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "k",
+	models := `{"providers": {"local": {"baseUrl": "` + baseURL + `", "api": "openai-completions", "apiKey": "k",
   "models": [{"id": "small", "contextWindow": 1000}, {"id": "big", "contextWindow": 9000, "reasoning": false}]}}}`
 	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
 		t.Fatal(err)
@@ -243,5 +246,41 @@ func TestChatReload(t *testing.T) {
 	}
 	if c.Stderr != &stderr || stderr.Len() != 0 {
 		t.Fatalf("stderr not restored or written: %q", stderr.String())
+	}
+}
+
+// /compact summarises the branch through the model (a loopback server), records the
+// compaction in the session file and reports it in compaction_end with reason manual; a
+// second /compact right after is pi's "Already compacted".
+func TestChatCompact(t *testing.T) {
+	srv := llmtest.New(t)
+	r := chatRunAt(t, srv.BaseURL(llmtest.OpenAICompletions))
+	conversation(t, r.sess, strings.Repeat("long prompt ", 200), strings.Repeat("more words ", 200), "last")
+	p, err := providerFor(r.model.API)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.settings.Compaction.KeepRecentTokens = 10
+	st := agent.SessionStore(r.sess)
+	ag := agent.New(agent.Config{Provider: p, Model: r.model, Settings: r.settings, Store: st})
+	srv.Push(llmtest.Turn{Text: "## Goal\nsummary of the work"}, llmtest.Turn{Text: "prefix summary"})
+	var evs []agent.Event
+	emit := func(e agent.Event) { evs = append(evs, e) }
+	if err := manualCompact(context.Background(), ag, st, r.settings, emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[1].Type != agent.EventCompactionEnd || evs[1].Reason != "manual" || evs[1].Compaction == nil {
+		t.Fatalf("events %+v", evs)
+	}
+	if !strings.HasPrefix(evs[1].Compaction.Summary, "## Goal\nsummary of the work") || evs[1].Compaction.TokensBefore == 0 {
+		t.Fatalf("compaction %+v", evs[1].Compaction)
+	}
+	es := r.sess.Entries()
+	if last := es[len(es)-1]; last.Type != session.TypeCompaction {
+		t.Fatalf("last entry %s", last.Type)
+	}
+	evs = nil
+	if err := manualCompact(context.Background(), ag, st, r.settings, emit); err == nil || evs[1].ErrorMessage != "Compaction failed: Already compacted" {
+		t.Fatalf("second compact: %v %+v", err, evs)
 	}
 }
