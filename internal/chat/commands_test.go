@@ -102,3 +102,25 @@ func TestForkCommand(t *testing.T) {
 	}
 	golden(t, "fork-done", m.View())
 }
+
+// A selector longer than pickRows shows a window that follows the selection.
+func TestPickWindow(t *testing.T) {
+	var items []PickItem
+	for i := range 30 {
+		items = append(items, PickItem{Label: "model-" + itoa(i), Arg: itoa(i)})
+	}
+	o := Options{Model: "local/m",
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"model": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
+		Pick: map[string]func() (Picker, error){
+			"model": func() (Picker, error) { return Picker{Title: "Select model", Items: items, Current: 25}, nil }}}
+	m := newTestModel(o, 80, 24)
+	enter(m, "/model")
+	golden(t, "pick-window", m.View())
+	for range 10 {
+		m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	}
+	if v := m.View(); !strings.Contains(v, "› model-5") || strings.Contains(v, "model-29") {
+		t.Fatalf("the window did not follow the selection:\n%s", v)
+	}
+}

@@ -271,6 +271,9 @@ func (d *dialog) dismiss() {
 	}
 }
 
+// pickRows is how many items a selector shows at once.
+const pickRows = 10
+
 // Rewind dialog options.
 const (
 	optRewindAll  = "Rewind conversation and files"
@@ -296,7 +299,14 @@ func (d *dialog) lines(st styles, w int) []string {
 		}
 		return out
 	}
-	for i, o := range d.opts {
+	lo, hi := 0, len(d.opts)
+	if d.kind == "pick" && hi > pickRows {
+		// A long selector (the model list) shows a window around the selection.
+		lo = min(max(d.cur-pickRows/2, 0), hi-pickRows)
+		hi = lo + pickRows
+	}
+	for i := lo; i < hi; i++ {
+		o := d.opts[i]
 		label := o
 		if d.multi && i < len(d.opts)-2 {
 			if d.checked[i] {
@@ -315,6 +325,9 @@ func (d *dialog) lines(st styles, w int) []string {
 			line += st.faint.Render(" — " + d.descs[i])
 		}
 		out = append(out, line)
+	}
+	if hi-lo < len(d.opts) {
+		out = append(out, st.faint.Render("  ("+itoa(d.cur+1)+"/"+itoa(len(d.opts))+")"))
 	}
 	if d.inputOn {
 		out = append(out, "", d.inputPrompt, "> "+string(d.input)+"█")
