@@ -902,12 +902,14 @@ func (m *Model) openPick(msg pickOpenMsg) {
 		return
 	}
 	d := &dialog{kind: "pick", title: msg.p.Title, cur: min(max(msg.p.Current, 0), len(msg.p.Items)-1)}
-	for _, it := range msg.p.Items {
+	for i, it := range msg.p.Items {
 		d.opts = append(d.opts, it.Label)
+		d.all = append(d.all, it.Label)
+		d.shown = append(d.shown, i)
 	}
 	items, name := msg.p.Items, msg.name
 	d.start = func(d *dialog, i int) tea.Cmd {
-		arg := items[i].Arg
+		arg := items[d.shown[i]].Arg
 		return func() tea.Msg { return pickMsg{name, arg} }
 	}
 	m.dialog = d

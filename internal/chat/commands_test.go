@@ -124,3 +124,40 @@ func TestPickWindow(t *testing.T) {
 		t.Fatalf("the window did not follow the selection:\n%s", v)
 	}
 }
+
+// Typing in a selector filters it (fuzzy); Enter chooses among the matches, Backspace widens
+// the filter again, and no match chooses nothing.
+func TestPickFilter(t *testing.T) {
+	var got []string
+	o := Options{Model: "local/m",
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"model": func(_ context.Context, ref string) (HostResult, error) { got = append(got, ref); return HostResult{}, nil }},
+		Pick: map[string]func() (Picker, error){
+			"model": func() (Picker, error) {
+				return Picker{Title: "Select model", Items: []PickItem{{"anthropic/claude-sonnet", "a"}, {"openai/gpt-5", "o"}, {"local/qwen", "l"}}}, nil
+			}}}
+	m := newTestModel(o, 80, 12)
+	enter(m, "/model")
+	key(m, "gpt")
+	golden(t, "pick-filter", m.View())
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	settle(m, cmd)
+	enter(m, "/model")
+	key(m, "zzz")
+	if !strings.Contains(m.View(), "No matches") {
+		t.Fatalf("no-match view:\n%s", m.View())
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if m.dialog == nil {
+		t.Fatal("Enter with no match closed the selector")
+	}
+	for range 3 {
+		m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	key(m, "down")
+	_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	settle(m, cmd)
+	if strings.Join(got, ",") != "o,o" {
+		t.Fatalf("chosen %q", got)
+	}
+}

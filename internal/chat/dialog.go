@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -54,6 +55,11 @@ type dialog struct {
 	cmd tea.Cmd
 	// start runs a command on the model (set by the model for the rewind dialogs).
 	start func(d *dialog, choice int) tea.Cmd
+
+	// pick selectors: every item, the typed filter and the shown items' indexes in all.
+	all    []string
+	filter []rune
+	shown  []int
 
 	write    *writeAskMsg
 	command  *commandAskMsg
@@ -118,7 +124,32 @@ func (d *dialog) key(k tea.KeyMsg) (done bool) {
 		}
 		return false
 	}
+	if d.kind == "pick" {
+		switch k.Type {
+		case tea.KeyRunes, tea.KeySpace:
+			if k.Type == tea.KeySpace {
+				d.filter = append(d.filter, ' ')
+			} else {
+				d.filter = append(d.filter, k.Runes...)
+			}
+			d.refilter()
+			return false
+		case tea.KeyBackspace:
+			if len(d.filter) > 0 {
+				d.filter = d.filter[:len(d.filter)-1]
+				d.refilter()
+			}
+			return false
+		case tea.KeyEnter:
+			if len(d.opts) == 0 {
+				return false
+			}
+		}
+	}
 	n := len(d.opts)
+	if n == 0 {
+		n = 1
+	}
 	if d.rules {
 		n = len(d.sugg)
 	}
@@ -271,6 +302,24 @@ func (d *dialog) dismiss() {
 	}
 }
 
+// refilter shows the items the typed filter matches (fuzzy, as pi's selectors filter).
+func (d *dialog) refilter() {
+	d.shown = engine.FuzzyFilter(seq(len(d.all)), string(d.filter), func(i int) string { return d.all[i] })
+	d.opts = d.opts[:0]
+	for _, i := range d.shown {
+		d.opts = append(d.opts, d.all[i])
+	}
+	d.cur = 0
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // pickRows is how many items a selector shows at once.
 const pickRows = 10
 
@@ -288,6 +337,12 @@ func (d *dialog) lines(st styles, w int) []string {
 		out = append(out, wrapLines(l, w)...)
 	}
 	out = append(out, "")
+	if d.kind == "pick" && len(d.filter) > 0 {
+		out = append(out, "Filter: "+string(d.filter)+"█")
+		if len(d.opts) == 0 {
+			out = append(out, st.faint.Render("  No matches"))
+		}
+	}
 	if d.rules {
 		out = append(out, st.title.Render("Allow forever (space ticks, esc returns):"))
 		for i, s := range d.sugg {
