@@ -131,7 +131,10 @@ func TestPickFilter(t *testing.T) {
 	var got []string
 	o := Options{Model: "local/m",
 		Host: map[string]func(context.Context, string) (HostResult, error){
-			"model": func(_ context.Context, ref string) (HostResult, error) { got = append(got, ref); return HostResult{}, nil }},
+			"model": func(_ context.Context, ref string) (HostResult, error) {
+				got = append(got, ref)
+				return HostResult{}, nil
+			}},
 		Pick: map[string]func() (Picker, error){
 			"model": func() (Picker, error) {
 				return Picker{Title: "Select model", Items: []PickItem{{"anthropic/claude-sonnet", "a"}, {"openai/gpt-5", "o"}, {"local/qwen", "l"}}}, nil
