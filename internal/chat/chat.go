@@ -82,6 +82,8 @@ type HostResult struct {
 	// Model and ContextWindow, when Model is set, are what the footer shows from now on.
 	Model         string
 	ContextWindow int
+	// Thinking, when set, is the thinking level the footer shows from now on.
+	Thinking string
 	// Input, when set, is put in the editor (a /fork's or /tree's user message to edit).
 	Input string
 }
@@ -438,6 +440,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.r.Model != "" {
 			m.o.Model, m.o.ContextWindow = msg.r.Model, msg.r.ContextWindow
+		}
+		if msg.r.Thinking != "" {
+			m.o.Thinking = msg.r.Thinking
 		}
 		if msg.r.Input != "" {
 			m.input = []rune(msg.r.Input)

@@ -31,11 +31,11 @@ func settle(m *Model, cmd tea.Cmd) {
 // with an argument switches directly.
 func TestModelCommand(t *testing.T) {
 	var got []string
-	o := Options{Model: "local/m", ContextWindow: 1000,
+	o := Options{Model: "local/m", ContextWindow: 1000, Thinking: "high",
 		Host: map[string]func(context.Context, string) (HostResult, error){
 			"model": func(_ context.Context, ref string) (HostResult, error) {
 				got = append(got, ref)
-				return HostResult{Text: "Model: " + ref, Model: ref, ContextWindow: 2000, Keep: true}, nil
+				return HostResult{Text: "Model: " + ref, Model: ref, ContextWindow: 2000, Thinking: "off", Keep: true}, nil
 			}},
 		Pick: map[string]func() (Picker, error){
 			"model": func() (Picker, error) {
@@ -59,7 +59,7 @@ func TestModelCommand(t *testing.T) {
 	if strings.Join(got, ",") != "anthropic/claude-x,local/m" {
 		t.Fatalf("host got %q", got)
 	}
-	if m.o.Model != "local/m" || m.o.ContextWindow != 2000 {
+	if m.o.Model != "local/m" || m.o.ContextWindow != 2000 || m.o.Thinking != "off" {
 		t.Fatalf("footer model %q window %d", m.o.Model, m.o.ContextWindow)
 	}
 }

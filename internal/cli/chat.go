@@ -415,7 +415,7 @@ func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **
 	}
 	*ag = newAgent()
 	return chat.HostResult{Text: "Model: " + m.Provider + "/" + m.ID, Agent: *ag, Keep: true,
-		Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow}, nil
+		Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow, Thinking: r.thinking}, nil
 }
 
 // manualCompact is /compact (pi's compact()): the branch is summarised through the agent's
