@@ -41,6 +41,8 @@ type Options struct {
 	ContextWindow   int
 	// Prompt, when set, is sent first.
 	Prompt string
+	// Start, when set, is a slash command run at start instead (`pigo -r` is "/resume").
+	Start string
 	// Color enables colours and Markdown styling.
 	Color bool
 	// Persist saves ticked "allow forever" patterns as allow rules (sandbox.json); nil: they
@@ -270,11 +272,18 @@ func tick() tea.Cmd {
 
 // Init starts listening to the bridge and sends the first prompt.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Bridge.listen()}
-	if m.o.Prompt != "" {
-		cmds = append(cmds, m.submit(m.o.Prompt, false))
+	return tea.Batch(m.o.Bridge.listen(), m.first())
+}
+
+// first is what runs at start: the start command, else the first prompt.
+func (m *Model) first() tea.Cmd {
+	switch {
+	case m.o.Start != "":
+		return m.submit(m.o.Start, false)
+	case m.o.Prompt != "":
+		return m.submit(m.o.Prompt, false)
 	}
-	return tea.Batch(cmds...)
+	return nil
 }
 
 // submit starts a run, or while one runs queues text as steering or a follow-up.

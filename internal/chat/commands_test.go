@@ -164,3 +164,19 @@ func TestPickFilter(t *testing.T) {
 		t.Fatalf("chosen %q", got)
 	}
 }
+
+// `pigo -r` starts with /resume's selector (Options.Start) instead of a prompt.
+func TestStartCommand(t *testing.T) {
+	o := Options{Model: "local/m", Start: "/resume", Prompt: "not sent",
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"resume": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
+		Pick: map[string]func() (Picker, error){
+			"resume": func() (Picker, error) {
+				return Picker{Title: "Resume Session (Current Folder)", Items: []PickItem{{"old work · 2 messages", "/s.jsonl"}}}, nil
+			}}}
+	m := newTestModel(o, 80, 12)
+	settle(m, m.first())
+	if m.dialog == nil || m.dialog.title != "Resume Session (Current Folder)" || m.running {
+		t.Fatalf("start: dialog %+v running %v", m.dialog, m.running)
+	}
+}

@@ -30,8 +30,9 @@ import (
 // prepared as for -p; the tools' session gets the chat as its Approver, so writes outside
 // the workspace, escalations and questions are asked instead of refused.
 func (c *CLI) runChat(a *args) int {
-	if a.has("-r") {
-		fmt.Fprintln(c.Stderr, "pigo: --resume: the session picker is not built yet; use --session PATH|ID or -c (continue the newest one)")
+	prompts := append(append([]string{}, a.pos...), a.rest...)
+	if a.has("-r") && len(prompts) > 0 {
+		fmt.Fprintln(c.Stderr, "pigo: --resume opens the session picker; give the prompt in the resumed session")
 		return ExitUsage
 	}
 	r, err := c.prepareRun(a)
@@ -62,7 +63,6 @@ func (c *CLI) runChat(a *args) int {
 	expand := func(ctx context.Context, text string, out io.Writer) (string, bool, error) {
 		return c.expander(r, out)(ctx, text)
 	}
-	prompts := append(append([]string{}, a.pos...), a.rest...)
 	o := chat.Options{Agent: ag, Bridge: b, Expand: expand, Model: r.model.Provider + "/" + r.model.ID, Thinking: r.thinking,
 		ContextWindow: r.model.ContextWindow, Prompt: strings.Join(prompts, " "), Color: c.color(a),
 		Persist: func(p []string) error { return c.persistAllow(r, p) }, Todo: todoWidget,
@@ -156,6 +156,9 @@ func (c *CLI) runChat(a *args) int {
 		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, true, newAgent, &ag)
 		},
+	}
+	if a.has("-r") {
+		o.Start = "/resume"
 	}
 	o.Pick = map[string]func() (chat.Picker, error){
 		"model": func() (chat.Picker, error) { return modelPicker(r) },
