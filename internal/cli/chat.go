@@ -128,8 +128,13 @@ func (c *CLI) runChat(a *args) int {
 			if err := resumeSession(r, c.sessionLocation(r.cfg, a), path); err != nil {
 				return chat.HostResult{}, err
 			}
+			text := "Resumed session"
+			if note := restoreModel(c, r); note != "" {
+				text = note + "\n" + text
+			}
 			ag = newAgent()
-			return chat.HostResult{Text: "Resumed session", Agent: ag}, nil
+			return chat.HostResult{Text: text, Agent: ag, Model: r.model.Provider + "/" + r.model.ID,
+				ContextWindow: r.model.ContextWindow, Thinking: r.thinking}, nil
 		},
 		"tree": func(_ context.Context, id string) (chat.HostResult, error) {
 			if id == r.sess.Leaf() {
@@ -381,35 +386,49 @@ func modelPicker(r *run) (chat.Picker, error) {
 	return p, nil
 }
 
-// switchModel is /model PROVIDER/ID: the model is resolved as --model resolves it, the
-// session records a model_change (and the thinking level when clamping changed it), and the
-// agent continues the same conversation with the new model.
-func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+// resolveModel resolves "provider/id" as --model does, with its wire client.
+func resolveModel(c *CLI, r *run, ref string) (*llm.Model, llm.Provider, error) {
 	mi, err := r.cfg.SessionModel(ref)
 	if err != nil {
-		return chat.HostResult{}, err
+		return nil, nil, err
 	}
 	if mi == nil || mi.Source == "defaults" {
-		return chat.HostResult{}, fmt.Errorf("Model not found: %s", ref)
+		return nil, nil, fmt.Errorf("Model not found: %s", ref)
 	}
 	m, err := c.llmModel(r.cfg, mi, mi.Provider+"/"+mi.ID, "")
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
-			return chat.HostResult{}, errors.New(ee.msg)
+			return nil, nil, errors.New(ee.msg)
 		}
-		return chat.HostResult{}, err
+		return nil, nil, err
 	}
 	p, err := providerFor(m.API)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, p, nil
+}
+
+// useModel makes m the run's model (and the tools' session's).
+func useModel(r *run, m *llm.Model, p llm.Provider) {
+	r.model, r.provider = m, p
+	r.toolSess.Model = m
+	r.toolSess.Env.Provider, r.toolSess.Env.Model = m.Provider, m.ID
+}
+
+// switchModel is /model PROVIDER/ID: the model is resolved as --model resolves it, the
+// session records a model_change (and the thinking level when clamping changed it), and the
+// agent continues the same conversation with the new model.
+func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+	m, p, err := resolveModel(c, r, ref)
 	if err != nil {
 		return chat.HostResult{}, err
 	}
 	if _, err := r.sess.AppendModelChange(m.Provider, m.ID); err != nil {
 		return chat.HostResult{}, err
 	}
-	r.model, r.provider = m, p
-	r.toolSess.Model = m
-	r.toolSess.Env.Provider, r.toolSess.Env.Model = m.Provider, m.ID
+	useModel(r, m, p)
 	if t := clampThinking(m, r.thinking); t != r.thinking {
 		r.thinking = t
 		if _, err := r.sess.AppendThinkingLevelChange(t); err != nil {
@@ -419,6 +438,22 @@ func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **
 	*ag = newAgent()
 	return chat.HostResult{Text: "Model: " + m.Provider + "/" + m.ID, Agent: *ag, Keep: true,
 		Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow, Thinking: r.thinking}, nil
+}
+
+// restoreModel continues a resumed session with its model and thinking level, as pi does;
+// a model that no longer resolves keeps the current one and says why.
+func restoreModel(c *CLI, r *run) (note string) {
+	ctx := r.sess.Context()
+	if ref := ctx.Model; ref != nil && !(strings.EqualFold(ref.Provider, r.model.Provider) && strings.EqualFold(ref.ModelID, r.model.ID)) {
+		m, p, err := resolveModel(c, r, ref.Provider+"/"+ref.ModelID)
+		if err != nil {
+			note = fmt.Sprintf("Could not restore model %s/%s: %v", ref.Provider, ref.ModelID, err)
+		} else {
+			useModel(r, m, p)
+		}
+	}
+	r.thinking = clampThinking(r.model, ctx.ThinkingLevel)
+	return note
 }
 
 // manualCompact is /compact (pi's compact()): the branch is summarised through the agent's

@@ -153,6 +153,9 @@ func TestChatResume(t *testing.T) {
 	conversation(t, r.sess, "current work")
 	other := session.New(r.cfg.ProjectDir, r.sess.Dir(), session.Options{})
 	conversation(t, other, "older\nwork", "again")
+	if _, err := other.AppendModelChange("local", "big"); err != nil {
+		t.Fatal(err)
+	}
 	otherPath := other.Path()
 	if err := other.Close(); err != nil {
 		t.Fatal(err)
@@ -172,8 +175,11 @@ func TestChatResume(t *testing.T) {
 	if err := resumeSession(r, l, otherPath); err != nil {
 		t.Fatal(err)
 	}
-	if r.sess.Path() != otherPath || len(r.sess.Entries()) != 4 {
+	if r.sess.Path() != otherPath || len(r.sess.Entries()) != 5 {
 		t.Fatalf("resumed %s with %d entries", r.sess.Path(), len(r.sess.Entries()))
+	}
+	if note := restoreModel(&CLI{}, r); note != "" || r.model.ID != "big" || r.thinking != "off" {
+		t.Fatalf("restored model %s thinking %s note %q", r.model.ID, r.thinking, note)
 	}
 	empty, err := resumePicker(session.Location{Dir: t.TempDir(), Cwd: r.cfg.ProjectDir})
 	if err != nil || len(empty.Items) != 0 || empty.Empty != "No sessions found" {
