@@ -91,6 +91,7 @@ func (c *CLI) runChat(a *args) int {
 			if _, err := r.sess.AppendThinkingLevelChange(r.thinking); err != nil {
 				return chat.HostResult{}, err
 			}
+			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
 			return chat.HostResult{Text: "New session started", Agent: ag}, nil
 		},
@@ -121,6 +122,7 @@ func (c *CLI) runChat(a *args) int {
 			if err != nil {
 				return chat.HostResult{}, err
 			}
+			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
 			return chat.HostResult{Text: "Forked to new session", Agent: ag, Input: text}, nil
 		},
@@ -132,6 +134,7 @@ func (c *CLI) runChat(a *args) int {
 			if note := restoreModel(c, r); note != "" {
 				text = note + "\n" + text
 			}
+			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
 			return chat.HostResult{Text: text, Agent: ag, Model: r.model.Provider + "/" + r.model.ID,
 				ContextWindow: r.model.ContextWindow, Thinking: r.thinking}, nil
