@@ -355,3 +355,31 @@ func TestE2EUserBash(t *testing.T) {
 		t.Fatalf("the context is wrong: %s", body)
 	}
 }
+
+// /reload reads a models.json changed after the start; /model's selector, filtered by typing,
+// switches to the new model: the footer names it and the next request goes to it.
+func TestE2EReloadAndModel(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("From m2."))
+	tm.waitFor("> █")
+	agentDir := filepath.Join(tm.dir, "home", ".pi", "agent")
+	models := map[string]any{"providers": map[string]any{"local": map[string]any{
+		"baseUrl": tm.srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k",
+		"models": []any{map[string]any{"id": "m", "contextWindow": 100000}, map[string]any{"id": "m2", "contextWindow": 50000}}}}}
+	b, _ := json.Marshal(models)
+	write(t, filepath.Join(agentDir, "models.json"), string(b))
+	tm.typeLine("/reload")
+	tm.waitFor("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
+	tm.idle()
+	tm.typeLine("/model")
+	tm.waitFor("Select model", "local/m ✓")
+	tm.keys("-l", "local/m2")
+	tm.waitFor("Filter: local/m2")
+	tm.keys("Enter")
+	tm.waitFor("Model: local/m2", "local/m2 · ")
+	tm.idle()
+	tm.typeLine("hello")
+	tm.waitFor("From m2.")
+	if body := tm.request(0); !strings.Contains(body, `"model":"m2"`) {
+		t.Fatalf("the request did not go to m2: %s", body)
+	}
+}
