@@ -383,3 +383,30 @@ func TestE2EReloadAndModel(t *testing.T) {
 		t.Fatalf("the request did not go to m2: %s", body)
 	}
 }
+
+// /tree goes back to before an earlier prompt: its text is in the editor and the transcript
+// ends before it; sending it again starts a branch whose request lacks the abandoned reply.
+func TestE2ETree(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("Reply one."), textTurn("Reply two."), textTurn("Reply again."))
+	tm.waitFor("> █")
+	tm.typeLine("first question")
+	tm.waitFor("Reply one.")
+	tm.idle()
+	tm.typeLine("second question")
+	tm.waitFor("Reply two.")
+	tm.idle()
+	tm.typeLine("/tree")
+	tm.waitFor("Navigate session tree", "user: second question")
+	tm.keys("-l", "second")
+	tm.waitFor("Filter: second")
+	tm.keys("Enter")
+	s := tm.waitFor("Navigated to selected point", "> second question█")
+	if strings.Contains(s, "Reply two.") {
+		t.Fatalf("the abandoned reply is still shown:\n%s", s)
+	}
+	tm.keys("Enter")
+	tm.waitFor("Reply again.")
+	if body := tm.request(2); strings.Contains(body, "Reply two.") || !strings.Contains(body, "Reply one.") {
+		t.Fatalf("the branch's context is wrong: %s", body)
+	}
+}
