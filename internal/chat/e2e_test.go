@@ -410,3 +410,24 @@ func TestE2ETree(t *testing.T) {
 		t.Fatalf("the branch's context is wrong: %s", body)
 	}
 }
+
+// /compact summarises the conversation through the model and says so; settings changed after
+// the start take effect through /reload.
+func TestE2ECompact(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("A long reply "+strings.Repeat("words ", 100)),
+		llmtest.Turn{Text: "## Goal\nthe summary"}, llmtest.Turn{Text: "prefix summary"})
+	tm.waitFor("> █")
+	tm.typeLine("question " + strings.Repeat("more ", 100))
+	tm.waitFor("A long reply")
+	tm.idle()
+	write(t, filepath.Join(tm.dir, "home", ".pi", "agent", "settings.json"),
+		`{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}, "compaction": {"keepRecentTokens": 10}}`)
+	tm.typeLine("/reload")
+	tm.waitFor("Reloaded keybindings")
+	tm.idle()
+	tm.typeLine("/compact")
+	tm.waitFor("Compacting context (manual)…", "Compacted: ")
+	if body := tm.request(1); !strings.Contains(body, "question more") {
+		t.Fatalf("the summary request lacks the conversation: %s", body)
+	}
+}
