@@ -431,3 +431,23 @@ func TestE2ECompact(t *testing.T) {
 		t.Fatalf("the summary request lacks the conversation: %s", body)
 	}
 }
+
+// /fork from the second prompt: a new session with the first exchange, the prompt's text in
+// the editor.
+func TestE2EFork(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("Reply one."), textTurn("Reply two."))
+	tm.waitFor("> █")
+	tm.typeLine("first question")
+	tm.waitFor("Reply one.")
+	tm.idle()
+	tm.typeLine("second question")
+	tm.waitFor("Reply two.")
+	tm.idle()
+	tm.typeLine("/fork")
+	tm.waitFor("Fork from which message?", "› second question")
+	tm.keys("Enter")
+	s := tm.waitFor("Forked to new session", "> second question█")
+	if strings.Contains(s, "Reply two.") || !strings.Contains(s, "Reply one.") {
+		t.Fatalf("the fork shows the wrong conversation:\n%s", s)
+	}
+}
