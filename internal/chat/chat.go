@@ -8,6 +8,11 @@
 // messages through a Bridge, so Update never does I/O and never waits: a tool that asks blocks
 // only itself. Esc aborts the run; typing while the agent works steers it (Enter) or queues a
 // follow-up (Alt+Enter), as pi does.
+//
+// Slash commands that change the session (/new, /name, /model, /compact, /fork, /resume,
+// /tree, /reload) are the command line's host commands, run off the UI goroutine; typed
+// without an argument, those with a Picker (/model, /fork, /resume, /tree) first open a
+// selector, filtered as one types, whose choice becomes the argument.
 package chat
 
 import (
