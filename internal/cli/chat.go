@@ -110,12 +110,18 @@ func (c *CLI) runChat(a *args) int {
 		"model": func(_ context.Context, ref string) (chat.HostResult, error) {
 			return switchModel(c, r, ref, newAgent, &ag)
 		},
-		"compact": func(ctx context.Context, _ string) (chat.HostResult, error) {
+		"compact": func(ctx context.Context, instructions string) (chat.HostResult, error) {
+			// pi passes /compact's argument to the summary prompt; the agent's compaction
+			// takes none yet, so the person is told rather than silently ignored.
+			note := ""
+			if instructions != "" {
+				note = "Compaction instructions are not supported yet; compacted without them"
+			}
 			if err := manualCompact(ctx, ag, agent.SessionStore(r.sess), r.settings, b.Emit); err != nil {
-				return chat.HostResult{}, nil // compaction_end carried the error
+				return chat.HostResult{Text: note}, nil // compaction_end carried the error
 			}
 			ag = newAgent()
-			return chat.HostResult{Agent: ag, Keep: true}, nil
+			return chat.HostResult{Text: note, Agent: ag, Keep: true}, nil
 		},
 		"fork": func(_ context.Context, id string) (chat.HostResult, error) {
 			text, err := forkSession(r, id)
