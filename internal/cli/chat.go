@@ -118,7 +118,7 @@ func (c *CLI) runChat(a *args) int {
 				note = "Compaction instructions are not supported yet; compacted without them"
 			}
 			if err := manualCompact(ctx, ag, agent.SessionStore(r.sess), r.settings, b.Emit); err != nil {
-				return chat.HostResult{Text: note}, nil // compaction_end carried the error
+				return chat.HostResult{}, nil // compaction_end carried the error
 			}
 			ag = newAgent()
 			return chat.HostResult{Text: note, Agent: ag, Keep: true}, nil
