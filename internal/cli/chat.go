@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,6 +31,8 @@ import (
 // prepared as for -p; the tools' session gets the chat as its Approver, so writes outside
 // the workspace, escalations and questions are asked instead of refused.
 func (c *CLI) runChat(a *args) int {
+	// resMu guards the registry /reload replaces while the UI reads its completions.
+	var resMu sync.Mutex
 	prompts := append(append([]string{}, a.pos...), a.rest...)
 	if a.has("-r") && len(prompts) > 0 {
 		fmt.Fprintln(c.Stderr, "pigo: --resume opens the session picker; give the prompt in the resumed session")
@@ -66,7 +69,11 @@ func (c *CLI) runChat(a *args) int {
 	o := chat.Options{Agent: ag, Bridge: b, Expand: expand, Model: r.model.Provider + "/" + r.model.ID, Thinking: r.thinking,
 		ContextWindow: r.model.ContextWindow, Prompt: strings.Join(prompts, " "), Color: c.color(a),
 		Persist: func(p []string) error { return c.persistAllow(r, p) }, Todo: todoWidget,
-		Commands: func(q string) []chat.Completion { return completions(r, q) },
+		Commands: func(q string) []chat.Completion {
+			resMu.Lock()
+			defer resMu.Unlock()
+			return completions(r, q)
+		},
 		Session:  func() string { return sessionInfo(r, ag) },
 		Rewind:   rw, Leaf: r.sess.Leaf,
 		Restore: func(p chat.Point) (*agent.Agent, error) {
@@ -157,7 +164,9 @@ func (c *CLI) runChat(a *args) int {
 			return chat.HostResult{Text: "Navigated to selected point", Agent: ag, Input: text}, nil
 		},
 		"reload": func(context.Context, string) (chat.HostResult, error) {
+			resMu.Lock()
 			text, err := c.reloadRun(r, a)
+			resMu.Unlock()
 			if err != nil {
 				return chat.HostResult{}, err
 			}
