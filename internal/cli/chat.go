@@ -74,8 +74,8 @@ func (c *CLI) runChat(a *args) int {
 			defer resMu.Unlock()
 			return completions(r, q)
 		},
-		Session:  func() string { return sessionInfo(r, ag) },
-		Rewind:   rw, Leaf: r.sess.Leaf,
+		Session: func() string { return sessionInfo(r, ag) },
+		Rewind:  rw, Leaf: r.sess.Leaf,
 		Restore: func(p chat.Point) (*agent.Agent, error) {
 			if p.Leaf == "" {
 				r.sess.ResetLeaf()
