@@ -75,7 +75,8 @@ func (c *CLI) runChat(a *args) int {
 			return completions(r, q)
 		},
 		Session: func() string { return sessionInfo(r, ag) },
-		Rewind:  rw, Leaf: r.sess.Leaf,
+		// Leaf reads r.sess at each call: /new, /fork and /resume replace the session.
+		Rewind: rw, Leaf: func() string { return r.sess.Leaf() },
 		Restore: func(p chat.Point) (*agent.Agent, error) {
 			if p.Leaf == "" {
 				r.sess.ResetLeaf()
