@@ -8,6 +8,11 @@
 // messages through a Bridge, so Update never does I/O and never waits: a tool that asks blocks
 // only itself. Esc aborts the run; typing while the agent works steers it (Enter) or queues a
 // follow-up (Alt+Enter), as pi does.
+//
+// Slash commands that change the session (/new, /name, /model, /compact, /fork, /resume,
+// /tree, /reload) are the command line's host commands, run off the UI goroutine; typed
+// without an argument, those with a Picker (/model, /fork, /resume, /tree) first open a
+// selector, filtered as one types, whose choice becomes the argument.
 package chat
 
 import (
@@ -41,6 +46,8 @@ type Options struct {
 	ContextWindow   int
 	// Prompt, when set, is sent first.
 	Prompt string
+	// Start, when set, is a slash command run at start instead (`pigo -r` is "/resume").
+	Start string
 	// Color enables colours and Markdown styling.
 	Color bool
 	// Persist saves ticked "allow forever" patterns as allow rules (sandbox.json); nil: they
@@ -63,6 +70,10 @@ type Options struct {
 	// Host are the commands the command line implements (/new, /name, and "!" / "!!" for
 	// `!cmd` and `!!cmd`), run off the UI goroutine; a result's Agent replaces the chat's.
 	Host map[string]func(ctx context.Context, arg string) (HostResult, error)
+	// Pick lists the choices of a host command typed without an argument (/model, /resume,
+	// /fork, /tree); the chosen item's Arg is passed to the Host command of the same name.
+	// It runs off the UI goroutine (it may read session files).
+	Pick map[string]func() (Picker, error)
 	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
 	// it), so the first frames already fit.
 	Width, Height int
@@ -75,7 +86,38 @@ type HostResult struct {
 	Agent *agent.Agent
 	// Keep leaves the transcript as it is when Agent is set (a `!cmd` only adds to it).
 	Keep bool
+	// Model and ContextWindow, when Model is set, are what the footer shows from now on.
+	Model         string
+	ContextWindow int
+	// Thinking, when set, is the thinking level the footer shows from now on.
+	Thinking string
+	// Input, when set, is put in the editor (a /fork's or /tree's user message to edit).
+	Input string
 }
+
+// Picker is a host command's selector: a title and the items to choose from.
+type Picker struct {
+	Title string
+	Items []PickItem
+	// Empty is shown instead of an empty selector.
+	Empty string
+	// Current is the item selected first.
+	Current int
+}
+
+// PickItem is one choice: the line shown and the argument passed to the host command.
+type PickItem struct {
+	Label, Arg string
+}
+
+// pickOpenMsg opens a computed selector; pickMsg runs the host command with the choice.
+type pickOpenMsg struct {
+	name string
+	p    Picker
+	err  error
+}
+
+type pickMsg struct{ name, arg string }
 
 // hostDoneMsg ends a host command.
 type hostDoneMsg struct {
@@ -235,11 +277,18 @@ func tick() tea.Cmd {
 
 // Init starts listening to the bridge and sends the first prompt.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Bridge.listen()}
-	if m.o.Prompt != "" {
-		cmds = append(cmds, m.submit(m.o.Prompt, false))
+	return tea.Batch(m.o.Bridge.listen(), m.first())
+}
+
+// first is what runs at start: the start command, else the first prompt.
+func (m *Model) first() tea.Cmd {
+	switch {
+	case m.o.Start != "":
+		return m.submit(m.o.Start, false)
+	case m.o.Prompt != "":
+		return m.submit(m.o.Prompt, false)
 	}
-	return tea.Batch(cmds...)
+	return nil
 }
 
 // submit starts a run, or while one runs queues text as steering or a follow-up.
@@ -329,6 +378,12 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			m.info("Wait for the agent to finish (or press Esc) before /" + name)
 			return nil, true
 		}
+		if pick := m.o.Pick[name]; pick != nil && strings.TrimSpace(arg) == "" {
+			return func() tea.Msg {
+				p, err := pick()
+				return pickOpenMsg{name, p, err}
+			}, true
+		}
 		return m.host(f, strings.TrimSpace(arg)), true
 	}
 	switch name {
@@ -397,6 +452,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
 		}
+		if msg.r.Model != "" {
+			m.o.Model, m.o.ContextWindow = msg.r.Model, msg.r.ContextWindow
+		}
+		if msg.r.Thinking != "" {
+			m.o.Thinking = msg.r.Thinking
+		}
+		if msg.r.Input != "" {
+			m.input = []rune(msg.r.Input)
+		}
 		if a := msg.r.Agent; a != nil {
 			m.o.Agent = a
 			if !msg.r.Keep {
@@ -406,6 +470,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.r.Text != "" {
 			m.info(msg.r.Text)
+		}
+		return m, nil
+	case pickOpenMsg:
+		m.openPick(msg)
+		return m, nil
+	case pickMsg:
+		if f := m.o.Host[msg.name]; f != nil && !m.running {
+			return m, m.host(f, msg.arg)
 		}
 		return m, nil
 	case rewindPlanMsg:
@@ -831,4 +903,34 @@ func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error)
 		r, err := f(ctx, arg)
 		return hostDoneMsg{r, err}
 	})
+}
+
+// openPick shows a host command's selector; choosing runs the command with the item's Arg.
+func (m *Model) openPick(msg pickOpenMsg) {
+	switch {
+	case msg.err != nil:
+		m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
+		return
+	case len(msg.p.Items) == 0:
+		if msg.p.Empty != "" {
+			m.info(msg.p.Empty)
+		}
+		return
+	}
+	if m.dialog != nil {
+		return
+	}
+	d := &dialog{kind: "pick", title: msg.p.Title, cur: min(max(msg.p.Current, 0), len(msg.p.Items)-1)}
+	for i, it := range msg.p.Items {
+		d.opts = append(d.opts, it.Label)
+		d.all = append(d.all, it.Label)
+		d.shown = append(d.shown, i)
+	}
+	items, name := msg.p.Items, msg.name
+	d.start = func(d *dialog, i int) tea.Cmd {
+		arg := items[d.shown[i]].Arg
+		return func() tea.Msg { return pickMsg{name, arg} }
+	}
+	m.dialog = d
+	m.scroll = 0
 }

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -54,6 +55,11 @@ type dialog struct {
 	cmd tea.Cmd
 	// start runs a command on the model (set by the model for the rewind dialogs).
 	start func(d *dialog, choice int) tea.Cmd
+
+	// pick selectors: every item, the typed filter and the shown items' indexes in all.
+	all    []string
+	filter []rune
+	shown  []int
 
 	write    *writeAskMsg
 	command  *commandAskMsg
@@ -118,7 +124,32 @@ func (d *dialog) key(k tea.KeyMsg) (done bool) {
 		}
 		return false
 	}
+	if d.kind == "pick" {
+		switch k.Type {
+		case tea.KeyRunes, tea.KeySpace:
+			if k.Type == tea.KeySpace {
+				d.filter = append(d.filter, ' ')
+			} else {
+				d.filter = append(d.filter, k.Runes...)
+			}
+			d.refilter()
+			return false
+		case tea.KeyBackspace:
+			if len(d.filter) > 0 {
+				d.filter = d.filter[:len(d.filter)-1]
+				d.refilter()
+			}
+			return false
+		case tea.KeyEnter:
+			if len(d.opts) == 0 {
+				return false
+			}
+		}
+	}
 	n := len(d.opts)
+	if n == 0 {
+		n = 1
+	}
 	if d.rules {
 		n = len(d.sugg)
 	}
@@ -177,7 +208,7 @@ func (d *dialog) choose() bool {
 	}
 	opt := d.opts[d.cur]
 	switch d.kind {
-	case "rewind-pick", "rewind-confirm":
+	case "rewind-pick", "rewind-confirm", "pick":
 		d.cmd = d.start(d, d.cur)
 	case "write":
 		switch opt {
@@ -271,6 +302,27 @@ func (d *dialog) dismiss() {
 	}
 }
 
+// refilter shows the items the typed filter matches (fuzzy, as pi's selectors filter).
+func (d *dialog) refilter() {
+	d.shown = engine.FuzzyFilter(seq(len(d.all)), string(d.filter), func(i int) string { return d.all[i] })
+	d.opts = d.opts[:0]
+	for _, i := range d.shown {
+		d.opts = append(d.opts, d.all[i])
+	}
+	d.cur = 0
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// pickRows is how many items a selector shows at once.
+const pickRows = 10
+
 // Rewind dialog options.
 const (
 	optRewindAll  = "Rewind conversation and files"
@@ -285,6 +337,12 @@ func (d *dialog) lines(st styles, w int) []string {
 		out = append(out, wrapLines(l, w)...)
 	}
 	out = append(out, "")
+	if d.kind == "pick" && len(d.filter) > 0 {
+		out = append(out, "Filter: "+string(d.filter)+"█")
+		if len(d.opts) == 0 {
+			out = append(out, st.faint.Render("  No matches"))
+		}
+	}
 	if d.rules {
 		out = append(out, st.title.Render("Allow forever (space ticks, esc returns):"))
 		for i, s := range d.sugg {
@@ -296,7 +354,14 @@ func (d *dialog) lines(st styles, w int) []string {
 		}
 		return out
 	}
-	for i, o := range d.opts {
+	lo, hi := 0, len(d.opts)
+	if d.kind == "pick" && hi > pickRows {
+		// A long selector (the model list) shows a window around the selection.
+		lo = min(max(d.cur-pickRows/2, 0), hi-pickRows)
+		hi = lo + pickRows
+	}
+	for i := lo; i < hi; i++ {
+		o := d.opts[i]
 		label := o
 		if d.multi && i < len(d.opts)-2 {
 			if d.checked[i] {
@@ -315,6 +380,9 @@ func (d *dialog) lines(st styles, w int) []string {
 			line += st.faint.Render(" — " + d.descs[i])
 		}
 		out = append(out, line)
+	}
+	if hi-lo < len(d.opts) {
+		out = append(out, st.faint.Render("  ("+itoa(d.cur+1)+"/"+itoa(len(d.opts))+")"))
 	}
 	if d.inputOn {
 		out = append(out, "", d.inputPrompt, "> "+string(d.input)+"█")

@@ -355,3 +355,99 @@ func TestE2EUserBash(t *testing.T) {
 		t.Fatalf("the context is wrong: %s", body)
 	}
 }
+
+// /reload reads a models.json changed after the start; /model's selector, filtered by typing,
+// switches to the new model: the footer names it and the next request goes to it.
+func TestE2EReloadAndModel(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("From m2."))
+	tm.waitFor("> █")
+	agentDir := filepath.Join(tm.dir, "home", ".pi", "agent")
+	models := map[string]any{"providers": map[string]any{"local": map[string]any{
+		"baseUrl": tm.srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k",
+		"models": []any{map[string]any{"id": "m", "contextWindow": 100000}, map[string]any{"id": "m2", "contextWindow": 50000}}}}}
+	b, _ := json.Marshal(models)
+	write(t, filepath.Join(agentDir, "models.json"), string(b))
+	tm.typeLine("/reload")
+	tm.waitFor("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
+	tm.idle()
+	tm.typeLine("/model")
+	tm.waitFor("Select model", "local/m ✓")
+	tm.keys("-l", "local/m2")
+	tm.waitFor("Filter: local/m2")
+	tm.keys("Enter")
+	tm.waitFor("Model: local/m2", "local/m2 · ")
+	tm.idle()
+	tm.typeLine("hello")
+	tm.waitFor("From m2.")
+	if body := tm.request(0); !strings.Contains(body, `"model":"m2"`) {
+		t.Fatalf("the request did not go to m2: %s", body)
+	}
+}
+
+// /tree goes back to before an earlier prompt: its text is in the editor and the transcript
+// ends before it; sending it again starts a branch whose request lacks the abandoned reply.
+func TestE2ETree(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("Reply one."), textTurn("Reply two."), textTurn("Reply again."))
+	tm.waitFor("> █")
+	tm.typeLine("first question")
+	tm.waitFor("Reply one.")
+	tm.idle()
+	tm.typeLine("second question")
+	tm.waitFor("Reply two.")
+	tm.idle()
+	tm.typeLine("/tree")
+	tm.waitFor("Navigate session tree", "user: second question")
+	tm.keys("-l", "second")
+	tm.waitFor("Filter: second")
+	tm.keys("Enter")
+	s := tm.waitFor("Navigated to selected point", "> second question█")
+	if strings.Contains(s, "Reply two.") {
+		t.Fatalf("the abandoned reply is still shown:\n%s", s)
+	}
+	tm.keys("Enter")
+	tm.waitFor("Reply again.")
+	if body := tm.request(2); strings.Contains(body, "Reply two.") || !strings.Contains(body, "Reply one.") {
+		t.Fatalf("the branch's context is wrong: %s", body)
+	}
+}
+
+// /compact summarises the conversation through the model and says so; settings changed after
+// the start take effect through /reload.
+func TestE2ECompact(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("A long reply "+strings.Repeat("words ", 100)),
+		llmtest.Turn{Text: "## Goal\nthe summary"}, llmtest.Turn{Text: "prefix summary"})
+	tm.waitFor("> █")
+	tm.typeLine("question " + strings.Repeat("more ", 100))
+	tm.waitFor("A long reply")
+	tm.idle()
+	write(t, filepath.Join(tm.dir, "home", ".pi", "agent", "settings.json"),
+		`{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}, "compaction": {"keepRecentTokens": 10}}`)
+	tm.typeLine("/reload")
+	tm.waitFor("Reloaded keybindings")
+	tm.idle()
+	tm.typeLine("/compact")
+	tm.waitFor("Compacting context (manual)…", "Compacted: ")
+	if body := tm.request(1); !strings.Contains(body, "question more") {
+		t.Fatalf("the summary request lacks the conversation: %s", body)
+	}
+}
+
+// /fork from the second prompt: a new session with the first exchange, the prompt's text in
+// the editor.
+func TestE2EFork(t *testing.T) {
+	tm := newTerm(t, 100, 24, textTurn("Reply one."), textTurn("Reply two."))
+	tm.waitFor("> █")
+	tm.typeLine("first question")
+	tm.waitFor("Reply one.")
+	tm.idle()
+	tm.typeLine("second question")
+	tm.waitFor("Reply two.")
+	tm.idle()
+	tm.typeLine("/fork")
+	tm.waitFor("Fork from which message?", "› second question")
+	tm.keys("Enter")
+	s := tm.waitFor("Forked to new session", "> second question█")
+	if strings.Contains(s, "Reply two.") || !strings.Contains(s, "Reply one.") {
+		t.Fatalf("the fork shows the wrong conversation:\n%s", s)
+	}
+}

@@ -73,6 +73,15 @@ func NewRewind(dir string) *Rewind {
 	return r
 }
 
+// Switch makes the store the one of another session's sidecar directory (after /new, /fork
+// or /resume): the points of the session left behind name entries the new one lacks.
+func (r *Rewind) Switch(dir string) {
+	n := NewRewind(dir)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dir, r.current, r.seq, r.recs, r.blobs, r.points = n.dir, "", n.seq, n.recs, n.blobs, n.points
+}
+
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])

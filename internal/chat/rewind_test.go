@@ -105,3 +105,27 @@ func TestRewindReopened(t *testing.T) {
 		t.Fatalf("sequence numbers restart: %+v", again.Points())
 	}
 }
+
+// Switch drops the points of the session left behind and reads the new session's manifest.
+func TestRewindSwitch(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "a.rewind"), filepath.Join(t.TempDir(), "b.rewind")
+	ws := t.TempDir()
+	f := filepath.Join(ws, "f.txt")
+	rb := NewRewind(b)
+	rb.Begin("leafB", "in b")
+	if err := rb.Before(f); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f, "x")
+	rb.After(f)
+	rw := NewRewind(a)
+	rw.Begin("leafA", "in a")
+	rw.Switch(b)
+	if pts := rw.Points(); len(pts) != 1 || pts[0].Text != "in b" {
+		t.Fatalf("points after the switch %+v", pts)
+	}
+	rw.Switch(filepath.Join(t.TempDir(), "new.rewind"))
+	if pts := rw.Points(); len(pts) != 0 {
+		t.Fatalf("points in a new session %+v", pts)
+	}
+}

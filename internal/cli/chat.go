@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -29,8 +31,11 @@ import (
 // prepared as for -p; the tools' session gets the chat as its Approver, so writes outside
 // the workspace, escalations and questions are asked instead of refused.
 func (c *CLI) runChat(a *args) int {
-	if a.has("-r") {
-		fmt.Fprintln(c.Stderr, "pigo: --resume: the session picker is not built yet; use --session PATH|ID or -c (continue the newest one)")
+	// resMu guards the registry /reload replaces while the UI reads its completions.
+	var resMu sync.Mutex
+	prompts := append(append([]string{}, a.pos...), a.rest...)
+	if a.has("-r") && len(prompts) > 0 {
+		fmt.Fprintln(c.Stderr, "pigo: --resume opens the session picker; give the prompt in the resumed session")
 		return ExitUsage
 	}
 	r, err := c.prepareRun(a)
@@ -61,13 +66,17 @@ func (c *CLI) runChat(a *args) int {
 	expand := func(ctx context.Context, text string, out io.Writer) (string, bool, error) {
 		return c.expander(r, out)(ctx, text)
 	}
-	prompts := append(append([]string{}, a.pos...), a.rest...)
 	o := chat.Options{Agent: ag, Bridge: b, Expand: expand, Model: r.model.Provider + "/" + r.model.ID, Thinking: r.thinking,
 		ContextWindow: r.model.ContextWindow, Prompt: strings.Join(prompts, " "), Color: c.color(a),
 		Persist: func(p []string) error { return c.persistAllow(r, p) }, Todo: todoWidget,
-		Commands: func(q string) []chat.Completion { return completions(r, q) },
-		Session:  func() string { return sessionInfo(r, ag) },
-		Rewind:   rw, Leaf: r.sess.Leaf,
+		Commands: func(q string) []chat.Completion {
+			resMu.Lock()
+			defer resMu.Unlock()
+			return completions(r, q)
+		},
+		Session: func() string { return sessionInfo(r, ag) },
+		// Leaf reads r.sess at each call: /new, /fork and /resume replace the session.
+		Rewind: rw, Leaf: func() string { return r.sess.Leaf() },
 		Restore: func(p chat.Point) (*agent.Agent, error) {
 			if p.Leaf == "" {
 				r.sess.ResetLeaf()
@@ -90,6 +99,7 @@ func (c *CLI) runChat(a *args) int {
 			if _, err := r.sess.AppendThinkingLevelChange(r.thinking); err != nil {
 				return chat.HostResult{}, err
 			}
+			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
 			return chat.HostResult{Text: "New session started", Agent: ag}, nil
 		},
@@ -105,11 +115,81 @@ func (c *CLI) runChat(a *args) int {
 			}
 			return chat.HostResult{Text: "Session name set: " + name}, nil
 		},
+		"model": func(_ context.Context, ref string) (chat.HostResult, error) {
+			return switchModel(c, r, ref, newAgent, &ag)
+		},
+		"compact": func(ctx context.Context, instructions string) (chat.HostResult, error) {
+			// pi passes /compact's argument to the summary prompt; the agent's compaction
+			// takes none yet, so the person is told rather than silently ignored.
+			note := ""
+			if instructions != "" {
+				note = "Compaction instructions are not supported yet; compacted without them"
+			}
+			if err := manualCompact(ctx, ag, agent.SessionStore(r.sess), r.settings, b.Emit); err != nil {
+				return chat.HostResult{}, nil // compaction_end carried the error
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: note, Agent: ag, Keep: true}, nil
+		},
+		"fork": func(_ context.Context, id string) (chat.HostResult, error) {
+			text, err := forkSession(r, id)
+			if err != nil {
+				return chat.HostResult{}, err
+			}
+			rw.Switch(rewindDir(r.sess.Path()))
+			ag = newAgent()
+			return chat.HostResult{Text: "Forked to new session", Agent: ag, Input: text}, nil
+		},
+		"resume": func(_ context.Context, path string) (chat.HostResult, error) {
+			if err := resumeSession(r, c.sessionLocation(r.cfg, a), path); err != nil {
+				return chat.HostResult{}, err
+			}
+			text := "Resumed session"
+			if note := restoreModel(c, r); note != "" {
+				text = note + "\n" + text
+			}
+			rw.Switch(rewindDir(r.sess.Path()))
+			ag = newAgent()
+			return chat.HostResult{Text: text, Agent: ag, Model: r.model.Provider + "/" + r.model.ID,
+				ContextWindow: r.model.ContextWindow, Thinking: r.thinking}, nil
+		},
+		"tree": func(_ context.Context, id string) (chat.HostResult, error) {
+			if id == r.sess.Leaf() {
+				return chat.HostResult{Text: "Already at this point"}, nil
+			}
+			text, err := navigateTree(r.sess, id)
+			if err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: "Navigated to selected point", Agent: ag, Input: text}, nil
+		},
+		"reload": func(context.Context, string) (chat.HostResult, error) {
+			resMu.Lock()
+			text, err := c.reloadRun(r, a)
+			resMu.Unlock()
+			if err != nil {
+				return chat.HostResult{}, err
+			}
+			ag = newAgent()
+			return chat.HostResult{Text: text, Agent: ag, Keep: true}, nil
+		},
 		"!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, false, newAgent, &ag)
 		},
 		"!!": func(ctx context.Context, cmd string) (chat.HostResult, error) {
 			return userBash(ctx, r, cmd, true, newAgent, &ag)
+		},
+	}
+	if a.has("-r") {
+		o.Start = "/resume"
+	}
+	o.Pick = map[string]func() (chat.Picker, error){
+		"model": func() (chat.Picker, error) { return modelPicker(r) },
+		"fork":  func() (chat.Picker, error) { return forkPicker(r.sess), nil },
+		"tree":  func() (chat.Picker, error) { return treePicker(r.sess), nil },
+		"resume": func() (chat.Picker, error) {
+			return resumePicker(c.sessionLocation(r.cfg, a))
 		},
 	}
 	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
@@ -279,4 +359,372 @@ func userBash(ctx context.Context, r *run, cmd string, exclude bool, newAgent fu
 		text += "\n(cancelled)"
 	}
 	return chat.HostResult{Text: text, Agent: *ag, Keep: true}, nil
+}
+
+// modelRefs are the models the chat offers: models.json's custom models (in file order), then
+// the catalogue's, each "provider/id" once.
+func modelRefs(cfg *config.Config) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(ref string) {
+		if k := strings.ToLower(ref); !seen[k] {
+			seen[k] = true
+			out = append(out, ref)
+		}
+	}
+	if eff, err := cfg.Effective(config.Models); err == nil && eff.Root != nil {
+		if ps := eff.Root.Get("providers"); ps != nil {
+			for _, pm := range ps.Members {
+				if ms := pm.Value.Get("models"); ms != nil {
+					for _, mv := range ms.Elems {
+						if id := mv.Get("id"); id != nil && id.Node != nil && id.Node.Str != "" {
+							add(pm.Key + "/" + id.Node.Str)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, m := range config.CatalogueModels() {
+		add(m.Provider + "/" + m.ID)
+	}
+	return out
+}
+
+// modelPicker is /model's selector; the current model is marked.
+func modelPicker(r *run) (chat.Picker, error) {
+	cur := r.model.Provider + "/" + r.model.ID
+	p := chat.Picker{Title: "Select model", Empty: "No models available"}
+	for _, ref := range modelRefs(r.cfg) {
+		label := ref
+		if strings.EqualFold(ref, cur) {
+			label += " ✓"
+		}
+		p.Items = append(p.Items, chat.PickItem{Label: label, Arg: ref})
+	}
+	return p, nil
+}
+
+// resolveModel resolves "provider/id" as --model does, with its wire client.
+func resolveModel(c *CLI, r *run, ref string) (*llm.Model, llm.Provider, error) {
+	mi, err := r.cfg.SessionModel(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mi == nil || mi.Source == "defaults" {
+		return nil, nil, fmt.Errorf("Model not found: %s", ref)
+	}
+	m, err := c.llmModel(r.cfg, mi, mi.Provider+"/"+mi.ID, "")
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return nil, nil, errors.New(ee.msg)
+		}
+		return nil, nil, err
+	}
+	p, err := providerFor(m.API)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, p, nil
+}
+
+// useModel makes m the run's model (and the tools' session's).
+func useModel(r *run, m *llm.Model, p llm.Provider) {
+	r.model, r.provider = m, p
+	r.toolSess.Model = m
+	r.toolSess.Env.Provider, r.toolSess.Env.Model = m.Provider, m.ID
+}
+
+// switchModel is /model PROVIDER/ID: the model is resolved as --model resolves it, the
+// session records a model_change (and the thinking level when clamping changed it), and the
+// agent continues the same conversation with the new model.
+func switchModel(c *CLI, r *run, ref string, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+	m, p, err := resolveModel(c, r, ref)
+	if err != nil {
+		return chat.HostResult{}, err
+	}
+	if _, err := r.sess.AppendModelChange(m.Provider, m.ID); err != nil {
+		return chat.HostResult{}, err
+	}
+	useModel(r, m, p)
+	if t := clampThinking(m, r.thinking); t != r.thinking {
+		r.thinking = t
+		if _, err := r.sess.AppendThinkingLevelChange(t); err != nil {
+			return chat.HostResult{}, err
+		}
+	}
+	*ag = newAgent()
+	return chat.HostResult{Text: "Model: " + m.Provider + "/" + m.ID, Agent: *ag, Keep: true,
+		Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow, Thinking: r.thinking}, nil
+}
+
+// restoreModel continues a resumed session with its model and thinking level, as pi does;
+// a model that no longer resolves keeps the current one and says why.
+func restoreModel(c *CLI, r *run) (note string) {
+	ctx := r.sess.Context()
+	if ref := ctx.Model; ref != nil && !(strings.EqualFold(ref.Provider, r.model.Provider) && strings.EqualFold(ref.ModelID, r.model.ID)) {
+		m, p, err := resolveModel(c, r, ref.Provider+"/"+ref.ModelID)
+		if err != nil {
+			note = fmt.Sprintf("Could not restore model %s/%s: %v", ref.Provider, ref.ModelID, err)
+		} else {
+			useModel(r, m, p)
+		}
+	}
+	r.thinking = clampThinking(r.model, ctx.ThinkingLevel)
+	return note
+}
+
+// manualCompact is /compact (pi's compact()): the branch is summarised through the agent's
+// compaction and recorded in the store, between compaction_start and compaction_end events
+// with reason "manual"; a failure is reported in compaction_end and returned.
+func manualCompact(ctx context.Context, ag *agent.Agent, st agent.Store, s agent.Settings, emit func(agent.Event)) error {
+	emit(agent.Event{Type: agent.EventCompactionStart, Reason: "manual"})
+	fail := func(err error) error {
+		if errors.Is(err, context.Canceled) {
+			emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", Aborted: true})
+			return err
+		}
+		emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", ErrorMessage: "Compaction failed: " + err.Error()})
+		return err
+	}
+	branch := st.Branch()
+	p := agent.PrepareCompaction(branch, s.Compaction)
+	if p == nil {
+		if n := len(branch); n > 0 && branch[n-1].Type == "compaction" {
+			return fail(errors.New("Already compacted"))
+		}
+		return fail(errors.New("Nothing to compact (session too small)"))
+	}
+	c, err := ag.Compact(ctx, p, "manual")
+	if err == nil && ctx.Err() != nil {
+		err = context.Canceled
+	}
+	if err == nil {
+		err = st.AppendCompaction(c)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	after, _ := agent.EstimateContextTokens(st.Context())
+	emit(agent.Event{Type: agent.EventCompactionEnd, Reason: "manual", Compaction: &agent.CompactionResult{Summary: c.Summary,
+		FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: c.TokensBefore, EstimatedTokensAfter: after, Usage: c.Usage, Details: c.Details}})
+	return nil
+}
+
+// userText is a user message entry's text (pi's contentText: the text parts joined), "" for
+// any other entry.
+func userText(e *session.Entry) string {
+	if e.Type != session.TypeMessage || e.Message == nil || e.Message.LLM == nil || e.Message.LLM.Role != llm.RoleUser {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range e.Message.LLM.Content {
+		if c.Type == llm.TypeText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// forkPicker is /fork's selector: the session's user messages in file order (pi's
+// getUserMessagesForForking), the newest selected.
+func forkPicker(s *session.Session) chat.Picker {
+	p := chat.Picker{Title: "Fork from which message?", Empty: "No messages to fork from"}
+	for _, e := range s.Entries() {
+		if t := userText(e); t != "" {
+			line, _, _ := strings.Cut(t, "\n")
+			p.Items = append(p.Items, chat.PickItem{Label: line, Arg: e.ID})
+		}
+	}
+	p.Current = len(p.Items) - 1
+	return p
+}
+
+// forkSession is /fork ID (pi's fork): the session continues in a new file holding the path
+// up to before the user message, whose text it returns for the editor; forking from the first
+// message starts an empty session whose parentSession is the old file.
+func forkSession(r *run, id string) (string, error) {
+	var target *session.Entry
+	for _, e := range r.sess.Entries() {
+		if e.ID == id {
+			target = e
+		}
+	}
+	text := ""
+	if target != nil {
+		text = userText(target)
+	}
+	if text == "" {
+		return "", fmt.Errorf("Invalid entry ID for forking")
+	}
+	if target.ParentID == "" {
+		old := r.sess.Path()
+		if err := r.sess.Close(); err != nil {
+			return "", err
+		}
+		r.sess = session.New(r.cfg.ProjectDir, r.sess.Dir(), session.Options{ParentSession: old})
+		return text, nil
+	}
+	if _, err := r.sess.Branched(target.ParentID); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// resumePicker is /resume's selector: this cwd's sessions, newest first, by name or first
+// message, with their message counts.
+func resumePicker(l session.Location) (chat.Picker, error) {
+	infos, err := session.List(l, false)
+	if err != nil {
+		return chat.Picker{}, err
+	}
+	p := chat.Picker{Title: "Resume Session (Current Folder)", Empty: "No sessions found"}
+	for _, in := range infos {
+		label := in.Name
+		if label == "" {
+			label, _, _ = strings.Cut(in.FirstMessage, "\n")
+		}
+		p.Items = append(p.Items, chat.PickItem{Label: fmt.Sprintf("%s · %d messages", label, in.Messages), Arg: in.Path})
+	}
+	return p, nil
+}
+
+// resumeSession is /resume PATH: the chosen file is opened (its new branches stay in the
+// session directory) and the current one closed; the chat continues the chosen conversation.
+func resumeSession(r *run, l session.Location, path string) error {
+	if path == r.sess.Path() {
+		return nil
+	}
+	s, err := session.Open(path, session.OpenOptions{Dir: l.Dir, Cwd: l.Cwd})
+	if err != nil {
+		return err
+	}
+	if err := r.sess.Close(); err != nil {
+		s.Close()
+		return err
+	}
+	r.sess = s
+	return nil
+}
+
+// treePicker is /tree's selector: the file's conversation entries depth first (siblings in
+// file order), indented where the tree branches, the active leaf's entry selected.
+func treePicker(s *session.Session) chat.Picker {
+	p := chat.Picker{Title: "Navigate session tree", Empty: "No entries in session"}
+	leaf := s.Leaf()
+	var walk func(parent string, depth int)
+	walk = func(parent string, depth int) {
+		kids := s.Children(parent)
+		d := depth
+		if len(kids) > 1 {
+			d++
+		}
+		for _, e := range kids {
+			if label := treeLabel(e); label != "" {
+				if e.ID == leaf {
+					p.Current = len(p.Items)
+				}
+				p.Items = append(p.Items, chat.PickItem{Label: strings.Repeat("  ", d) + label, Arg: e.ID})
+			} else if e.ID == leaf {
+				p.Current = max(len(p.Items)-1, 0)
+			}
+			walk(e.ID, d)
+		}
+	}
+	walk("", 0)
+	return p
+}
+
+// treeLabel is an entry's line in /tree ("" for entries it does not show: tool results,
+// model and thinking changes, labels).
+func treeLabel(e *session.Entry) string {
+	first := func(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }
+	switch e.Type {
+	case session.TypeMessage:
+		if e.Message == nil || e.Message.LLM == nil {
+			if e.Message != nil && e.Message.Bash != nil {
+				return "$ " + first(e.Message.Bash.Command)
+			}
+			return ""
+		}
+		m := e.Message.LLM
+		var b strings.Builder
+		for _, c := range m.Content {
+			if c.Type == llm.TypeText {
+				b.WriteString(c.Text)
+			}
+		}
+		switch m.Role {
+		case llm.RoleUser:
+			return "user: " + first(b.String())
+		case llm.RoleAssistant:
+			if b.Len() == 0 {
+				return ""
+			}
+			return "assistant: " + first(b.String())
+		}
+	case session.TypeCompaction:
+		return "[compaction]"
+	case session.TypeBranchSummary:
+		return "[branch summary] " + first(e.Summary)
+	}
+	return ""
+}
+
+// navigateTree is /tree ID without a summary (pi's navigateTree): the leaf moves to the entry,
+// or to before it when it is a user message, whose text it returns for the editor.
+func navigateTree(s *session.Session, id string) (string, error) {
+	e := s.Entry(id)
+	if e == nil {
+		return "", fmt.Errorf("Entry %s not found", id)
+	}
+	leaf, text := id, ""
+	if t := userText(e); t != "" || (e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil && e.Message.LLM.Role == llm.RoleUser) {
+		leaf, text = e.ParentID, t
+	}
+	if leaf == "" {
+		s.ResetLeaf()
+		return text, nil
+	}
+	return text, s.SetLeaf(leaf)
+}
+
+// reloadText is pi's /reload status.
+const reloadText = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
+
+// reloadRun is /reload: the configuration is loaded again and the registry re-resolved for the
+// current model (commands, skills, prompt templates, context files, settings, the system
+// prompt); the bound tools and the sandbox stay as the session started. Notices the load
+// prints are returned with the status instead of going to the terminal under the chat.
+func (c *CLI) reloadRun(r *run, a *args) (string, error) {
+	var notes bytes.Buffer
+	stderr := c.Stderr
+	c.Stderr = &notes
+	defer func() { c.Stderr = stderr }()
+	a.vals["--model"] = []string{r.model.Provider + "/" + r.model.ID}
+	cfg, res, ag, code := c.resolveAgent(a)
+	if res == nil {
+		return "", fmt.Errorf("reload failed (exit %d): %s", code, strings.TrimSpace(notes.String()))
+	}
+	var sub *config.ResolvedAgent
+	if ag != nil {
+		var err error
+		if sub, err = cfg.Agent(ag.Name); err != nil {
+			return "", fmt.Errorf("--agent: %v", err)
+		}
+	}
+	settings, err := cfg.Effective(config.Settings)
+	if err != nil {
+		return "", err
+	}
+	var rs runSettings
+	_ = json.Unmarshal(settings.JSON(), &rs)
+	r.cfg, r.res, r.settings, r.settingsJSON = cfg, res, rs.agentSettings(), settings.JSON()
+	r.system = c.systemPrompt(a, cfg, res, sub)
+	text := reloadText
+	if n := strings.TrimSpace(notes.String()); n != "" {
+		text = n + "\n" + text
+	}
+	return text, nil
 }
