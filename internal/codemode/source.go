@@ -2,11 +2,11 @@ package codemode
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -85,35 +85,5 @@ func parseOptions(text string) (Options, error) {
 	return opts, nil
 }
 
-// jsString is JSON.stringify of a string: quotes, backslash and control characters escaped
-// (\b \f \n \r \t, else \u00xx), everything else as it is.
-func jsString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// jsString is JSON.stringify of a string (llm.AppendJSString).
+func jsString(s string) string { return string(llm.AppendJSString(nil, s)) }

@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // Value is a JSON value that keeps object key order, so arguments can be echoed the way pi's
@@ -300,47 +301,9 @@ func FormatNumber(f float64) string {
 	return mant + "e" + string(sign) + exp
 }
 
-// writeJSString quotes s as JSON.stringify does: only quotes, backslashes, control characters
-// and lone surrogates are escaped.
+// writeJSString quotes s as JSON.stringify does (llm.AppendJSString).
 func writeJSString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				b.WriteString(`\"`)
-			case '\\':
-				b.WriteString(`\\`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				if c < 0x20 {
-					fmt.Fprintf(b, `\u%04x`, c)
-				} else {
-					b.WriteByte(c)
-				}
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	b.WriteByte('"')
+	b.Write(llm.AppendJSString(b.AvailableBuffer(), s))
 }
 
 // JSTruthyString is String(v) of a JavaScript primitive (TypeBox's string conversion).
