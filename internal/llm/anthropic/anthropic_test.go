@@ -22,14 +22,6 @@ func stream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Me
 	return msg, evs
 }
 
-func types(evs []llm.Event) string {
-	var s []string
-	for _, e := range evs {
-		s = append(s, e.Type)
-	}
-	return strings.Join(s, " ")
-}
-
 func userCtx(text string) *llm.Context {
 	return &llm.Context{SystemPrompt: "You are helpful.", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(text)}, Timestamp: 1}}}
 }
@@ -68,8 +60,8 @@ func TestFixtures(t *testing.T) {
 			if tc.wantArgs != "" && string(msg.ToolCalls()[0].Arguments) != tc.wantArgs {
 				t.Errorf("%s: args %s", tc.file, msg.ToolCalls()[0].Arguments)
 			}
-			if !strings.HasPrefix(types(evs), "start ") || !strings.HasSuffix(types(evs), " done") {
-				t.Errorf("events %s", types(evs))
+			if !strings.HasPrefix(llmtest.EventTypes(evs), "start ") || !strings.HasSuffix(llmtest.EventTypes(evs), " done") {
+				t.Errorf("events %s", llmtest.EventTypes(evs))
 			}
 			if msg.Usage.Input == 0 || msg.Usage.Output == 0 || msg.Usage.Cost.Total == 0 || msg.Usage.CacheWrite1h == nil {
 				t.Errorf("usage %+v", msg.Usage)
@@ -123,7 +115,7 @@ func TestScripted(t *testing.T) {
 		{Kind: "text", Text: "Reading now."}, {Kind: "tool", ToolCall: llmtest.ToolCall{Name: "ls", Args: `{"path":"."}`}}}, Usage: llmtest.Usage{Input: 5, CacheRead: 7, CacheWrite: 3, Output: 9}, Noise: true})
 	msg, evs := stream(t, model(srv), userCtx("x"), nil)
 	want := "start thinking_start thinking_delta thinking_end thinking_start thinking_end text_start text_delta text_delta text_end toolcall_start toolcall_delta toolcall_delta toolcall_delta toolcall_end done"
-	if got := types(evs); got != want {
+	if got := llmtest.EventTypes(evs); got != want {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
 	if c := msg.Content[0]; c.ThinkingSignature != "SIG" {

@@ -22,14 +22,6 @@ func stream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Me
 	return msg, evs
 }
 
-func types(evs []llm.Event) string {
-	var s []string
-	for _, e := range evs {
-		s = append(s, e.Type)
-	}
-	return strings.Join(s, " ")
-}
-
 func userCtx(text string) *llm.Context {
 	return &llm.Context{SystemPrompt: "You are helpful.", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(text)}, Timestamp: 1}}}
 }
@@ -52,7 +44,7 @@ func TestFixtureToolStreaming(t *testing.T) {
 		if len(tcs) != 1 || tcs[0].Name != "weather" || string(tcs[0].Arguments) != `{"location":"Florence,Italy"}` {
 			t.Errorf("tool calls: %+v", tcs)
 		}
-		if got := types(evs); !strings.HasPrefix(got, "start toolcall_start toolcall_delta") || !strings.HasSuffix(got, "toolcall_end done") {
+		if got := llmtest.EventTypes(evs); !strings.HasPrefix(got, "start toolcall_start toolcall_delta") || !strings.HasSuffix(got, "toolcall_end done") {
 			t.Errorf("events: %s", got)
 		}
 		if msg.Usage.Input == 0 || msg.Usage.TotalTokens != msg.Usage.Input+msg.Usage.Output+msg.Usage.CacheRead || msg.Usage.Cost.Total == 0 {
@@ -69,7 +61,7 @@ func TestScriptedTextThenTool(t *testing.T) {
 	srv.Push(llmtest.Turn{Text: "Reading.", ToolCalls: []llmtest.ToolCall{{Name: "ls", Args: `{"path":"."}`}}, Usage: llmtest.Usage{Input: 20, Output: 4}})
 	msg, evs := stream(t, model(srv), userCtx("list"), nil)
 	want := "start text_start text_delta toolcall_start toolcall_delta toolcall_delta toolcall_delta text_end toolcall_end done"
-	if got := types(evs); got != want {
+	if got := llmtest.EventTypes(evs); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}
 	if msg.Text() != "Reading." || msg.StopReason != llm.StopToolUse {
@@ -134,7 +126,7 @@ func TestReasoningFields(t *testing.T) {
 		if msg.Usage.Input != 3 {
 			t.Errorf("choice usage: %+v", msg.Usage)
 		}
-		if got := types(evs); got != "start thinking_start thinking_delta thinking_delta text_start text_delta thinking_end text_end done" {
+		if got := llmtest.EventTypes(evs); got != "start thinking_start thinking_delta thinking_delta text_start text_delta thinking_end text_end done" {
 			t.Errorf("%s", got)
 		}
 		var body map[string]any
@@ -189,7 +181,7 @@ func TestAbortBeforeResponse(t *testing.T) {
 	var evs []llm.Event
 	msg := Provider{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) { evs = append(evs, e) })
 	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != "Request aborted" || len(evs) != 1 || evs[0].Type != llm.EventError {
-		t.Errorf("%s %q %v", msg.StopReason, msg.ErrorMessage, types(evs))
+		t.Errorf("%s %q %v", msg.StopReason, msg.ErrorMessage, llmtest.EventTypes(evs))
 	}
 }
 

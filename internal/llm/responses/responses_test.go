@@ -22,14 +22,6 @@ func stream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Me
 	return msg, evs
 }
 
-func types(evs []llm.Event) string {
-	var s []string
-	for _, e := range evs {
-		s = append(s, e.Type)
-	}
-	return strings.Join(s, " ")
-}
-
 func userCtx(text string) *llm.Context {
 	return &llm.Context{SystemPrompt: "You are helpful.", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(text)}, Timestamp: 1}}}
 }
@@ -59,7 +51,7 @@ func TestFixture(t *testing.T) {
 		if msg.Usage.Reasoning == nil || msg.Usage.Output != 77 || msg.Usage.TotalTokens == 0 || msg.Usage.Cost.Total == 0 || !strings.HasPrefix(msg.ResponseID, "resp_") {
 			t.Errorf("usage %+v id %q", msg.Usage, msg.ResponseID)
 		}
-		if got := types(evs); !strings.HasPrefix(got, "start thinking_start thinking_end toolcall_start toolcall_delta") {
+		if got := llmtest.EventTypes(evs); !strings.HasPrefix(got, "start thinking_start thinking_end toolcall_start toolcall_delta") {
 			t.Errorf("events %s", got)
 		}
 		f := false
@@ -93,7 +85,7 @@ func TestScriptedAndFaults(t *testing.T) {
 		llmtest.Turn{Text: "a", Fault: llmtest.StreamError}, llmtest.Turn{Text: "a b c d", Fault: llmtest.Truncated, DisconnectAfter: 500},
 		llmtest.Turn{Text: "x", StopReason: "content_filter"})
 	msg, evs := stream(t, model(srv), userCtx("x"), nil)
-	if got := types(evs); got != "start thinking_start thinking_delta thinking_delta thinking_delta thinking_end text_start text_delta text_delta text_end done" {
+	if got := llmtest.EventTypes(evs); got != "start thinking_start thinking_delta thinking_delta thinking_delta thinking_end text_start text_delta text_delta text_end done" {
 		t.Errorf("events %s", got)
 	}
 	if msg.Content[0].Thinking != "deep thought" || msg.Text() != "Hi there." || msg.Usage.Input != 10 || msg.Usage.CacheRead != 4 {
