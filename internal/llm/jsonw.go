@@ -72,32 +72,11 @@ func AppendJSON(b []byte, v any) []byte {
 		}
 		return append(b, '}')
 	case []any:
-		b = append(b, '[')
-		for i, e := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSON(b, e)
-		}
-		return append(b, ']')
+		return appendArray(b, t, func(b []byte, e any) []byte { return AppendJSON(b, e) })
 	case []Obj:
-		b = append(b, '[')
-		for i, e := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSON(b, e)
-		}
-		return append(b, ']')
+		return appendArray(b, t, func(b []byte, e Obj) []byte { return AppendJSON(b, e) })
 	case []string:
-		b = append(b, '[')
-		for i, e := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSString(b, e)
-		}
-		return append(b, ']')
+		return appendArray(b, t, AppendJSString)
 	case string:
 		return AppendJSString(b, t)
 	case bool:
@@ -138,4 +117,16 @@ func AppendJSON(b []byte, v any) []byte {
 		return append(b, s...)
 	}
 	return append(b, raw...)
+}
+
+// appendArray appends es as a JSON array, each element written by each.
+func appendArray[E any](b []byte, es []E, each func([]byte, E) []byte) []byte {
+	b = append(b, '[')
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, e)
+	}
+	return append(b, ']')
 }
