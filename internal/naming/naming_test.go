@@ -57,7 +57,7 @@ func TestGenerate(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Push(llmtest.Turn{Thinking: "hmm", Text: "  Refactor the   parser  "}, llmtest.Turn{Text: "   "})
 	m := &llm.Model{Provider: "local", ID: "namer", API: llmtest.OpenAICompletions, BaseURL: srv.BaseURL(llmtest.OpenAICompletions), APIKey: "k"}
-	p := openai.Provider{}
+	p := openai.Completions{}
 	name, err := Generate(context.Background(), p, m, llm.Options{}, "please refactor the parser", 30)
 	if err != nil || name != "Refactor the parser" {
 		t.Fatalf("%q %v", name, err)

@@ -16,12 +16,12 @@ func longTurn() llmtest.Turn {
 
 func BenchmarkParseLongStream(b *testing.B) {
 	body := llmtest.Render(llmtest.OpenAICompletions, longTurn())
-	m := &llm.Model{Provider: "local", ID: "m", API: API}
+	m := &llm.Model{Provider: "local", ID: "m", API: CompletionsAPI}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
 		bl := llm.NewBuilder(m, func(llm.Event) {})
-		msg := run(context.Background(), bl, m, ResolveCompat(m), strings.NewReader(body), false)
+		msg := runCompletions(context.Background(), bl, m, ResolveCompat(m), strings.NewReader(body), false)
 		if msg.StopReason != llm.StopToolUse {
 			b.Fatal(msg.ErrorMessage)
 		}

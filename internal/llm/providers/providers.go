@@ -6,5 +6,4 @@ import (
 	// Each package registers its API in init.
 	_ "github.com/pigo-agent/pigo/internal/llm/anthropic"
 	_ "github.com/pigo-agent/pigo/internal/llm/openai"
-	_ "github.com/pigo-agent/pigo/internal/llm/responses"
 )

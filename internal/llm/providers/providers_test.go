@@ -8,11 +8,10 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/anthropic"
 	"github.com/pigo-agent/pigo/internal/llm/openai"
-	"github.com/pigo-agent/pigo/internal/llm/responses"
 )
 
 func TestProviderFor(t *testing.T) {
-	for api, want := range map[string]llm.Provider{"openai-completions": openai.Provider{}, "anthropic-messages": anthropic.Provider{}, "openai-responses": responses.Provider{}} {
+	for api, want := range map[string]llm.Provider{"openai-completions": openai.Completions{}, "anthropic-messages": anthropic.Provider{}, "openai-responses": openai.Responses{}} {
 		p, err := llm.ProviderFor(api)
 		if err != nil || p != want {
 			t.Errorf("%s: %T %v", api, p, err)

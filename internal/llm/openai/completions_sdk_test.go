@@ -36,7 +36,7 @@ func richContext() *llm.Context {
 		Tools:        []llm.Tool{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
 		Messages: []llm.Message{
 			{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("look <here> & there"), {Type: llm.TypeImage, MimeType: "image/png", Data: "iVBORw0KGgo="}}, Timestamp: 1},
-			{Role: llm.RoleAssistant, API: API, Provider: "local", Model: "m", StopReason: llm.StopToolUse, Timestamp: 2, Content: []llm.Content{
+			{Role: llm.RoleAssistant, API: CompletionsAPI, Provider: "local", Model: "m", StopReason: llm.StopToolUse, Timestamp: 2, Content: []llm.Content{
 				{Type: llm.TypeThinking, Thinking: "hmm", ThinkingSignature: "reasoning_content"}, llm.TextBlock("Looking."),
 				{Type: llm.TypeToolCall, ID: "call_1", Name: "ls", Arguments: json.RawMessage(`{"path":"."}`)},
 				{Type: llm.TypeToolCall, ID: "call_2", Name: "ls", Arguments: json.RawMessage(`{}`)}}},
@@ -48,7 +48,7 @@ func richContext() *llm.Context {
 }
 
 func TestSDKDecodesRequestBodies(t *testing.T) {
-	base := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: "http://127.0.0.1:1/v1", Input: []string{"text", "image"}, ContextWindow: 128000, MaxTokens: 16384}
+	base := &llm.Model{Provider: "local", ID: "m", API: CompletionsAPI, BaseURL: "http://127.0.0.1:1/v1", Input: []string{"text", "image"}, ContextWindow: 128000, MaxTokens: 16384}
 	reasoning := *base
 	reasoning.Reasoning = true
 	maxTok := *base

@@ -1,4 +1,4 @@
-package responses
+package openai
 
 import (
 	"context"
@@ -10,23 +10,19 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 )
 
-func model(srv *llmtest.Server) *llm.Model {
-	return &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k",
+func respModel(srv *llmtest.Server) *llm.Model {
+	return &llm.Model{Provider: "local", ID: "m", API: ResponsesAPI, BaseURL: srv.BaseURL(ResponsesAPI), APIKey: "k",
 		Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
 }
 
-func stream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Message, []llm.Event) {
+func respStream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Message, []llm.Event) {
 	t.Helper()
 	var evs []llm.Event
-	msg := Provider{}.Stream(context.Background(), m, c, o, func(e llm.Event) { evs = append(evs, e) })
+	msg := Responses{}.Stream(context.Background(), m, c, o, func(e llm.Event) { evs = append(evs, e) })
 	return msg, evs
 }
 
-func userCtx(text string) *llm.Context {
-	return &llm.Context{SystemPrompt: "You are helpful.", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock(text)}, Timestamp: 1}}}
-}
-
-func TestFixture(t *testing.T) {
+func TestResponsesFixture(t *testing.T) {
 	cas := llmtest.Fixture(t, "openai/responses-tool-streaming.yaml")
 	for _, chunk := range []int{0, 1, 9} {
 		srv := llmtest.New(t)
@@ -34,10 +30,10 @@ func TestFixture(t *testing.T) {
 		tr0.Chunk, tr0.Noise = chunk, chunk == 9
 		tr1.Chunk = chunk
 		srv.Push(tr0, tr1)
-		m := model(srv)
+		m := respModel(srv)
 		m.ID, m.Reasoning, m.Cost = "gpt-5", true, llm.Cost{Input: 1.25, Output: 10, CacheRead: 0.125}
 		c := userCtx("weather in Florence?")
-		msg, evs := stream(t, m, c, nil)
+		msg, evs := respStream(t, m, c, nil)
 		if msg.StopReason != llm.StopToolUse {
 			t.Fatalf("chunk %d: %s %q", chunk, msg.StopReason, msg.ErrorMessage)
 		}
@@ -56,7 +52,7 @@ func TestFixture(t *testing.T) {
 		}
 		f := false
 		c.Messages = append(c.Messages, *msg, llm.Message{Role: llm.RoleToolResult, ToolCallID: tc[0].ID, ToolName: "weather", Content: []llm.Content{llm.TextBlock("40 C")}, IsError: &f})
-		final, _ := stream(t, m, c, nil)
+		final, _ := respStream(t, m, c, nil)
 		if final.StopReason != llm.StopStop || !strings.Contains(final.Text(), "40") || !strings.HasPrefix(final.Content[len(final.Content)-1].TextSignature, `{"v":1,"id":"msg_`) {
 			t.Errorf("final %s %q %+v", final.StopReason, final.ErrorMessage, final.Content)
 		}
@@ -78,20 +74,20 @@ func TestFixture(t *testing.T) {
 	}
 }
 
-func TestScriptedAndFaults(t *testing.T) {
+func TestResponsesScriptedAndFaults(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Push(llmtest.Turn{Thinking: "deep thought", Text: "Hi there.", Usage: llmtest.Usage{Input: 10, CacheRead: 4, Output: 3, Reasoning: 1}},
 		llmtest.Turn{Text: "cut", StopReason: "length"}, llmtest.Turn{Fault: llmtest.ContextOverflow}, llmtest.Turn{Fault: llmtest.RateLimit},
 		llmtest.Turn{Text: "a", Fault: llmtest.StreamError}, llmtest.Turn{Text: "a b c d", Fault: llmtest.Truncated, DisconnectAfter: 500},
 		llmtest.Turn{Text: "x", StopReason: "content_filter"})
-	msg, evs := stream(t, model(srv), userCtx("x"), nil)
+	msg, evs := respStream(t, respModel(srv), userCtx("x"), nil)
 	if got := llmtest.EventTypes(evs); got != "start thinking_start thinking_delta thinking_delta thinking_delta thinking_end text_start text_delta text_delta text_end done" {
 		t.Errorf("events %s", got)
 	}
 	if msg.Content[0].Thinking != "deep thought" || msg.Text() != "Hi there." || msg.Usage.Input != 10 || msg.Usage.CacheRead != 4 {
 		t.Errorf("msg %+v %+v", msg.Content, msg.Usage)
 	}
-	msg, _ = stream(t, model(srv), userCtx("x"), nil)
+	msg, _ = respStream(t, respModel(srv), userCtx("x"), nil)
 	if msg.StopReason != llm.StopLength || msg.RawStopReason != "incomplete.max_output_tokens" {
 		t.Errorf("length: %s %s", msg.StopReason, msg.RawStopReason)
 	}
@@ -102,7 +98,7 @@ func TestScriptedAndFaults(t *testing.T) {
 		"OpenAI Responses stream ended before a terminal response event",
 		"Response incomplete: content_filter",
 	} {
-		msg, _ := stream(t, model(srv), userCtx("x"), nil)
+		msg, _ := respStream(t, respModel(srv), userCtx("x"), nil)
 		if msg.StopReason != llm.StopError || msg.ErrorMessage != want {
 			t.Errorf("got %s %q\nwant %q", msg.StopReason, msg.ErrorMessage, want)
 		}

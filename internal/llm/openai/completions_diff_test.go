@@ -72,7 +72,7 @@ func TestDiffPiRequestBodies(t *testing.T) {
 			if len(reqs) != 2 {
 				t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
 			}
-			m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k",
+			m := &llm.Model{Provider: "local", ID: "m", API: CompletionsAPI, BaseURL: srv.BaseURL(CompletionsAPI), APIKey: "k",
 				Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
 			if tc.model["reasoning"] == true {
 				m.Reasoning, m.ContextWindow, m.MaxTokens = true, 64000, 8000
@@ -141,7 +141,7 @@ func TestDiffPiCompatByURL(t *testing.T) {
 			if len(reqs) != 1 {
 				t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
 			}
-			m := &llm.Model{Provider: "local", ID: tc.id, API: API, BaseURL: tc.url, APIKey: "k", Reasoning: true,
+			m := &llm.Model{Provider: "local", ID: tc.id, API: CompletionsAPI, BaseURL: tc.url, APIKey: "k", Reasoning: true,
 				Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
 			o := &llm.Options{ThinkingLevel: "high", ProxyURL: srv.URL}
 			c := piContext(t, reqs[0].Body)
@@ -185,7 +185,7 @@ func TestDiffPiReasoningDetails(t *testing.T) {
 	if len(pa) != 1 {
 		t.Fatalf("pi printed %d assistant messages; stderr %s", len(pa), errOut)
 	}
-	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Reasoning: true, Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
+	m := &llm.Model{Provider: "local", ID: "m", API: CompletionsAPI, BaseURL: srv.BaseURL(CompletionsAPI), APIKey: "k", Reasoning: true, Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
 	srv.Push(turn)
 	msg, evs := stream(t, m, userCtx("hi"), &llm.Options{ThinkingLevel: "low"})
 	if d := llmtest.DiffAssistant(pa[0], evs, msg); d != "" {

@@ -1,10 +1,11 @@
-// Package responses is pigo's client for the openai-responses API (POST {baseUrl}/responses,
-// streamed as typed events): pi 0.84's request shape (input items, developer/system role,
-// function_call and function_call_output items, reasoning items replayed from their
-// signatures, store:false, max_output_tokens, reasoning effort and summary) and its parsing of
-// output_item / content_part / output_text / function_call_arguments / reasoning_summary
-// events and the response.completed usage.
-package responses
+// The Responses API (openai-responses): POST {baseUrl}/responses, streamed as typed events.
+// pi 0.84's request shape (input items, developer/system role, function_call and
+// function_call_output items, reasoning items replayed from their signatures, store:false,
+// max_output_tokens, reasoning effort and summary) and its parsing of output_item /
+// content_part / output_text / function_call_arguments / reasoning_summary events and the
+// response.completed usage.
+
+package openai
 
 import (
 	"context"
@@ -15,28 +16,27 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/sse"
 )
 
-// API is the models.json api value this package serves.
-const API = "openai-responses"
+// ResponsesAPI is the models.json api value of the Responses API.
+const ResponsesAPI = "openai-responses"
 
-// Provider streams openai-responses responses.
-type Provider struct{}
+// Responses streams openai-responses responses.
+type Responses struct{}
 
-// Compat is pi's getCompat for openai-responses.
-type Compat struct {
+// ResponsesCompat is pi's getCompat for openai-responses.
+type ResponsesCompat struct {
 	SupportsDeveloperRole      bool
 	SessionAffinityFormat      string
 	SupportsLongCacheRetention bool
 	SupportsStrictMode         bool
 }
 
-// ResolveCompat reads the model's compat with pi's defaults.
-func ResolveCompat(m *llm.Model) Compat {
+// ResolveResponsesCompat reads the model's compat with pi's defaults.
+func ResolveResponsesCompat(m *llm.Model) ResponsesCompat {
 	var r struct {
 		SupportsDeveloperRole      *bool   `json:"supportsDeveloperRole"`
 		SessionAffinityFormat      *string `json:"sessionAffinityFormat"`
@@ -46,7 +46,7 @@ func ResolveCompat(m *llm.Model) Compat {
 	if len(m.Compat) > 0 {
 		_ = json.Unmarshal(m.Compat, &r)
 	}
-	c := Compat{SupportsDeveloperRole: true, SessionAffinityFormat: "openai", SupportsLongCacheRetention: true}
+	c := ResponsesCompat{SupportsDeveloperRole: true, SessionAffinityFormat: "openai", SupportsLongCacheRetention: true}
 	if m.Provider == "openrouter" || strings.Contains(m.BaseURL, "openrouter.ai") {
 		c.SessionAffinityFormat = "openrouter"
 	}
@@ -75,7 +75,7 @@ func normalizeIDPart(s string) string {
 	return strings.TrimRight(s, "_")
 }
 
-func normalizeToolCallID(m *llm.Model) func(string, *llm.Message) string {
+func normalizeResponsesToolCallID(m *llm.Model) func(string, *llm.Message) string {
 	return func(id string, src *llm.Message) string {
 		if !toolCallProviders[m.Provider] || !strings.Contains(id, "|") {
 			return normalizeIDPart(id)
@@ -151,9 +151,9 @@ func toolResultOutput(m *llm.Model, cs []llm.Content) any {
 	return out
 }
 
-func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []any {
+func convertResponsesMessages(m *llm.Model, c *llm.Context, compat ResponsesCompat) []any {
 	var out []any
-	msgs := llm.TransformMessages(c.Messages, m, normalizeToolCallID(m))
+	msgs := llm.TransformMessages(c.Messages, m, normalizeResponsesToolCallID(m))
 	if c.SystemPrompt != "" {
 		role := "system"
 		if m.Reasoning && compat.SupportsDeveloperRole {
@@ -246,7 +246,7 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []any {
 	return out
 }
 
-func convertTools(tools []llm.Tool, compat Compat) []any {
+func convertResponsesTools(tools []llm.Tool, compat ResponsesCompat) []any {
 	var out []any
 	for _, t := range tools {
 		tool := llm.Obj{{K: "type", V: "function"}, {K: "name", V: t.Name}, {K: "description", V: t.Description}, {K: "parameters", V: t.Parameters}}
@@ -258,29 +258,15 @@ func convertTools(tools []llm.Tool, compat Compat) []any {
 	return out
 }
 
-func clampCacheKey(k string) string {
-	if utf8.RuneCountInString(k) <= 64 {
-		return k
-	}
-	n := 0
-	for i := range k {
-		if n == 64 {
-			return k[:i]
-		}
-		n++
-	}
-	return k
-}
-
-type params struct {
+type responsesParams struct {
 	maxTokens int
 	effort    string
 	retention string
 	sessionID string
 }
 
-func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options) params {
-	p := params{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention()}
+func resolveResponsesParams(m *llm.Model, c *llm.Context, o *llm.Options) responsesParams {
+	p := responsesParams{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention()}
 	if o != nil {
 		if o.ThinkingLevel != "" && o.ThinkingLevel != "off" {
 			if l := m.ClampThinkingLevel(o.ThinkingLevel); l != "off" {
@@ -292,14 +278,14 @@ func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options) params {
 	return p
 }
 
-// BuildBody is the request body pi sends (pi's buildParams), in pi's key order.
-func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
-	compat := ResolveCompat(m)
-	return llm.AppendJSON(nil, buildParams(m, c, compat, resolveParams(m, c, o)))
+// BuildResponsesBody is the request body pi sends (pi's buildResponsesParams), in pi's key order.
+func BuildResponsesBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
+	compat := ResolveResponsesCompat(m)
+	return llm.AppendJSON(nil, buildResponsesParams(m, c, compat, resolveResponsesParams(m, c, o)))
 }
 
-func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj {
-	body := llm.Obj{{K: "model", V: m.ID}, {K: "input", V: convertMessages(m, c, compat)}, {K: "stream", V: true}}
+func buildResponsesParams(m *llm.Model, c *llm.Context, compat ResponsesCompat, p responsesParams) llm.Obj {
+	body := llm.Obj{{K: "model", V: m.ID}, {K: "input", V: convertResponsesMessages(m, c, compat)}, {K: "stream", V: true}}
 	if p.retention != "none" && p.sessionID != "" {
 		body = append(body, llm.Field{K: "prompt_cache_key", V: clampCacheKey(p.sessionID)})
 	}
@@ -311,7 +297,7 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 		body = append(body, llm.Field{K: "max_output_tokens", V: max(p.maxTokens, 16)})
 	}
 	if len(c.Tools) > 0 {
-		body = append(body, llm.Field{K: "tools", V: convertTools(c.Tools, compat)})
+		body = append(body, llm.Field{K: "tools", V: convertResponsesTools(c.Tools, compat)})
 	}
 	if m.Reasoning {
 		if p.effort != "" {
@@ -336,7 +322,7 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 }
 
 // Headers are the request headers pi's client sets (besides the SDK's own).
-func Headers(m *llm.Model, o *llm.Options, compat Compat, sessionID string) []llm.Header {
+func ResponsesHeaders(m *llm.Model, o *llm.Options, compat ResponsesCompat, sessionID string) []llm.Header {
 	hs := []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}}
 	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
 		hs = llm.SetHeader(hs, k, m.Headers[k])
@@ -362,7 +348,7 @@ func Headers(m *llm.Model, o *llm.Options, compat Compat, sessionID string) []ll
 const errorPrefix = "OpenAI API error"
 
 // Stream implements llm.Provider.
-func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
+func (Responses) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
 	b := llm.NewBuilder(m, emit)
 	key := m.APIKey
 	var oh map[string]string
@@ -375,16 +361,16 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 		}
 		key = "unused"
 	}
-	compat := ResolveCompat(m)
-	p := resolveParams(m, c, o)
-	body := llm.AppendJSON(nil, buildParams(m, c, compat, p))
+	compat := ResolveResponsesCompat(m)
+	p := resolveResponsesParams(m, c, o)
+	body := llm.AppendJSON(nil, buildResponsesParams(m, c, compat, p))
 	sessionID := p.sessionID
 	if p.retention == "none" {
 		sessionID = ""
 	}
 	hs := []llm.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json"},
 		{Name: "Authorization", Value: "Bearer " + key}}
-	for _, h := range Headers(m, o, compat, sessionID) {
+	for _, h := range ResponsesHeaders(m, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
 	resp, err := llm.Post(ctx, o, strings.TrimRight(m.BaseURL, "/")+"/responses", hs, body)
@@ -396,7 +382,7 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 		return b.Fail(ctx, llm.OpenAIHTTPError(resp.StatusCode, llm.ReadBody(resp), errorPrefix))
 	}
 	b.Start()
-	return run(ctx, b, m, resp.Body)
+	return runResponses(ctx, b, m, resp.Body)
 }
 
 type item struct {
@@ -488,7 +474,7 @@ func jsString(v json.RawMessage) string {
 	return string(v)
 }
 
-func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm.Message {
+func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm.Message {
 	msg := b.Msg()
 	msg.StopReason = "pending"
 	slots := map[int]*slot{}
@@ -773,4 +759,4 @@ func finalize(b *llm.Builder, m *llm.Model, res *response, reasoningByID map[str
 	}
 }
 
-func init() { llm.Register(API, Provider{}) }
+func init() { llm.Register(ResponsesAPI, Responses{}) }

@@ -1,4 +1,4 @@
-package responses
+package openai
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 )
 
-func piContext(t *testing.T, body []byte) (*llm.Context, string, string) {
+func respPiContext(t *testing.T, body []byte) (*llm.Context, string, string) {
 	t.Helper()
 	var req struct {
 		Input []struct {
@@ -43,38 +43,38 @@ func piContext(t *testing.T, body []byte) (*llm.Context, string, string) {
 // pigo's openai-responses bodies equal the real pi's byte for byte (a reasoning model: the
 // follow-up replays the reasoning item, the function_call with its fc_ item id and the
 // output), with pi's session id as prompt_cache_key.
-func TestDiffPiRequestBodies(t *testing.T) {
+func TestResponsesDiffPiRequestBodies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real pi")
 	}
 	srv := llmtest.New(t)
 	turn1 := llmtest.Turn{ID: "1", Thinking: "Let me look.", Text: "Reading.", ToolCalls: []llmtest.ToolCall{{Name: "ls", Args: `{"path":"."}`}}, Usage: llmtest.Usage{Input: 100, Output: 10}}
 	srv.Push(turn1, llmtest.Turn{Text: "Done: saw files."})
-	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "--mode", "json", "-p", "list files"},
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: ResponsesAPI, Model: map[string]any{"id": "m", "reasoning": true}, Args: []string{"--tools", "ls", "--no-session", "--thinking", "low", "--mode", "json", "-p", "list files"},
 		Files: map[string]string{"a.txt": "x"}})
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("pi made %d requests; stdout %q stderr %q", len(reqs), out, errOut)
 	}
-	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Reasoning: true,
+	m := &llm.Model{Provider: "local", ID: "m", API: ResponsesAPI, BaseURL: srv.BaseURL(ResponsesAPI), APIKey: "k", Reasoning: true,
 		Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
-	c, _, key := piContext(t, reqs[0].Body)
+	c, _, key := respPiContext(t, reqs[0].Body)
 	o := &llm.Options{ThinkingLevel: "low", SessionID: key}
-	if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+	if got := string(BuildResponsesBody(m, c, o)); got != string(reqs[0].Body) {
 		t.Errorf("request 1 differs:\npigo %s\npi   %s", got, reqs[0].Body)
 	}
 	srv.Push(turn1)
-	asst, evs := stream(t, m, c, o)
+	asst, evs := respStream(t, m, c, o)
 	if pa := llmtest.PiAssistants(out); len(pa) != 2 {
 		t.Errorf("pi printed %d assistant messages", len(pa))
 	} else if d := llmtest.DiffAssistant(pa[0], evs, asst); d != "" {
 		t.Errorf("turn 1 differs from pi's:\n%s", d)
 	}
-	_, result, _ := piContext(t, reqs[1].Body)
+	_, result, _ := respPiContext(t, reqs[1].Body)
 	isErr := false
 	c.Messages = append(c.Messages, *asst, llm.Message{Role: llm.RoleToolResult, ToolCallID: asst.ToolCalls()[0].ID, ToolName: "ls",
 		Content: []llm.Content{llm.TextBlock(result)}, IsError: &isErr, Timestamp: 3})
-	if got := string(BuildBody(m, c, o)); got != string(reqs[1].Body) {
+	if got := string(BuildResponsesBody(m, c, o)); got != string(reqs[1].Body) {
 		t.Errorf("request 2 differs:\npigo %s\npi   %s", got, reqs[1].Body)
 	}
 	for _, h := range []string{"session_id", "x-client-request-id", "Authorization"} {
@@ -86,27 +86,27 @@ func TestDiffPiRequestBodies(t *testing.T) {
 
 // A model without reasoning: system role, no reasoning parameter; an incomplete response
 // (max_output_tokens) ends as length. Body and message equal pi's.
-func TestDiffPiPlainLength(t *testing.T) {
+func TestResponsesDiffPiPlainLength(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real pi")
 	}
 	srv := llmtest.New(t)
 	turn := llmtest.Turn{ID: "1", Text: "Cut off", StopReason: "length", Usage: llmtest.Usage{Input: 9, CacheRead: 1, Output: 16}}
 	srv.Push(turn)
-	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: API, Model: map[string]any{"id": "m", "maxTokens": 8}, Args: []string{"--tools", "ls", "--no-session", "--mode", "json", "-p", "hi"}})
+	out, errOut, _ := srv.RunPi(t, llmtest.PiRun{API: ResponsesAPI, Model: map[string]any{"id": "m", "maxTokens": 8}, Args: []string{"--tools", "ls", "--no-session", "--mode", "json", "-p", "hi"}})
 	reqs := srv.Requests()
 	pa := llmtest.PiAssistants(out)
 	if len(reqs) != 1 || len(pa) != 1 {
 		t.Fatalf("pi: %d requests, %d messages; stderr %s", len(reqs), len(pa), errOut)
 	}
-	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.BaseURL(API), APIKey: "k", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 8}
-	c, _, key := piContext(t, reqs[0].Body)
+	m := &llm.Model{Provider: "local", ID: "m", API: ResponsesAPI, BaseURL: srv.BaseURL(ResponsesAPI), APIKey: "k", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 8}
+	c, _, key := respPiContext(t, reqs[0].Body)
 	o := &llm.Options{SessionID: key}
-	if got := string(BuildBody(m, c, o)); got != string(reqs[0].Body) {
+	if got := string(BuildResponsesBody(m, c, o)); got != string(reqs[0].Body) {
 		t.Errorf("body differs:\npigo %s\npi   %s", got, reqs[0].Body)
 	}
 	srv.Push(turn)
-	msg, evs := stream(t, m, c, o)
+	msg, evs := respStream(t, m, c, o)
 	if d := llmtest.DiffAssistant(pa[0], evs, msg); d != "" {
 		t.Errorf("differs from pi's:\n%s", d)
 	}

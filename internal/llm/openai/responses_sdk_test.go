@@ -1,4 +1,4 @@
-package responses
+package openai
 
 // openai-go's responses package as a test-only oracle (D17): pigo's request bodies decode
 // into ResponseNewParams and re-encode to the same JSON; the recorded streams read by the
@@ -18,7 +18,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 )
 
-func generic(t *testing.T, b []byte) any {
+func respGeneric(t *testing.T, b []byte) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -27,23 +27,23 @@ func generic(t *testing.T, b []byte) any {
 	return v
 }
 
-func TestSDKDecodesRequestBodies(t *testing.T) {
+func TestResponsesSDKDecodesRequestBodies(t *testing.T) {
 	f := false
 	c := &llm.Context{
 		SystemPrompt: "Be brief.",
 		Tools:        []llm.Tool{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
 		Messages: []llm.Message{
 			{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("look"), {Type: llm.TypeImage, MimeType: "image/png", Data: "iVBORw0KGgo="}}, Timestamp: 1},
-			{Role: llm.RoleAssistant, API: API, Provider: "local", Model: "m", StopReason: llm.StopToolUse, Timestamp: 2, Content: []llm.Content{
+			{Role: llm.RoleAssistant, API: ResponsesAPI, Provider: "local", Model: "m", StopReason: llm.StopToolUse, Timestamp: 2, Content: []llm.Content{
 				{Type: llm.TypeThinking, Thinking: "hmm", ThinkingSignature: `{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"hmm"}],"encrypted_content":"ZW5j"}`},
 				{Type: llm.TypeText, Text: "Looking.", TextSignature: `{"v":1,"id":"msg_1"}`},
 				{Type: llm.TypeToolCall, ID: "call_1|fc_1", Name: "ls", Arguments: json.RawMessage(`{"path":"."}`)}}},
 			{Role: llm.RoleToolResult, ToolCallID: "call_1|fc_1", ToolName: "ls", Content: []llm.Content{llm.TextBlock("a.txt")}, IsError: &f, Timestamp: 3},
 		},
 	}
-	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: "http://127.0.0.1:1/v1", Input: []string{"text", "image"}, Reasoning: true, ContextWindow: 128000, MaxTokens: 16384}
+	m := &llm.Model{Provider: "local", ID: "m", API: ResponsesAPI, BaseURL: "http://127.0.0.1:1/v1", Input: []string{"text", "image"}, Reasoning: true, ContextWindow: 128000, MaxTokens: 16384}
 	for name, o := range map[string]*llm.Options{"off": nil, "high": {ThinkingLevel: "high", SessionID: "sess"}} {
-		body := BuildBody(m, c, o)
+		body := BuildResponsesBody(m, c, o)
 		// The SDK cannot unmarshal the input union as a whole (its discriminator is "type",
 		// which easy input messages {role, content} leave out, as pi does), so each item is
 		// decoded into its own param type and the rest of the body into ResponseNewParams.
@@ -54,7 +54,7 @@ func TestSDKDecodesRequestBodies(t *testing.T) {
 		for i, raw := range items {
 			var again []byte
 			var err error
-			if v := generic(t, raw).(map[string]any); v["type"] == "message" && v["role"] == "assistant" {
+			if v := respGeneric(t, raw).(map[string]any); v["type"] == "message" && v["role"] == "assistant" {
 				var p oresp.ResponseOutputMessageParam
 				if err = json.Unmarshal(raw, &p); err == nil {
 					again, err = json.Marshal(p)
@@ -73,7 +73,7 @@ func TestSDKDecodesRequestBodies(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: input %d rejected: %v\n%s", name, i, err, raw)
 			}
-			if !reflect.DeepEqual(generic(t, again), generic(t, raw)) {
+			if !reflect.DeepEqual(respGeneric(t, again), respGeneric(t, raw)) {
 				t.Errorf("%s: input %d round trip differs:\n sdk %s\npigo %s", name, i, again, raw)
 			}
 		}
@@ -87,7 +87,7 @@ func TestSDKDecodesRequestBodies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, want := generic(t, again).(map[string]any), generic(t, rest).(map[string]any)
+		got, want := respGeneric(t, again).(map[string]any), respGeneric(t, rest).(map[string]any)
 		delete(want, "stream")
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: SDK round trip differs:\n sdk %s\npigo %s", name, again, rest)
@@ -95,16 +95,16 @@ func TestSDKDecodesRequestBodies(t *testing.T) {
 	}
 }
 
-func TestSDKStreamAgrees(t *testing.T) {
+func TestResponsesSDKStreamAgrees(t *testing.T) {
 	cas := llmtest.Fixture(t, "openai/responses-tool-streaming.yaml")
 	for n, in := range cas.Interactions {
 		srv := llmtest.New(t)
 		tr := in.Turn()
 		tr.Chunk = 23
 		srv.Push(in.Turn(), tr)
-		m := model(srv)
+		m := respModel(srv)
 		m.ID, m.Reasoning = "gpt-5", true
-		msg, _ := stream(t, m, userCtx("x"), nil)
+		msg, _ := respStream(t, m, userCtx("x"), nil)
 
 		client := oresp.NewResponseService(option.WithBaseURL(srv.URL+"/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
 		st := client.NewStreaming(context.Background(), oresp.ResponseNewParams{Model: "gpt-5"})
@@ -140,7 +140,7 @@ func TestSDKStreamAgrees(t *testing.T) {
 			t.Fatalf("#%d: %d calls, sdk %d", n, len(got), len(calls))
 		}
 		for i := range calls {
-			if got[i].ID != calls[i].ID || got[i].Name != calls[i].Name || !reflect.DeepEqual(generic(t, got[i].Arguments), generic(t, calls[i].Arguments)) {
+			if got[i].ID != calls[i].ID || got[i].Name != calls[i].Name || !reflect.DeepEqual(respGeneric(t, got[i].Arguments), respGeneric(t, calls[i].Arguments)) {
 				t.Errorf("#%d: call pigo %+v sdk %+v", n, got[i], calls[i])
 			}
 		}

@@ -1,8 +1,9 @@
-// Package openai is pigo's client for the openai-completions API (POST {baseUrl}/chat/completions,
-// streamed): the request body pi 0.84 builds, with its compat flags detected from the provider
-// and base URL or given in models.json, and pi's parsing of the stream into assistant-message
-// events (reasoning in reasoning_content / reasoning / reasoning_text, tool-call argument
-// deltas, usage from chunk.usage or choices[0].usage, finish reasons, error texts).
+// Chat Completions (openai-completions): POST {baseUrl}/chat/completions, streamed. The request
+// body pi 0.84 builds, with its compat flags detected from the provider and base URL or given
+// in models.json, and pi's parsing of the stream into assistant-message events (reasoning in
+// reasoning_content / reasoning / reasoning_text, tool-call argument deltas, usage from
+// chunk.usage or choices[0].usage, finish reasons, error texts).
+
 package openai
 
 import (
@@ -18,11 +19,11 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm/sse"
 )
 
-// API is the models.json api value this package serves.
-const API = "openai-completions"
+// CompletionsAPI is the models.json api value of Chat Completions.
+const CompletionsAPI = "openai-completions"
 
-// Provider streams openai-completions responses.
-type Provider struct{}
+// Completions streams openai-completions responses.
+type Completions struct{}
 
 type toolDelta struct {
 	Index    *int   `json:"index"`
@@ -157,7 +158,7 @@ func apiKey(m *llm.Model, o *llm.Options) (string, bool) {
 }
 
 // Stream implements llm.Provider.
-func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
+func (Completions) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
 	b := llm.NewBuilder(m, emit)
 	key, ok := apiKey(m, o)
 	if !ok {
@@ -184,7 +185,7 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 		return b.Fail(ctx, llm.OpenAIHTTPError(resp.StatusCode, llm.ReadBody(resp), ""))
 	}
 	b.Start()
-	return run(ctx, b, m, compat, resp.Body, o != nil && o.ReportedCost)
+	return runCompletions(ctx, b, m, compat, resp.Body, o != nil && o.ReportedCost)
 }
 
 // reportedCost reads usage.cost: a number or an object with a numeric total.
@@ -217,7 +218,7 @@ type state struct {
 	hasDetails     bool
 }
 
-func run(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader, useReportedCost bool) *llm.Message {
+func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader, useReportedCost bool) *llm.Message {
 	cost, haveCost := 0.0, false
 	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, partial: map[int]*llm.PartialJSON{}}
 	msg := b.Msg()
@@ -510,4 +511,4 @@ func jsonError(data string, err error) string {
 	return "Unexpected token in JSON: \"" + short + "\" is not valid JSON (" + err.Error() + ")"
 }
 
-func init() { llm.Register(API, Provider{}) }
+func init() { llm.Register(CompletionsAPI, Completions{}) }

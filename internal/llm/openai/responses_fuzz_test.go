@@ -11,14 +11,14 @@ import (
 
 // FuzzStream: any body ends in exactly one done or error event, never a panic, and the
 // final message marshals.
-func FuzzStream(f *testing.F) {
-	for _, seed := range llmtest.FuzzSeeds(llmtest.OpenAICompletions) {
+func FuzzResponsesStream(f *testing.F) {
+	for _, seed := range llmtest.FuzzSeeds(llmtest.OpenAIResponses) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		m := &llm.Model{Provider: "p", ID: "m", API: API}
+		m := &llm.Model{Provider: "p", ID: "m", API: ResponsesAPI}
 		llmtest.CheckStreamEnds(t, m, func(b *llm.Builder) *llm.Message {
-			return run(context.Background(), b, m, ResolveCompat(m), strings.NewReader(body), false)
+			return runResponses(context.Background(), b, m, strings.NewReader(body))
 		})
 	})
 }

@@ -11,14 +11,14 @@ import (
 )
 
 func model(srv *llmtest.Server) *llm.Model {
-	return &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: srv.URL + "/v1", APIKey: "k",
+	return &llm.Model{Provider: "local", ID: "m", API: CompletionsAPI, BaseURL: srv.URL + "/v1", APIKey: "k",
 		Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 16384}
 }
 
 func stream(t *testing.T, m *llm.Model, c *llm.Context, o *llm.Options) (*llm.Message, []llm.Event) {
 	t.Helper()
 	var evs []llm.Event
-	msg := Provider{}.Stream(context.Background(), m, c, o, func(e llm.Event) { evs = append(evs, e) })
+	msg := Completions{}.Stream(context.Background(), m, c, o, func(e llm.Event) { evs = append(evs, e) })
 	return msg, evs
 }
 
@@ -102,7 +102,7 @@ func TestAbort(t *testing.T) {
 	srv.Push(llmtest.Turn{Text: "a b c d e f g", Delay: 20e6})
 	ctx, cancel := context.WithCancel(context.Background())
 	var evs []llm.Event
-	msg := Provider{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) {
+	msg := Completions{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) {
 		evs = append(evs, e)
 		if e.Type == llm.EventTextDelta {
 			cancel()
@@ -179,14 +179,14 @@ func TestAbortBeforeResponse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var evs []llm.Event
-	msg := Provider{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) { evs = append(evs, e) })
+	msg := Completions{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) { evs = append(evs, e) })
 	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != "Request aborted" || len(evs) != 1 || evs[0].Type != llm.EventError {
 		t.Errorf("%s %q %v", msg.StopReason, msg.ErrorMessage, llmtest.EventTypes(evs))
 	}
 }
 
 func TestNoAPIKey(t *testing.T) {
-	m := &llm.Model{Provider: "local", ID: "m", API: API, BaseURL: "http://127.0.0.1:1/v1"}
+	m := &llm.Model{Provider: "local", ID: "m", API: CompletionsAPI, BaseURL: "http://127.0.0.1:1/v1"}
 	msg, _ := stream(t, m, userCtx("x"), nil)
 	if msg.ErrorMessage != "No API key for provider: local" {
 		t.Errorf("%q", msg.ErrorMessage)
@@ -194,7 +194,7 @@ func TestNoAPIKey(t *testing.T) {
 	// An Authorization header stands in for the key.
 	srv := llmtest.New(t)
 	srv.Push(llmtest.Turn{Text: "ok"})
-	m.BaseURL = srv.BaseURL(API)
+	m.BaseURL = srv.BaseURL(CompletionsAPI)
 	msg, _ = stream(t, m, userCtx("x"), &llm.Options{Headers: map[string]string{"Authorization": "Bearer own"}})
 	if msg.Text() != "ok" || srv.Requests()[0].Header.Get("Authorization") != "Bearer own" {
 		t.Errorf("%q %v", msg.ErrorMessage, srv.Requests()[0].Header)
