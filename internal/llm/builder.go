@@ -14,6 +14,14 @@ type Builder struct {
 	msg  Message
 	bufs []*strings.Builder
 	emit func(Event)
+
+	// Bounds (see bounds.go): bytes of text, thinking and arguments so far, tool calls so far,
+	// the limits, and the tool-call ids given out.
+	size, calls int
+	lim         Limits
+	ids         map[string]int
+	// status is the HTTP status of a failed response (0 when none).
+	status int
 }
 
 // NewBuilder starts the message pi's providers start with: role assistant, the model's api,
@@ -39,7 +47,10 @@ func (b *Builder) Len() int { return len(b.msg.Content) }
 func (b *Builder) Block(i int) Content { return b.msg.Content[i] }
 
 // SetBlock replaces content block i.
-func (b *Builder) SetBlock(i int, c Content) { b.msg.Content[i] = c }
+func (b *Builder) SetBlock(i int, c Content) {
+	b.size += blockSize(&c) - blockSize(&b.msg.Content[i])
+	b.msg.Content[i] = c
+}
 
 // Snapshot copies the message so far: a new content slice and usage, sharing strings.
 func (b *Builder) Snapshot() *Message {
@@ -68,6 +79,10 @@ func (b *Builder) Start() { b.Emit(Event{Type: EventStart}) }
 
 // Add appends a block and returns its index (no event).
 func (b *Builder) Add(c Content) int {
+	b.size += blockSize(&c)
+	if c.Type == TypeToolCall {
+		b.calls++
+	}
 	b.msg.Content = append(b.msg.Content, c)
 	b.bufs = append(b.bufs, nil)
 	return len(b.msg.Content) - 1
@@ -87,6 +102,7 @@ func (b *Builder) Append(i int, delta string) {
 		b.bufs[i] = sb
 	}
 	sb.WriteString(delta)
+	b.size += len(delta)
 	if c.Type == TypeThinking {
 		c.Thinking = sb.String()
 	} else {
@@ -98,6 +114,8 @@ func (b *Builder) Append(i int, delta string) {
 func (b *Builder) SetText(i int, s string) {
 	b.bufs[i] = nil
 	c := &b.msg.Content[i]
+	b.size -= blockSize(c)
+	defer func() { b.size += blockSize(c) }()
 	if c.Type == TypeThinking {
 		c.Thinking = s
 	} else {
@@ -118,6 +136,7 @@ func (b *Builder) EndText(i int) {
 
 // EndToolCall emits toolcall_end for block i.
 func (b *Builder) EndToolCall(i int) {
+	b.uniqueCallID(i)
 	tc := b.msg.Content[i]
 	b.Emit(Event{Type: EventToolCallEnd, ContentIndex: &i, ToolCall: &tc})
 }
@@ -129,6 +148,7 @@ func (b *Builder) Delta(typ string, i int, delta string) {
 
 // Done ends the stream with "done" and returns the final message.
 func (b *Builder) Done() *Message {
+	b.finish()
 	final := b.Snapshot()
 	b.emit(Event{Type: EventDone, Reason: final.StopReason, Message: final})
 	return final
@@ -141,7 +161,18 @@ func (b *Builder) Fail(ctx context.Context, msg string) *Message {
 		b.msg.StopReason = StopAborted
 	}
 	b.msg.ErrorMessage = msg
+	b.msg.status = b.status
+	b.finish()
 	final := b.Snapshot()
 	b.emit(Event{Type: EventError, Reason: final.StopReason, Error: final})
 	return final
+}
+
+// finish makes the final message safe to keep: distinct tool calls have distinct ids and the
+// usage numbers are sane.
+func (b *Builder) finish() {
+	for i := range b.msg.Content {
+		b.uniqueCallID(i)
+	}
+	SanitizeUsage(b.msg.Usage)
 }

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,19 +124,6 @@ func HasHeader(hs map[string]string, name string) bool {
 		}
 	}
 	return false
-}
-
-// Post sends body to url. err is non-nil only when no response came (a connection error or a
-// cancelled ctx).
-func Post(ctx context.Context, o *Options, url string, headers []Header, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range headers {
-		req.Header.Set(h.Name, h.Value)
-	}
-	return Client(o).Do(req)
 }
 
 // RequestError is the message for a request that got no response.

@@ -154,7 +154,14 @@ type Message struct {
 	// StringContent records that a user message's content was a plain string in the file it
 	// was read from; it is written back the same way.
 	StringContent bool `json:"-"`
+
+	// status is the HTTP status of the failed response an error message came from.
+	status int
 }
+
+// HTTPStatus is the HTTP status of the response that failed the request, for an error message
+// that came from one (0 otherwise).
+func (m *Message) HTTPStatus() int { return m.status }
 
 // UnmarshalJSON accepts a user message whose content is a plain string (pi writes both forms).
 func (m *Message) UnmarshalJSON(b []byte) error {
@@ -318,6 +325,8 @@ type Options struct {
 	HTTPClient HTTPDoer
 	// ToolChoice is pi's toolChoice ("none" for compaction summaries; "" = not sent).
 	ToolChoice string
+	// Limits bound the streamed reply (nil: DefaultLimits).
+	Limits *Limits
 }
 
 // HTTPDoer is the part of *http.Client a provider uses.

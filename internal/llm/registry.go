@@ -34,3 +34,15 @@ func ProviderFor(api string) (Provider, error) {
 	sort.Strings(known)
 	return nil, fmt.Errorf("unsupported api %q (pigo speaks %s)", api, strings.Join(known, ", "))
 }
+
+// APIs lists the registered api values, sorted.
+func APIs() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

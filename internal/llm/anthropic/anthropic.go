@@ -9,7 +9,6 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -393,16 +392,13 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 	for _, h := range Headers(m, c, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
-	resp, err := llm.Post(ctx, o, strings.TrimRight(m.BaseURL, "/")+"/v1/messages", hs, body)
-	if err != nil {
-		return b.Fail(ctx, llm.RequestError(ctx, err))
+	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: strings.TrimRight(m.BaseURL, "/") + "/v1/messages", Headers: hs, Body: body,
+		HTTPError: llm.AnthropicHTTPError})
+	if failed != nil {
+		return failed
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return b.Fail(ctx, llm.AnthropicHTTPError(resp.StatusCode, llm.ReadBody(resp)))
-	}
-	b.Start()
-	return run(ctx, b, m, resp.Body)
+	defer rc.Close()
+	return run(ctx, b, m, rc)
 }
 
 var messageEvents = map[string]bool{"message_start": true, "message_delta": true, "message_stop": true,
@@ -494,38 +490,25 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
 		llm.CalculateCost(m, u)
 	}
-	for {
+	err := llm.Each(ctx, b, r.Next, func(sev sse.Event) error {
 		if ctx.Err() != nil {
-			return b.Fail(ctx, llm.StreamAborted)
-		}
-		sev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return b.Fail(ctx, llm.StreamAborted)
-			}
-			if errors.Is(err, sse.ErrTooLong) {
-				return b.Fail(ctx, err.Error())
-			}
-			return b.Fail(ctx, llm.ReadError(ctx, err))
+			return llm.Failure(llm.StreamAborted)
 		}
 		if sev.Event == "error" {
-			return b.Fail(ctx, sev.Data)
+			return llm.Failure(sev.Data)
 		}
 		if !messageEvents[sev.Event] {
-			continue
+			return nil
 		}
 		var ev event
 		if err := json.Unmarshal([]byte(sev.Data), &ev); err != nil && json.Unmarshal([]byte(llm.RepairJSON(sev.Data)), &ev) != nil {
-			return b.Fail(ctx, fmt.Sprintf("Could not parse Anthropic SSE event %s: %s; data=%s", sev.Event, err, sev.Data))
+			return llm.Failure(fmt.Sprintf("Could not parse Anthropic SSE event %s: %s; data=%s", sev.Event, err, sev.Data))
 		}
 		switch ev.Type {
 		case "message_start":
 			sawStart = true
 			if ev.Message == nil {
-				continue
+				return nil
 			}
 			msg.ResponseID = ev.Message.ID
 			msg.Model = ev.Message.Model
@@ -543,7 +526,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 		case "content_block_start":
 			cb := ev.ContentBlock
 			if cb == nil || ev.Index == nil {
-				continue
+				return nil
 			}
 			var i int
 			switch cb.Type {
@@ -567,16 +550,16 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 				partial[i] = &llm.PartialJSON{}
 				b.At(llm.EventToolCallStart, i)
 			default:
-				continue
+				return nil
 			}
 			idx[*ev.Index] = i
 		case "content_block_delta":
 			if ev.Delta == nil || ev.Index == nil {
-				continue
+				return nil
 			}
 			i, ok := idx[*ev.Index]
 			if !ok {
-				continue
+				return nil
 			}
 			blk := b.Block(i)
 			switch ev.Delta.Type {
@@ -605,11 +588,11 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 			}
 		case "content_block_stop":
 			if ev.Index == nil {
-				continue
+				return nil
 			}
 			i, ok := idx[*ev.Index]
 			if !ok {
-				continue
+				return nil
 			}
 			delete(idx, *ev.Index)
 			switch blk := b.Block(i); blk.Type {
@@ -629,7 +612,7 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 				}
 				stop, em, err := MapStopReason(ev.Delta.StopReason, expl)
 				if err != nil {
-					return b.Fail(ctx, err.Error())
+					return llm.Failure(err.Error())
 				}
 				msg.StopReason = stop
 				if em != "" {
@@ -656,12 +639,16 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 			}
 			cost()
 		}
-	}
-	if sawStart && !sawStop {
-		return b.Fail(ctx, "Anthropic stream ended before message_stop")
+		return nil
+	})
+	if err != nil {
+		return b.Fail(ctx, err.Error())
 	}
 	if ctx.Err() != nil {
 		return b.Fail(ctx, llm.StreamAborted)
+	}
+	if sawStart && !sawStop {
+		return b.Fail(ctx, "Anthropic stream ended before message_stop")
 	}
 	if msg.StopReason == "pending" {
 		return b.Fail(ctx, "Anthropic stream ended without a stop reason")

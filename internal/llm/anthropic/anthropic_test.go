@@ -160,17 +160,3 @@ func TestFaults(t *testing.T) {
 		}
 	}
 }
-
-func TestAbort(t *testing.T) {
-	srv := llmtest.New(t)
-	srv.Push(llmtest.Turn{Text: "a b c d e f g", Delay: 20e6})
-	ctx, cancel := context.WithCancel(context.Background())
-	msg := Provider{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) {
-		if e.Type == llm.EventTextDelta {
-			cancel()
-		}
-	})
-	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != "Request was aborted" {
-		t.Errorf("%s %q", msg.StopReason, msg.ErrorMessage)
-	}
-}

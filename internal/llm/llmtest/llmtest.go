@@ -127,6 +127,8 @@ const (
 	StreamError
 	// Truncated sends part of the stream and ends it cleanly (no finish/stop event).
 	Truncated
+	// Unauthorized is the provider's 401 for a bad or expired credential.
+	Unauthorized
 )
 
 // Raw is a response sent verbatim.

@@ -328,6 +328,11 @@ func faultResponse(api string, t *Turn) (int, map[string]string, string) {
 			return 529, jsonHdr, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
 		}
 		return 503, jsonHdr, `{"error":{"message":"The engine is currently overloaded, please try again later","type":"server_error","param":null,"code":null}}`
+	case Unauthorized:
+		if anth {
+			return 401, jsonHdr, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`
+		}
+		return 401, jsonHdr, `{"error":{"message":"Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
 	case ContextOverflow:
 		switch api {
 		case AnthropicMessages:

@@ -9,7 +9,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"maps"
 	"slices"
@@ -176,16 +175,13 @@ func (Completions) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *
 	for _, h := range Headers(m, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
-	resp, err := llm.Post(ctx, o, strings.TrimRight(m.BaseURL, "/")+"/chat/completions", hs, body)
-	if err != nil {
-		return b.Fail(ctx, llm.RequestError(ctx, err))
+	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", Headers: hs, Body: body,
+		HTTPError: func(status int, text string) string { return llm.OpenAIHTTPError(status, text, "") }})
+	if failed != nil {
+		return failed
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return b.Fail(ctx, llm.OpenAIHTTPError(resp.StatusCode, llm.ReadBody(resp), ""))
-	}
-	b.Start()
-	return runCompletions(ctx, b, m, compat, resp.Body, o != nil && o.ReportedCost)
+	defer rc.Close()
+	return runCompletions(ctx, b, m, compat, rc, o != nil && o.ReportedCost)
 }
 
 // reportedCost reads usage.cost: a number or an object with a numeric total.
@@ -213,6 +209,8 @@ type state struct {
 	text, thinking int // content indexes, -1 = none
 	byIndex        map[int]int
 	byID           map[string]int
+	indexOf        map[int]int // content index → the stream index it was given
+
 	partial        map[int]*llm.PartialJSON // tool-call arguments
 	details        []llm.Obj
 	hasDetails     bool
@@ -220,11 +218,10 @@ type state struct {
 
 func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader, useReportedCost bool) *llm.Message {
 	cost, haveCost := 0.0, false
-	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, partial: map[int]*llm.PartialJSON{}}
+	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, indexOf: map[int]int{}, partial: map[int]*llm.PartialJSON{}}
 	msg := b.Msg()
 	msg.StopReason = "pending"
 	hasFinish := false
-	r := sse.NewReader(body)
 	done := false
 	// The seed writes the reported cost into the final message only (its done or error
 	// event), so the updates before it keep the prices' cost.
@@ -238,123 +235,26 @@ func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Co
 		applyReported()
 		return b.Fail(ctx, s)
 	}
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			if errors.Is(err, sse.ErrTooLong) {
-				return fail(err.Error())
-			}
-			return fail(llm.ReadError(ctx, err))
-		}
+	err := llm.EachSSE(ctx, b, body, func(ev sse.Event) error {
 		if done {
-			continue
+			return nil
 		}
 		if strings.HasPrefix(ev.Data, "[DONE]") {
 			done = true
-			continue
+			return nil
 		}
 		var ch chunk
 		if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
-			return fail(jsonError(ev.Data, err))
+			return llm.Failure(jsonError(ev.Data, err))
 		}
 		if isSet(ch.Error) {
-			return fail(llm.StreamErrorMessage(ch.Error))
+			return llm.Failure(llm.StreamErrorMessage(ch.Error))
 		}
-		if msg.ResponseID == "" {
-			msg.ResponseID = ch.ID
-		}
-		if ch.Model != "" && ch.Model != m.ID && msg.ResponseModel == "" {
-			msg.ResponseModel = ch.Model
-		}
-		if isSet(ch.Usage) {
-			msg.Usage = ParseUsage(ch.Usage, m)
-			if c, ok := reportedCost(ch.Usage); ok {
-				cost, haveCost = c, true
-			}
-		}
-		for _, chc := range ch.Choices {
-			if isSet(chc.Usage) {
-				if c, ok := reportedCost(chc.Usage); ok {
-					cost, haveCost = c, true
-				}
-			}
-		}
-		if len(ch.Choices) == 0 {
-			continue
-		}
-		choice := ch.Choices[0]
-		if !isSet(ch.Usage) && isSet(choice.Usage) {
-			msg.Usage = ParseUsage(choice.Usage, m)
-		}
-		if choice.FinishReason != nil && *choice.FinishReason != "" {
-			msg.RawStopReason = *choice.FinishReason
-			stop, em := MapFinishReason(*choice.FinishReason)
-			msg.StopReason = stop
-			if em != "" {
-				msg.ErrorMessage = em
-			}
-			hasFinish = true
-		}
-		d := choice.Delta
-		if d == nil {
-			continue
-		}
-		if d.Content != nil && *d.Content != "" {
-			if st.text < 0 {
-				st.text = b.Add(llm.Content{Type: llm.TypeText})
-				b.At(llm.EventTextStart, st.text)
-			}
-			b.Append(st.text, *d.Content)
-			b.Delta(llm.EventTextDelta, st.text, *d.Content)
-		}
-		field, text := "", ""
-		for _, f := range []struct {
-			name string
-			raw  json.RawMessage
-		}{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"reasoning_text", d.ReasoningText}} {
-			var s string
-			if len(f.raw) > 0 && json.Unmarshal(f.raw, &s) == nil && s != "" {
-				field, text = f.name, s
-				break
-			}
-		}
-		if field != "" {
-			sig := field
-			if m.Provider == "opencode-go" && field == "reasoning" {
-				sig = "reasoning_content"
-			}
-			st.ensureThinking(b, sig)
-			b.Append(st.thinking, text)
-			b.Delta(llm.EventThinkingDelta, st.thinking, text)
-		}
-		for _, tc := range d.ToolCalls {
-			i := st.ensureToolCall(b, tc)
-			blk := b.Block(i)
-			if blk.ID == "" && tc.ID != "" {
-				blk.ID = tc.ID
-				st.byID[tc.ID] = i
-			}
-			if blk.Name == "" && tc.Function != nil && tc.Function.Name != nil && *tc.Function.Name != "" {
-				blk.Name = *tc.Function.Name
-			}
-			dl := ""
-			if tc.Function != nil && tc.Function.Arguments != "" {
-				dl = tc.Function.Arguments
-				st.partial[i].Feed(dl)
-				blk.Arguments = st.partial[i].Snapshot()
-			}
-			b.SetBlock(i, blk)
-			b.Delta(llm.EventToolCallDelta, i, dl)
-		}
-		if len(d.ReasoningDetails) > 0 && d.ReasoningDetails[0] == '[' {
-			st.addDetails(b, d.ReasoningDetails)
-		}
+		st.chunk(b, m, &ch, &cost, &haveCost, &hasFinish)
+		return nil
+	})
+	if err != nil {
+		return fail(err.Error())
 	}
 	for i := 0; i < b.Len(); i++ {
 		switch blk := b.Block(i); blk.Type {
@@ -395,6 +295,100 @@ func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Co
 	return b.Done()
 }
 
+// chunk applies one streamed chunk to the message.
+func (st *state) chunk(b *llm.Builder, m *llm.Model, ch *chunk, cost *float64, haveCost, hasFinish *bool) {
+	msg := b.Msg()
+	if msg.ResponseID == "" {
+		msg.ResponseID = ch.ID
+	}
+	if ch.Model != "" && ch.Model != m.ID && msg.ResponseModel == "" {
+		msg.ResponseModel = ch.Model
+	}
+	if isSet(ch.Usage) {
+		msg.Usage = ParseUsage(ch.Usage, m)
+		if c, ok := reportedCost(ch.Usage); ok {
+			*cost, *haveCost = c, true
+		}
+	}
+	for _, chc := range ch.Choices {
+		if isSet(chc.Usage) {
+			if c, ok := reportedCost(chc.Usage); ok {
+				*cost, *haveCost = c, true
+			}
+		}
+	}
+	if len(ch.Choices) == 0 {
+		return
+	}
+	choice := ch.Choices[0]
+	if !isSet(ch.Usage) && isSet(choice.Usage) {
+		msg.Usage = ParseUsage(choice.Usage, m)
+	}
+	if choice.FinishReason != nil && *choice.FinishReason != "" {
+		msg.RawStopReason = *choice.FinishReason
+		stop, em := MapFinishReason(*choice.FinishReason)
+		msg.StopReason = stop
+		if em != "" {
+			msg.ErrorMessage = em
+		}
+		*hasFinish = true
+	}
+	d := choice.Delta
+	if d == nil {
+		return
+	}
+	if d.Content != nil && *d.Content != "" {
+		if st.text < 0 {
+			st.text = b.Add(llm.Content{Type: llm.TypeText})
+			b.At(llm.EventTextStart, st.text)
+		}
+		b.Append(st.text, *d.Content)
+		b.Delta(llm.EventTextDelta, st.text, *d.Content)
+	}
+	field, text := "", ""
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"reasoning_text", d.ReasoningText}} {
+		var s string
+		if len(f.raw) > 0 && json.Unmarshal(f.raw, &s) == nil && s != "" {
+			field, text = f.name, s
+			break
+		}
+	}
+	if field != "" {
+		sig := field
+		if m.Provider == "opencode-go" && field == "reasoning" {
+			sig = "reasoning_content"
+		}
+		st.ensureThinking(b, sig)
+		b.Append(st.thinking, text)
+		b.Delta(llm.EventThinkingDelta, st.thinking, text)
+	}
+	for _, tc := range d.ToolCalls {
+		i := st.ensureToolCall(b, tc)
+		blk := b.Block(i)
+		if blk.ID == "" && tc.ID != "" {
+			blk.ID = tc.ID
+			st.byID[tc.ID] = i
+		}
+		if blk.Name == "" && tc.Function != nil && tc.Function.Name != nil && *tc.Function.Name != "" {
+			blk.Name = *tc.Function.Name
+		}
+		dl := ""
+		if tc.Function != nil && tc.Function.Arguments != "" {
+			dl = tc.Function.Arguments
+			st.partial[i].Feed(dl)
+			blk.Arguments = st.partial[i].Snapshot()
+		}
+		b.SetBlock(i, blk)
+		b.Delta(llm.EventToolCallDelta, i, dl)
+	}
+	if len(d.ReasoningDetails) > 0 && d.ReasoningDetails[0] == '[' {
+		st.addDetails(b, d.ReasoningDetails)
+	}
+}
+
 func (st *state) ensureThinking(b *llm.Builder, sig string) {
 	if st.thinking < 0 {
 		st.thinking = b.Add(llm.Content{Type: llm.TypeThinking, ThinkingSignature: sig})
@@ -409,6 +403,13 @@ func (st *state) ensureToolCall(b *llm.Builder, tc toolDelta) int {
 	}
 	if !ok && tc.ID != "" {
 		i, ok = st.byID[tc.ID]
+		// A chunk with a new stream index is a new call even when a hostile or broken server
+		// reuses an earlier call's id (pi would merge the two calls' arguments).
+		if ok && tc.Index != nil {
+			if prev, has := st.indexOf[i]; has && prev != *tc.Index {
+				ok = false
+			}
+		}
 	}
 	if !ok {
 		name := ""
@@ -421,6 +422,9 @@ func (st *state) ensureToolCall(b *llm.Builder, tc toolDelta) int {
 	}
 	if tc.Index != nil {
 		st.byIndex[*tc.Index] = i
+		if _, has := st.indexOf[i]; !has {
+			st.indexOf[i] = *tc.Index
+		}
 	}
 	if tc.ID != "" {
 		st.byID[tc.ID] = i

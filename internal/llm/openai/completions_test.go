@@ -97,22 +97,6 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-func TestAbort(t *testing.T) {
-	srv := llmtest.New(t)
-	srv.Push(llmtest.Turn{Text: "a b c d e f g", Delay: 20e6})
-	ctx, cancel := context.WithCancel(context.Background())
-	var evs []llm.Event
-	msg := Completions{}.Stream(ctx, model(srv), userCtx("x"), nil, func(e llm.Event) {
-		evs = append(evs, e)
-		if e.Type == llm.EventTextDelta {
-			cancel()
-		}
-	})
-	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != "Request was aborted" {
-		t.Errorf("%s %q", msg.StopReason, msg.ErrorMessage)
-	}
-}
-
 func TestReasoningFields(t *testing.T) {
 	for _, f := range []string{"reasoning_content", "reasoning", "reasoning_text"} {
 		srv := llmtest.New(t)

@@ -10,7 +10,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -373,16 +372,13 @@ func (Responses) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *ll
 	for _, h := range ResponsesHeaders(m, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
-	resp, err := llm.Post(ctx, o, strings.TrimRight(m.BaseURL, "/")+"/responses", hs, body)
-	if err != nil {
-		return b.Fail(ctx, llm.RequestError(ctx, err))
+	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: strings.TrimRight(m.BaseURL, "/") + "/responses", Headers: hs, Body: body,
+		HTTPError: func(status int, text string) string { return llm.OpenAIHTTPError(status, text, errorPrefix) }})
+	if failed != nil {
+		return failed
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return b.Fail(ctx, llm.OpenAIHTTPError(resp.StatusCode, llm.ReadBody(resp), errorPrefix))
-	}
-	b.Start()
-	return runResponses(ctx, b, m, resp.Body)
+	defer rc.Close()
+	return runResponses(ctx, b, m, rc)
 }
 
 type item struct {
@@ -480,7 +476,6 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 	slots := map[int]*slot{}
 	reasoningByID := map[string]int{}
 	terminal := false
-	r := sse.NewReader(body)
 	create := func(oi int, it *item) *slot {
 		var s *slot
 		switch it.Type {
@@ -510,29 +505,16 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 		}
 		return nil
 	}
-	for {
-		sev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			if errors.Is(err, sse.ErrTooLong) {
-				return b.Fail(ctx, err.Error())
-			}
-			return b.Fail(ctx, llm.ReadError(ctx, err))
-		}
+	err := llm.EachSSE(ctx, b, body, func(sev sse.Event) error {
 		if strings.HasPrefix(sev.Data, "[DONE]") {
-			continue
+			return nil
 		}
 		var ev event
 		if err := json.Unmarshal([]byte(sev.Data), &ev); err != nil {
-			return b.Fail(ctx, "Unexpected token in JSON: "+err.Error())
+			return llm.Failure("Unexpected token in JSON: " + err.Error())
 		}
 		if e := strings.TrimSpace(string(ev.Error)); e != "" && e != "null" && e != "false" {
-			return b.Fail(ctx, llm.StreamErrorMessage(ev.Error))
+			return llm.Failure(llm.StreamErrorMessage(ev.Error))
 		}
 		switch ev.Type {
 		case "response.created":
@@ -582,7 +564,7 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 		case "response.output_item.done":
 			var it item
 			if json.Unmarshal(ev.Item, &it) != nil {
-				continue
+				return nil
 			}
 			if it.Type == "message" && it.Phase == "final_answer" {
 				msg.StopReason = llm.StopStop
@@ -592,7 +574,7 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 				s = create(ev.OutputIndex, &it)
 			}
 			if s == nil {
-				continue
+				return nil
 			}
 			switch {
 			case it.Type == "reasoning" && s.kind == llm.TypeThinking:
@@ -656,7 +638,7 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 			terminal = true
 			finalize(b, m, ev.Response, reasoningByID)
 		case "error":
-			return b.Fail(ctx, fmt.Sprintf("Error Code %s: %s", jsString(ev.Code), ev.Message))
+			return llm.Failure(fmt.Sprintf("Error Code %s: %s", jsString(ev.Code), ev.Message))
 		case "response.failed":
 			terminal = true
 			res := ev.Response
@@ -676,8 +658,12 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 					em = "incomplete: " + res.IncompleteDetails.Reason
 				}
 			}
-			return b.Fail(ctx, em)
+			return llm.Failure(em)
 		}
+		return nil
+	})
+	if err != nil {
+		return b.Fail(ctx, err.Error())
 	}
 	if ctx.Err() != nil {
 		return b.Fail(ctx, llm.StreamAborted)
