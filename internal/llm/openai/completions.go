@@ -211,9 +211,9 @@ type state struct {
 	byID           map[string]int
 	indexOf        map[int]int // content index → the stream index it was given
 
-	partial        map[int]*llm.PartialJSON // tool-call arguments
-	details        []llm.Obj
-	hasDetails     bool
+	partial    map[int]*llm.PartialJSON // tool-call arguments
+	details    []llm.Obj
+	hasDetails bool
 }
 
 func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader, useReportedCost bool) *llm.Message {
