@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/pigo-agent/pigo/internal/auth"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
@@ -45,161 +42,10 @@ var builtinProviders = map[string]builtinProvider{
 	"qwen-token-plan-individual": {"openai-completions", "https://token-plan.ap-southeast-1.maas.aliyuncs.com/compatible-mode/v1"},
 }
 
-// envAPIKeys is pi-ai's env-api-keys table: the variable holding each provider's key.
-var envAPIKeys = map[string][]string{
-	"anthropic": {"ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"}, "ant-ling": {"ANT_LING_API_KEY"},
-	"qwen-token-plan": {"QWEN_TOKEN_PLAN_API_KEY"}, "qwen-token-plan-cn": {"QWEN_TOKEN_PLAN_CN_API_KEY"},
-	"qwen-token-plan-individual": {"QWEN_TOKEN_PLAN_API_KEY"}, "openai": {"OPENAI_API_KEY"},
-	"azure-openai-responses": {"AZURE_OPENAI_API_KEY"}, "nvidia": {"NVIDIA_API_KEY"}, "deepseek": {"DEEPSEEK_API_KEY"},
-	"google": {"GEMINI_API_KEY"}, "google-vertex": {"GOOGLE_CLOUD_API_KEY"}, "groq": {"GROQ_API_KEY"},
-	"cerebras": {"CEREBRAS_API_KEY"}, "xai": {"XAI_API_KEY"}, "radius": {"RADIUS_API_KEY"},
-	"openrouter": {"OPENROUTER_API_KEY"}, "vercel-ai-gateway": {"AI_GATEWAY_API_KEY"}, "zai": {"ZAI_API_KEY"},
-	"zai-coding-cn": {"ZAI_CODING_CN_API_KEY"}, "mistral": {"MISTRAL_API_KEY"}, "minimax": {"MINIMAX_API_KEY"},
-	"minimax-cn": {"MINIMAX_CN_API_KEY"}, "moonshotai": {"MOONSHOT_API_KEY"}, "moonshotai-cn": {"MOONSHOT_API_KEY"},
-	"huggingface": {"HF_TOKEN"}, "fireworks": {"FIREWORKS_API_KEY"}, "together": {"TOGETHER_API_KEY"},
-	"baseten": {"BASETEN_API_KEY"}, "opencode": {"OPENCODE_API_KEY"}, "opencode-go": {"OPENCODE_API_KEY"},
-	"kimi-coding": {"KIMI_API_KEY"}, "cloudflare-workers-ai": {"CLOUDFLARE_API_KEY"},
-	"cloudflare-ai-gateway": {"CLOUDFLARE_API_KEY"}, "xiaomi": {"XIAOMI_API_KEY"},
-	"xiaomi-token-plan-cn": {"XIAOMI_TOKEN_PLAN_CN_API_KEY"}, "xiaomi-token-plan-ams": {"XIAOMI_TOKEN_PLAN_AMS_API_KEY"},
-	"xiaomi-token-plan-sgp": {"XIAOMI_TOKEN_PLAN_SGP_API_KEY"}, "github-copilot": {"COPILOT_GITHUB_TOKEN"},
-}
-
-// EnvAPIKey is the provider's key from its usual environment variable (pi-ai's getEnvApiKey;
-// an empty variable counts as unset).
-func EnvAPIKey(provider string) string {
-	for _, name := range envAPIKeys[provider] {
-		if v := os.Getenv(name); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-var (
-	envNameRe       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	envNamePrefixRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
-	commandCache    sync.Map
-)
-
-// ResolveConfigValue resolves a models.json apiKey or header value as pi does: "!cmd" runs
-// cmd with sh (10 s limit, trimmed stdout, cached per process); anything else is a template
-// where $NAME and ${NAME} are environment variables, "$$" is "$" and "$!" is "!". ok is false
-// when a variable is unset or the command fails or prints nothing; missing lists the unset
-// variables.
+// ResolveConfigValue resolves a models.json apiKey or header value as pi does (see
+// auth.ResolveValue: "!command", $VAR and ${VAR} templates).
 func ResolveConfigValue(s string) (value string, ok bool, missing []string) {
-	if strings.HasPrefix(s, "!") {
-		if v, hit := commandCache.Load(s); hit {
-			r := v.(string)
-			return r, r != "", nil
-		}
-		r := runConfigCommand(s[1:])
-		commandCache.Store(s, r)
-		return r, r != "", nil
-	}
-	var b strings.Builder
-	ok = true
-	for i := 0; i < len(s); {
-		d := strings.IndexByte(s[i:], '$')
-		if d < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		d += i
-		b.WriteString(s[i:d])
-		if d+1 < len(s) && (s[d+1] == '$' || s[d+1] == '!') {
-			b.WriteByte(s[d+1])
-			i = d + 2
-			continue
-		}
-		if d+1 < len(s) && s[d+1] == '{' {
-			end := strings.IndexByte(s[d+2:], '}')
-			if end < 0 {
-				b.WriteByte('$')
-				i = d + 1
-				continue
-			}
-			name := s[d+2 : d+2+end]
-			if envNameRe.MatchString(name) {
-				if v := os.Getenv(name); v != "" {
-					b.WriteString(v)
-				} else {
-					ok = false
-					missing = appendOnce(missing, name)
-				}
-			} else {
-				b.WriteString(s[d : d+3+end])
-			}
-			i = d + 3 + end
-			continue
-		}
-		if name := envNamePrefixRe.FindString(s[d+1:]); name != "" {
-			if v := os.Getenv(name); v != "" {
-				b.WriteString(v)
-			} else {
-				ok = false
-				missing = appendOnce(missing, name)
-			}
-			i = d + 1 + len(name)
-			continue
-		}
-		b.WriteByte('$')
-		i = d + 1
-	}
-	if !ok {
-		return "", false, missing
-	}
-	return b.String(), true, nil
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
-func runConfigCommand(cmd string) string {
-	c := exec.Command("sh", "-c", cmd)
-	c.Stdin = nil
-	c.Stderr = nil
-	done := make(chan struct{})
-	var out []byte
-	go func() {
-		out, _ = c.Output()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		if c.Process != nil {
-			_ = c.Process.Kill()
-		}
-		<-done
-		return ""
-	}
-	if c.ProcessState == nil || !c.ProcessState.Success() {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// resolveOrError is pi's resolveConfigValueOrThrow, with its texts.
-func resolveOrError(s, description string) (string, error) {
-	v, ok, missing := ResolveConfigValue(s)
-	if ok {
-		return v, nil
-	}
-	switch {
-	case strings.HasPrefix(s, "!"):
-		return "", fmt.Errorf("Failed to resolve %s from shell command: %s", description, s[1:])
-	case len(missing) == 1:
-		return "", fmt.Errorf("Failed to resolve %s from environment variable: %s", description, missing[0])
-	case len(missing) > 1:
-		return "", fmt.Errorf("Failed to resolve %s from environment variables: %s", description, strings.Join(missing, ", "))
-	}
-	return "", fmt.Errorf("Failed to resolve %s", description)
+	return auth.ResolveValue(s, nil)
 }
 
 type costEntry struct {
@@ -420,45 +266,96 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 	if m.API == "" {
 		return nil, fmt.Errorf("model %s/%s: no api known (set \"api\" for the provider in models.json)", m.Provider, m.ID)
 	}
-	// Headers: the model's, then the provider's (pi passes those as request headers, which
-	// win), each value resolved like an API key.
-	m.Headers = map[string]string{}
-	for _, k := range sortedKeys(modelHeaders) {
-		v, err := resolveOrError(modelHeaders[k], fmt.Sprintf(`model "%s/%s" header "%s"`, m.Provider, m.ID, k))
-		if err != nil {
-			return nil, err
-		}
-		m.Headers[k] = v
+	res, err := c.credential(m.Provider, apiKey, pe)
+	if err != nil {
+		return nil, err
+	}
+	// Headers as pi 1.6 layers them, each later layer replacing a name case-insensitively: the
+	// credential's own (ANTHROPIC_AUTH_TOKEN's Authorization), the provider's, authHeader's
+	// Authorization, then the model's (modelOverrides, then its models.json entry). Values are
+	// resolved like API keys, with the stored credential's env read first.
+	var hs []llm.Header
+	for _, k := range sortedKeys(res.Headers) {
+		hs = llm.SetHeader(hs, k, res.Headers[k])
 	}
 	for _, k := range sortedKeys(pe.Headers) {
-		v, err := resolveOrError(pe.Headers[k], fmt.Sprintf(`provider "%s" header "%s"`, m.Provider, k))
+		v, err := auth.ResolveValueOrError(pe.Headers[k], fmt.Sprintf(`provider "%s" header "%s"`, m.Provider, k), res.Env)
 		if err != nil {
 			return nil, err
 		}
-		m.Headers[k] = v
+		hs = llm.SetHeader(hs, k, v)
 	}
-	switch {
-	case apiKey != "":
-		m.APIKey = apiKey
-	case pe.APIKey != nil:
-		v, err := resolveOrError(*pe.APIKey, fmt.Sprintf(`API key for provider "%s"`, m.Provider))
-		if err != nil {
-			return nil, err
-		}
-		m.APIKey = v
-	default:
-		m.APIKey = EnvAPIKey(m.Provider)
-	}
+	m.APIKey = res.APIKey
 	if pe.AuthHeader {
 		if m.APIKey == "" {
 			return nil, fmt.Errorf("authHeader requires a resolved API key")
 		}
-		m.Headers["Authorization"] = "Bearer " + m.APIKey
+		hs = llm.SetHeader(hs, "Authorization", "Bearer "+m.APIKey)
 	}
-	if len(m.Headers) == 0 {
-		m.Headers = nil
+	for _, k := range sortedKeys(modelHeaders) {
+		v, err := auth.ResolveValueOrError(modelHeaders[k], fmt.Sprintf(`model "%s/%s" header "%s"`, m.Provider, m.ID, k), res.Env)
+		if err != nil {
+			return nil, err
+		}
+		hs = llm.SetHeader(hs, k, v)
+	}
+	if len(hs) > 0 {
+		m.Headers = map[string]string{}
+		for _, h := range hs {
+			m.Headers[h.Name] = h.Value
+		}
+	}
+	m.Env = res.Env
+	if res.Type == auth.TypeOAuth {
+		m.Auth = &auth.Source{Store: auth.NewStore(c.AgentDir), Provider: m.Provider, Flow: auth.FlowFor(m.Provider)}
 	}
 	return m, nil
+}
+
+// credential resolves provider's request credential (see auth.Resolve): --api-key, the agent
+// dir's auth.json, models.json's apiKey, the environment. An auth.json that cannot be read or
+// is malformed is an error naming it.
+func (c *Config) credential(provider, apiKey string, pe *providerEntry) (auth.Resolution, error) {
+	file, err := auth.Read(auth.Path(c.AgentDir))
+	if err != nil {
+		return auth.Resolution{}, err
+	}
+	var configured *string
+	if pe != nil {
+		configured = pe.APIKey
+	}
+	return auth.Resolve(auth.Input{Provider: provider, RuntimeKey: apiKey, File: file, ConfiguredKey: configured})
+}
+
+// Credential says how provider's requests would be authenticated (and where the credential
+// comes from) without making any request: `pigo check`, `pigo auth check` and the session's
+// start use it to say what is missing before the first request.
+func (c *Config) Credential(provider, apiKey string) (auth.Resolution, error) {
+	pe, err := c.providerEntry(provider)
+	if err != nil {
+		return auth.Resolution{}, err
+	}
+	return c.credential(provider, apiKey, pe)
+}
+
+// providerEntry is models.json's entry for provider (case-insensitive; nil when none).
+func (c *Config) providerEntry(provider string) (*providerEntry, error) {
+	eff, err := c.Effective(Models)
+	if err != nil || eff.Root == nil {
+		return nil, err
+	}
+	var file struct {
+		Providers map[string]providerEntry `json:"providers"`
+	}
+	if err := json.Unmarshal(eff.JSON(), &file); err != nil {
+		return nil, fmt.Errorf("models.json: %w", err)
+	}
+	for k, v := range file.Providers {
+		if strings.EqualFold(k, provider) {
+			return &v, nil
+		}
+	}
+	return nil, nil
 }
 
 func firstNonEmpty(ss ...string) string {

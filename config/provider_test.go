@@ -55,7 +55,8 @@ func TestProviderModelFromModelsJSON(t *testing.T) {
 	if m.Cost.Input != 1 || m.Cost.Output != 3 || m.Cost.CacheRead != 0.1 || m.Cost.CacheWrite != 1.25 {
 		t.Errorf("cost %+v", m.Cost)
 	}
-	if m.Headers["X-Team"] != "blue-$1" || m.Headers["X-Both"] != "provider" || m.Headers["X-Model"] != "hi" {
+	// pi 1.6 layers the model's headers over the provider's (0.84 did the opposite).
+	if m.Headers["X-Team"] != "blue-$1" || m.Headers["X-Both"] != "model" || m.Headers["X-Model"] != "hi" {
 		t.Errorf("headers %v", m.Headers)
 	}
 	var compat map[string]any

@@ -278,12 +278,18 @@ type Event struct {
 // Model is everything a provider needs to talk to one model: models.json's provider entry
 // merged with the model's own entry (or the shipped catalogue's facts).
 type Model struct {
-	Provider      string
-	ID            string
-	Name          string
-	API           string // openai-completions | anthropic-messages | openai-responses
-	BaseURL       string
-	APIKey        string // resolved ($VAR, !command, env) by the caller
+	Provider string
+	ID       string
+	Name     string
+	API      string // openai-completions | anthropic-messages | openai-responses
+	BaseURL  string
+	APIKey   string // resolved ($VAR, !command, env) by the caller
+	// Env is the stored credential's environment (auth.json "env"), read before the process
+	// environment for this provider's own variables (endpoints, account ids, regions).
+	Env map[string]string
+	// Auth, when set, supplies the credential per request (OAuth tokens refreshed before they
+	// expire and after a 401); it overrides APIKey, and BaseURL when it gives one.
+	Auth          Credentials
 	Headers       map[string]string
 	Reasoning     bool
 	Input         []string

@@ -25,7 +25,7 @@ func ProviderFor(api string) (Provider, error) {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
 	if p, ok := registry[api]; ok {
-		return p, nil
+		return authed{p}, nil
 	}
 	known := make([]string, 0, len(registry))
 	for k := range registry {
@@ -46,3 +46,6 @@ func APIs() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Wrapped is the provider ProviderFor returns for a registered client p (tests compare them).
+func Wrapped(p Provider) Provider { return authed{p} }

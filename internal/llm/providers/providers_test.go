@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 func TestProviderFor(t *testing.T) {
 	for api, want := range map[string]llm.Provider{"openai-completions": openai.Completions{}, "anthropic-messages": anthropic.Provider{}, "openai-responses": openai.Responses{}} {
 		p, err := llm.ProviderFor(api)
-		if err != nil || p != want {
+		if err != nil || fmt.Sprintf("%#v", p) != fmt.Sprintf("%#v", llm.Wrapped(want)) {
 			t.Errorf("%s: %T %v", api, p, err)
 		}
 	}
