@@ -12,10 +12,15 @@ import (
 	"testing"
 )
 
-// piAIDist is where the tests find pi-ai's dist (the npm cache scripts/install-pi.sh fills).
-const piAIDist = "/root/go/pkg/mod/cache/pigo-npm/node_modules/@earendil-works/pi-ai/dist"
+// piAIDist and piAI16 are where the tests find pi-ai 0.84's dist and pi-ai 1.6.0 (the npm
+// cache scripts/install-pi.sh fills).
+const (
+	piAIDist = "/root/go/pkg/mod/cache/pigo-npm/node_modules/@earendil-works/pi-ai/dist"
+	piAI16   = "/root/go/pkg/mod/cache/pigo-npm/pi-1.6.0/node_modules/@earendil-works/pi-ai"
+)
 
-// TestCatalogueFresh regenerates models_catalogue.json from pi-ai's generated model list and
+// TestCatalogueFresh regenerates models_catalogue.json from pi-ai 1.6.0's catalogue (plus the
+// models only 0.84's list has) and
 // fails when the embedded file has drifted. It skips when node or pi-ai is not installed.
 func TestCatalogueFresh(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -25,7 +30,10 @@ func TestCatalogueFresh(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(piAIDist, "models.generated.js")); err != nil {
 		t.Skip("pi-ai is not installed (scripts/install-pi.sh)")
 	}
-	out, err := exec.Command(node, "../scripts/gen-models-catalogue.mjs", piAIDist).Output()
+	if _, err := os.Stat(filepath.Join(piAI16, "dist", "providers", "all.js")); err != nil {
+		t.Skip("pi-ai 1.6.0 is not installed (scripts/install-pi.sh)")
+	}
+	out, err := exec.Command(node, "../scripts/gen-models-catalogue.mjs", piAI16, piAIDist).Output()
 	if err != nil {
 		t.Fatalf("gen-models-catalogue.mjs: %v", err)
 	}

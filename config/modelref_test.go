@@ -20,7 +20,8 @@ func TestModelRefSeverity(t *testing.T) {
 		{`{"defaultProvider": "openrouter2", "defaultModel": "x"}`, "info"},
 		{`{"defaultProvider": "zai-coding", "defaultModel": "glm-4.7"}`, "info"},
 		{`{"defaultProvider": "mylocal", "defaultModel": "qwen"}`, ""},
-		{`{"defaultProvider": "openai-codex", "defaultModel": "gpt-6.1-sol"}`, "info"},
+		{`{"defaultProvider": "openai-codex", "defaultModel": "gpt-9.9-nova"}`, "info"},
+		{`{"defaultProvider": "openai-codex", "defaultModel": "gpt-6.1-sol"}`, ""}, // in pi 1.6's catalogue
 		{`{"defaultProvider": "Anthropic", "defaultModel": "Claude-Sonnet-4-5:high"}`, ""},
 		{`{"defaultModel": "anthropic/claude-sonnet-4-5:xhigh"}`, ""},
 	}

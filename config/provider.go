@@ -83,6 +83,7 @@ type catalogueWire struct {
 	Name             string             `json:"name"`
 	Compat           json.RawMessage    `json:"compat"`
 	ThinkingLevelMap map[string]*string `json:"thinkingLevelMap"`
+	Headers          map[string]string  `json:"headers"`
 }
 
 // catalogueWireFor decodes only the catalogue line of provider/id (the JSON holds one model
@@ -204,6 +205,9 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 		}
 	}
 	var modelHeaders = map[string]string{}
+	// catalogueHeaders are a built-in model's own headers (GitHub Copilot's editor identity),
+	// below every configured or credential header.
+	var catalogueHeaders map[string]string
 	if def != nil {
 		m.API = firstNonEmpty(def.API, pe.API, defaults.API)
 		if m.API == "" {
@@ -230,6 +234,7 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 				m.Name = firstNonEmpty(w.Name, m.Name)
 				m.Compat = w.Compat
 				m.ThinkingLevelMap = w.ThinkingLevelMap
+				catalogueHeaders = w.Headers
 			}
 		}
 		if pe.BaseURL != "" {
@@ -275,6 +280,9 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 	// Authorization, then the model's (modelOverrides, then its models.json entry). Values are
 	// resolved like API keys, with the stored credential's env read first.
 	var hs []llm.Header
+	for _, k := range sortedKeys(catalogueHeaders) {
+		hs = llm.SetHeader(hs, k, catalogueHeaders[k])
+	}
 	for _, k := range sortedKeys(res.Headers) {
 		hs = llm.SetHeader(hs, k, res.Headers[k])
 	}
@@ -393,4 +401,32 @@ func (c *Config) ProxyURL() (string, error) {
 		return "", nil
 	}
 	return p, nil
+}
+
+// ModelsJSONProviders lists the providers models.json names, sorted.
+func (c *Config) ModelsJSONProviders() []string {
+	eff, err := c.Effective(Models)
+	if err != nil || eff.Root == nil {
+		return nil
+	}
+	var file struct {
+		Providers map[string]json.RawMessage `json:"providers"`
+	}
+	if json.Unmarshal(eff.JSON(), &file) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(file.Providers))
+	for k := range file.Providers {
+		out = append(out, k)
+	}
+	return sortedStrings(out)
+}
+
+func sortedStrings(ss []string) []string {
+	for i := 1; i < len(ss); i++ {
+		for j := i; j > 0 && ss[j] < ss[j-1]; j-- {
+			ss[j], ss[j-1] = ss[j-1], ss[j]
+		}
+	}
+	return ss
 }

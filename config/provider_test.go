@@ -102,7 +102,7 @@ func TestProviderModelBuiltinAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.API != "anthropic-messages" || m.BaseURL != "http://127.0.0.1:9" || m.APIKey != "ant-env" || m.ContextWindow != 1000000 || m.Name != "Claude Sonnet 4.5 (latest)" ||
+	if m.API != "anthropic-messages" || m.BaseURL != "http://127.0.0.1:9" || m.APIKey != "ant-env" || m.ContextWindow != 200000 || m.Name != "Claude Sonnet 4.5 (latest)" ||
 		m.Cost.Output != 15 || string(m.Compat) != `{"supportsStrictTools":true}` ||
 		m.Headers["Authorization"] != "Bearer ant-env" || m.Headers["X-A"] != "1" {
 		t.Errorf("model %+v", m)

@@ -2,6 +2,8 @@ package auth
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -59,9 +61,89 @@ func Resolve(in Input) (Resolution, error) {
 		return Resolution{Type: TypeAPIKey, APIKey: key, Source: "models.json apiKey"}, nil
 	}
 	if builtin {
+		if r, special := ambient(info.ID, nil); special {
+			return r, nil
+		}
 		return fromEnv(info, nil), nil
 	}
 	return Resolution{}, nil
+}
+
+// ambient resolves the providers pi lets use their platform's credentials: Amazon Bedrock (a
+// bearer token, or the AWS credential chain: a profile, access keys, an ECS task role, a web
+// identity) and Google Vertex AI (an API key, or application default credentials with a
+// project and a location). Their clients read the chain themselves, so the resolution may
+// carry no key. special is false for every other provider.
+func ambient(provider string, c *Credential) (Resolution, bool) {
+	var env map[string]string
+	stored := ""
+	if c != nil {
+		env = c.Env
+		if c.KeySet {
+			stored, _, _ = ResolveValue(c.Key, c.Env)
+		}
+	}
+	src := func(fromStore bool, s string) string {
+		if fromStore {
+			return "auth.json"
+		}
+		return s
+	}
+	switch provider {
+	case "amazon-bedrock":
+		switch {
+		case stored != "":
+			return Resolution{Type: TypeAPIKey, APIKey: stored, Env: env, Source: "auth.json"}, true
+		case Lookup("AWS_BEARER_TOKEN_BEDROCK", nil) != "":
+			return Resolution{Type: TypeAPIKey, Env: env, Source: "AWS_BEARER_TOKEN_BEDROCK"}, true
+		case env["AWS_PROFILE"] != "" || Lookup("AWS_PROFILE", nil) != "":
+			return Resolution{Type: TypeAPIKey, Env: env, Source: src(env["AWS_PROFILE"] != "", "AWS_PROFILE")}, true
+		case Lookup("AWS_ACCESS_KEY_ID", nil) != "" && Lookup("AWS_SECRET_ACCESS_KEY", nil) != "":
+			return Resolution{Type: TypeAPIKey, Env: env, Source: "AWS access keys"}, true
+		case Lookup("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", nil) != "" || Lookup("AWS_CONTAINER_CREDENTIALS_FULL_URI", nil) != "":
+			return Resolution{Type: TypeAPIKey, Env: env, Source: "ECS task role"}, true
+		case Lookup("AWS_WEB_IDENTITY_TOKEN_FILE", nil) != "":
+			return Resolution{Type: TypeAPIKey, Env: env, Source: "web identity token"}, true
+		}
+		return Resolution{}, true
+	case "google-vertex":
+		if stored != "" {
+			return Resolution{Type: TypeAPIKey, APIKey: stored, Env: env, Source: "auth.json"}, true
+		}
+		if k := Lookup("GOOGLE_CLOUD_API_KEY", nil); k != "" {
+			return Resolution{Type: TypeAPIKey, APIKey: k, Env: env, Source: "GOOGLE_CLOUD_API_KEY"}, true
+		}
+		if ADCFile(env) != "" && VertexProject(env) != "" && Lookup("GOOGLE_CLOUD_LOCATION", env) != "" {
+			return Resolution{Type: TypeAPIKey, Env: env, Source: src(c != nil, "gcloud application default credentials")}, true
+		}
+		return Resolution{}, true
+	}
+	return Resolution{}, false
+}
+
+// ADCFile is the application default credentials file Google's libraries read
+// (GOOGLE_APPLICATION_CREDENTIALS, else gcloud's well-known file), "" when it does not exist.
+func ADCFile(env map[string]string) string {
+	p := Lookup("GOOGLE_APPLICATION_CREDENTIALS", env)
+	if p == "" {
+		home, _ := os.UserHomeDir()
+		p = filepath.Join(home, ".config", "gcloud", "application_default_credentials.json")
+	} else if strings.HasPrefix(p, "~/") {
+		home, _ := os.UserHomeDir()
+		p = filepath.Join(home, p[2:])
+	}
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// VertexProject is the Google Cloud project (GOOGLE_CLOUD_PROJECT, else GCLOUD_PROJECT).
+func VertexProject(env map[string]string) string {
+	if p := Lookup("GOOGLE_CLOUD_PROJECT", env); p != "" {
+		return p
+	}
+	return Lookup("GCLOUD_PROJECT", env)
 }
 
 func fromStored(in Input, info ProviderInfo, builtin bool, c *Credential) Resolution {
@@ -74,6 +156,9 @@ func fromStored(in Input, info ProviderInfo, builtin bool, c *Credential) Resolu
 	case TypeAPIKey:
 		if builtin && info.KeyName == "" && in.ConfiguredKey == nil {
 			return Resolution{}
+		}
+		if r, special := ambient(info.ID, c); special {
+			return r
 		}
 		key := ""
 		if c.KeySet && c.Key != "" {

@@ -300,3 +300,25 @@ func AnthropicHTTPError(status int, text string) string {
 	}
 	return sdkMessage(status, nil, false, text)
 }
+
+// CopilotHeaders are the headers GitHub Copilot wants on every request, as pi sends them:
+// who started the turn (X-Initiator: the person for a new prompt, the agent after a reply or
+// a tool result), the intent, and whether the request carries images.
+func CopilotHeaders(c *Context) map[string]string {
+	initiator := "user"
+	if n := len(c.Messages); n > 0 && c.Messages[n-1].Role != RoleUser {
+		initiator = "agent"
+	}
+	h := map[string]string{"X-Initiator": initiator, "Openai-Intent": "conversation-edits"}
+	for _, m := range c.Messages {
+		if m.Role != RoleUser && m.Role != RoleToolResult {
+			continue
+		}
+		for _, b := range m.Content {
+			if b.Type == TypeImage {
+				h["Copilot-Vision-Request"] = "true"
+			}
+		}
+	}
+	return h
+}

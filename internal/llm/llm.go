@@ -141,6 +141,9 @@ type Message struct {
 	ResponseModel string `json:"responseModel,omitempty"`
 	// RawStopReason is the provider's own stop/finish reason (pi records it).
 	RawStopReason string `json:"rawStopReason,omitempty"`
+	// ProviderThinkingLevel is the reasoning effort a Codex reply was made with, sent back
+	// before it in a configuration_update item (pi 1.6).
+	ProviderThinkingLevel string `json:"providerThinkingLevel,omitempty"`
 
 	// toolResult
 	ToolCallID string          `json:"toolCallId,omitempty"`

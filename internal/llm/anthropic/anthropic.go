@@ -82,6 +82,39 @@ type params struct {
 	retention      string
 	sessionID      string
 	thinkingOption bool // a reasoning level was requested
+	// oauth: the key is a Claude subscription token (sk-ant-oat…), sent as Claude Code sends it.
+	oauth bool
+}
+
+// IsOAuthToken reports a Claude Pro/Max access token, which pi sends as Claude Code does
+// (bearer auth, Claude Code's identity headers and betas, its system prompt line and tool
+// names).
+func IsOAuthToken(key string) bool { return strings.Contains(key, "sk-ant-oat") }
+
+// claudeCodeVersion is the Claude Code release pi 1.6 presents itself as with a subscription.
+const claudeCodeVersion = "2.1.322"
+
+// claudeCodeTools are Claude Code 2.x's tool names: a tool of the same name (any case) is sent
+// with this casing under a subscription, and mapped back when the model calls it.
+var claudeCodeTools = []string{"Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
+	"KillShell", "NotebookEdit", "Skill", "Task", "TaskOutput", "TodoWrite", "WebFetch", "WebSearch"}
+
+func toClaudeCodeName(name string) string {
+	for _, t := range claudeCodeTools {
+		if strings.EqualFold(t, name) {
+			return t
+		}
+	}
+	return name
+}
+
+func fromClaudeCodeName(name string, tools []llm.Tool) string {
+	for _, t := range tools {
+		if strings.EqualFold(t.Name, name) {
+			return t.Name
+		}
+	}
+	return name
 }
 
 func mapEffort(m *llm.Model, level string) string {
@@ -98,7 +131,7 @@ func mapEffort(m *llm.Model, level string) string {
 }
 
 func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat) params {
-	p := params{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention()}
+	p := params{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention(), oauth: IsOAuthToken(m.APIKey)}
 	level := ""
 	var budgets map[string]int
 	if o != nil {
@@ -172,7 +205,7 @@ func image(c llm.Content) llm.Obj {
 	return llm.Obj{{K: "type", V: "image"}, {K: "source", V: llm.Obj{{K: "type", V: "base64"}, {K: "media_type", V: c.MimeType}, {K: "data", V: c.Data}}}}
 }
 
-func convertMessages(msgs []llm.Message, cc llm.Obj, compat Compat) []llm.Obj {
+func convertMessages(msgs []llm.Message, cc llm.Obj, compat Compat, oauth bool) []llm.Obj {
 	var out []llm.Obj
 	for i := 0; i < len(msgs); i++ {
 		msg := &msgs[i]
@@ -229,7 +262,11 @@ func convertMessages(msgs []llm.Message, cc llm.Obj, compat Compat) []llm.Obj {
 					if len(args) == 0 {
 						args = json.RawMessage("{}")
 					}
-					blocks = append(blocks, llm.Obj{{K: "type", V: "tool_use"}, {K: "id", V: b.ID}, {K: "name", V: b.Name}, {K: "input", V: args}})
+					name := b.Name
+					if oauth {
+						name = toClaudeCodeName(name)
+					}
+					blocks = append(blocks, llm.Obj{{K: "type", V: "tool_use"}, {K: "id", V: b.ID}, {K: "name", V: name}, {K: "input", V: args}})
 				}
 			}
 			if len(blocks) == 0 {
@@ -270,7 +307,7 @@ func convertMessages(msgs []llm.Message, cc llm.Obj, compat Compat) []llm.Obj {
 	return out
 }
 
-func convertTools(tools []llm.Tool, compat Compat, cc llm.Obj) []any {
+func convertTools(tools []llm.Tool, compat Compat, cc llm.Obj, oauth bool) []any {
 	var out []any
 	for i, t := range tools {
 		var schema struct {
@@ -285,7 +322,11 @@ func convertTools(tools []llm.Tool, compat Compat, cc llm.Obj) []any {
 		if len(schema.Required) > 0 && string(schema.Required) != "null" {
 			req = schema.Required
 		}
-		tool := llm.Obj{{K: "name", V: t.Name}, {K: "description", V: t.Description}}
+		name := t.Name
+		if oauth {
+			name = toClaudeCodeName(name)
+		}
+		tool := llm.Obj{{K: "name", V: name}, {K: "description", V: t.Description}}
 		if compat.SupportsEagerToolInputStreaming {
 			tool = append(tool, llm.Field{K: "eager_input_streaming", V: true})
 		}
@@ -306,17 +347,28 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 
 func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj {
 	msgs := llm.TransformMessages(c.Messages, m, normalizeToolCallID)
-	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: convertMessages(msgs, p.cacheControl, compat)},
+	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: convertMessages(msgs, p.cacheControl, compat, p.oauth)},
 		{K: "max_tokens", V: p.maxTokens}, {K: "stream", V: true}}
-	if c.SystemPrompt != "" {
-		sys := llm.Obj{{K: "type", V: "text"}, {K: "text", V: c.SystemPrompt}}
+	sysBlock := func(text string) llm.Obj {
+		sys := llm.Obj{{K: "type", V: "text"}, {K: "text", V: text}}
 		if p.cacheControl != nil {
 			sys = append(sys, llm.Field{K: "cache_control", V: p.cacheControl})
 		}
-		body = append(body, llm.Field{K: "system", V: []any{sys}})
+		return sys
+	}
+	var system []any
+	if p.oauth {
+		// A subscription token must come with Claude Code's identity.
+		system = append(system, sysBlock("You are Claude Code, Anthropic's official CLI for Claude."))
+	}
+	if c.SystemPrompt != "" {
+		system = append(system, sysBlock(c.SystemPrompt))
+	}
+	if len(system) > 0 {
+		body = append(body, llm.Field{K: "system", V: system})
 	}
 	if len(c.Tools) > 0 {
-		body = append(body, llm.Field{K: "tools", V: convertTools(c.Tools, compat, p.cacheControl)})
+		body = append(body, llm.Field{K: "tools", V: convertTools(c.Tools, compat, p.cacheControl, p.oauth)})
 	}
 	if m.Reasoning {
 		if p.thinking {
@@ -342,9 +394,20 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 // Headers are the request headers pi's client sets (the SDK adds x-api-key,
 // anthropic-version and content-type).
 func Headers(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat, sessionID string) []llm.Header {
-	hs := []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}, {Name: "accept", Value: "application/json"},
-		{Name: "anthropic-dangerous-direct-browser-access", Value: "true"}}
+	oauth := IsOAuthToken(m.APIKey) && m.Provider != "github-copilot"
+	var hs []llm.Header
+	if oauth {
+		// Claude Code's identity instead of pigo's.
+		hs = []llm.Header{{Name: "accept", Value: "application/json"}, {Name: "anthropic-dangerous-direct-browser-access", Value: "true"},
+			{Name: "user-agent", Value: "claude-cli/" + claudeCodeVersion}, {Name: "x-app", Value: "cli"}}
+	} else {
+		hs = []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}, {Name: "accept", Value: "application/json"},
+			{Name: "anthropic-dangerous-direct-browser-access", Value: "true"}}
+	}
 	var betas []string
+	if oauth {
+		betas = append(betas, "claude-code-20250219", "oauth-2025-04-20")
+	}
 	if len(c.Tools) > 0 && !compat.SupportsEagerToolInputStreaming {
 		betas = append(betas, fineGrainedToolStreamingBeta)
 	}
@@ -354,11 +417,17 @@ func Headers(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat, sessio
 	if len(betas) > 0 {
 		hs = append(hs, llm.Header{Name: "anthropic-beta", Value: strings.Join(betas, ",")})
 	}
-	if sessionID != "" && compat.SendSessionAffinityHeaders {
+	if sessionID != "" && compat.SendSessionAffinityHeaders && !oauth {
 		hs = llm.SetHeader(hs, "x-session-affinity", sessionID)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
 		hs = llm.SetHeader(hs, k, m.Headers[k])
+	}
+	if m.Provider == "github-copilot" {
+		ch := llm.CopilotHeaders(c)
+		for _, k := range slices.Sorted(maps.Keys(ch)) {
+			hs = llm.SetHeader(hs, k, ch[k])
+		}
 	}
 	if o != nil {
 		for _, k := range slices.Sorted(maps.Keys(o.Headers)) {
@@ -375,7 +444,8 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 	if o != nil {
 		oh = o.Headers
 	}
-	if m.APIKey == "" && !llm.HasHeader(oh, "authorization") && !llm.HasHeader(oh, "x-api-key") && !llm.HasHeader(oh, "cf-aig-authorization") {
+	if m.APIKey == "" && !llm.HasHeader(oh, "authorization") && !llm.HasHeader(oh, "x-api-key") && !llm.HasHeader(oh, "cf-aig-authorization") &&
+		!llm.HasHeader(m.Headers, "authorization") && !llm.HasHeader(m.Headers, "x-api-key") && !llm.HasHeader(m.Headers, "cf-aig-authorization") {
 		return b.Fail(ctx, "No API key for provider: "+m.Provider)
 	}
 	compat := ResolveCompat(m)
@@ -386,7 +456,12 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 		sessionID = ""
 	}
 	hs := []llm.Header{{Name: "content-type", Value: "application/json"}, {Name: "anthropic-version", Value: Version}}
-	if m.APIKey != "" {
+	switch {
+	case m.APIKey == "":
+	case m.Provider == "github-copilot" || IsOAuthToken(m.APIKey):
+		// GitHub Copilot and a Claude subscription authenticate with a bearer token.
+		hs = append(hs, llm.Header{Name: "authorization", Value: "Bearer " + m.APIKey})
+	default:
 		hs = append(hs, llm.Header{Name: "x-api-key", Value: m.APIKey})
 	}
 	for _, h := range Headers(m, c, o, compat, sessionID) {
@@ -398,7 +473,7 @@ func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm
 		return failed
 	}
 	defer rc.Close()
-	return run(ctx, b, m, rc)
+	return run(ctx, b, m, rc, c.Tools)
 }
 
 var messageEvents = map[string]bool{"message_start": true, "message_delta": true, "message_stop": true,
@@ -477,7 +552,8 @@ func MapStopReason(reason, explanation string) (stop, errorMessage string, err e
 	return "", "", fmt.Errorf("Unhandled stop reason: %s", reason)
 }
 
-func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm.Message {
+func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader, tools []llm.Tool) *llm.Message {
+	oauth := IsOAuthToken(m.APIKey) && m.Provider != "github-copilot"
 	msg := b.Msg()
 	msg.StopReason = "pending"
 	idx := map[int]int{} // stream index → content index, while the block is open
@@ -546,7 +622,11 @@ func run(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm
 				} else if s, err := llm.JSONStringify(args); err == nil {
 					args = s
 				}
-				i = b.Add(llm.Content{Type: llm.TypeToolCall, ID: cb.ID, Name: cb.Name, Arguments: args})
+				name := cb.Name
+				if oauth {
+					name = fromClaudeCodeName(name, tools)
+				}
+				i = b.Add(llm.Content{Type: llm.TypeToolCall, ID: cb.ID, Name: name, Arguments: args})
 				partial[i] = &llm.PartialJSON{}
 				b.At(llm.EventToolCallStart, i)
 			default:

@@ -16,7 +16,7 @@ func BenchmarkParseLongStream(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		msg := run(context.Background(), llm.NewBuilder(m, func(llm.Event) {}), m, strings.NewReader(body))
+		msg := run(context.Background(), llm.NewBuilder(m, func(llm.Event) {}), m, strings.NewReader(body), nil)
 		if msg.StopReason != llm.StopToolUse {
 			b.Fatal(msg.ErrorMessage)
 		}

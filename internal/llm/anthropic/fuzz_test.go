@@ -18,7 +18,7 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		m := &llm.Model{Provider: "p", ID: "m", API: API}
 		llmtest.CheckStreamEnds(t, m, func(b *llm.Builder) *llm.Message {
-			return run(context.Background(), b, m, strings.NewReader(body))
+			return run(context.Background(), b, m, strings.NewReader(body), nil)
 		})
 	})
 }

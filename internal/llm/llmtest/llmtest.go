@@ -19,6 +19,7 @@ package llmtest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,7 +37,24 @@ const (
 	OpenAICompletions = "openai-completions"
 	AnthropicMessages = "anthropic-messages"
 	OpenAIResponses   = "openai-responses"
+	CodexResponses    = "openai-codex-responses"
 )
+
+// CodexToken is an access token shaped like ChatGPT's (a JWT whose claims name the account),
+// for the Codex API, which reads the account id from it.
+func CodexToken(account string) string {
+	enc := func(v any) string { return base64.RawURLEncoding.EncodeToString([]byte(js(v))) }
+	return enc(obj{"alg": "none"}) + "." + enc(obj{"https://api.openai.com/auth": obj{"chatgpt_account_id": account}, "exp": 4102444800}) + ".sig"
+}
+
+// Key is an API key the api's client accepts (most take anything; Codex needs a token that
+// names an account).
+func Key(api string) string {
+	if api == CodexResponses {
+		return CodexToken("acc-test")
+	}
+	return "k"
+}
 
 // Turn is one scripted response. Without Blocks, the blocks are Thinking (when set), Text
 // (when set), then ToolCalls, in that order.
@@ -217,6 +235,8 @@ func APIOf(path string) string {
 		return OpenAICompletions
 	case strings.HasSuffix(path, "/messages"):
 		return AnthropicMessages
+	case strings.HasSuffix(path, "/codex/responses"):
+		return CodexResponses
 	case strings.HasSuffix(path, "/responses"):
 		return OpenAIResponses
 	}

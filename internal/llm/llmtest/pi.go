@@ -40,8 +40,11 @@ type PiRun struct {
 // BaseURL is the base URL pi's providers are given for api: URL+"/v1" (the Anthropic SDK adds
 // /v1 itself, so anthropic-messages gets URL).
 func (s *Server) BaseURL(api string) string {
-	if api == AnthropicMessages {
+	switch api {
+	case AnthropicMessages:
 		return s.URL
+	case CodexResponses:
+		return s.URL + "/backend-api"
 	}
 	return s.URL + "/v1"
 }

@@ -94,7 +94,7 @@ func render(api string, t *Turn) []string {
 	switch api {
 	case AnthropicMessages:
 		return renderAnthropic(t)
-	case OpenAIResponses:
+	case OpenAIResponses, CodexResponses:
 		return renderResponses(t)
 	}
 	return renderCompletions(t)
@@ -337,7 +337,7 @@ func faultResponse(api string, t *Turn) (int, map[string]string, string) {
 		switch api {
 		case AnthropicMessages:
 			return 400, jsonHdr, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213462 tokens > 200000 maximum"}}`
-		case OpenAIResponses:
+		case OpenAIResponses, CodexResponses:
 			return 400, jsonHdr, `{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}`
 		}
 		return 400, jsonHdr, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130011 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`

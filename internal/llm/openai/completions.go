@@ -117,10 +117,16 @@ func MapFinishReason(reason string) (stop, errorMessage string) {
 }
 
 // Headers are the request headers pi's client sends (besides the SDK's own).
-func Headers(m *llm.Model, o *llm.Options, compat Compat, sessionID string) []llm.Header {
+func Headers(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat, sessionID string) []llm.Header {
 	hs := []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}}
 	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
 		hs = llm.SetHeader(hs, k, m.Headers[k])
+	}
+	if m.Provider == "github-copilot" && c != nil {
+		ch := llm.CopilotHeaders(c)
+		for _, k := range slices.Sorted(maps.Keys(ch)) {
+			hs = llm.SetHeader(hs, k, ch[k])
+		}
 	}
 	if sessionID != "" && compat.SendSessionAffinityHeaders {
 		if compat.SessionAffinityFormat == "openrouter" {
@@ -172,7 +178,7 @@ func (Completions) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *
 	}
 	hs := []llm.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json"},
 		{Name: "Authorization", Value: "Bearer " + key}}
-	for _, h := range Headers(m, o, compat, sessionID) {
+	for _, h := range Headers(m, c, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
 	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", Headers: hs, Body: body,

@@ -131,9 +131,10 @@ func toolResultOutput(m *llm.Model, cs []llm.Content) any {
 		}
 	}
 	text := strings.Join(texts, "\n")
+	hasText := strings.TrimSpace(text) != ""
 	if len(images) == 0 || !m.HasInput("image") {
 		switch {
-		case text != "":
+		case hasText:
 			return text
 		case len(images) > 0:
 			return "(see attached image)"
@@ -141,7 +142,7 @@ func toolResultOutput(m *llm.Model, cs []llm.Content) any {
 		return "(no tool output)"
 	}
 	var out []any
-	if text != "" {
+	if hasText {
 		out = append(out, llm.Obj{{K: "type", V: "input_text"}, {K: "text", V: text}})
 	}
 	for _, im := range images {
@@ -151,7 +152,26 @@ func toolResultOutput(m *llm.Model, cs []llm.Content) any {
 }
 
 func convertResponsesMessages(m *llm.Model, c *llm.Context, compat ResponsesCompat) []any {
+	return convertResponsesInput(m, c, compat, responsesInputOptions{})
+}
+
+// responsesInputOptions are the Codex backend's input features (pi 1.6): every tool declared
+// in an additional_tools item at the head of the input instead of the request's tools, and
+// configuration_update items carrying the reasoning effort (before each earlier reply of the
+// same model that recorded one, and at the end).
+type responsesInputOptions struct {
+	additionalTools []any
+	configEffort    string
+}
+
+func convertResponsesInput(m *llm.Model, c *llm.Context, compat ResponsesCompat, opt responsesInputOptions) []any {
 	var out []any
+	if len(opt.additionalTools) > 0 {
+		out = append(out, llm.Obj{{K: "type", V: "additional_tools"}, {K: "role", V: "developer"}, {K: "tools", V: opt.additionalTools}})
+	}
+	configUpdate := func(effort string) llm.Obj {
+		return llm.Obj{{K: "type", V: "configuration_update"}, {K: "reasoning", V: llm.Obj{{K: "effort", V: effort}}}}
+	}
 	msgs := llm.TransformMessages(c.Messages, m, normalizeResponsesToolCallID(m))
 	if c.SystemPrompt != "" {
 		role := "system"
@@ -235,12 +255,18 @@ func convertResponsesMessages(m *llm.Model, c *llm.Context, compat ResponsesComp
 			if len(items) == 0 {
 				continue
 			}
+			if opt.configEffort != "" && sameAPI && !differentModel && msg.ProviderThinkingLevel != "" {
+				out = append(out, configUpdate(msg.ProviderThinkingLevel))
+			}
 			out = append(out, items...)
 		case llm.RoleToolResult:
 			callID, _, _ := strings.Cut(msg.ToolCallID, "|")
 			out = append(out, llm.Obj{{K: "type", V: "function_call_output"}, {K: "call_id", V: callID}, {K: "output", V: toolResultOutput(m, msg.Content)}})
 		}
 		msgIndex++
+	}
+	if opt.configEffort != "" {
+		out = append(out, configUpdate(opt.configEffort))
 	}
 	return out
 }
@@ -321,10 +347,16 @@ func buildResponsesParams(m *llm.Model, c *llm.Context, compat ResponsesCompat, 
 }
 
 // Headers are the request headers pi's client sets (besides the SDK's own).
-func ResponsesHeaders(m *llm.Model, o *llm.Options, compat ResponsesCompat, sessionID string) []llm.Header {
+func ResponsesHeaders(m *llm.Model, c *llm.Context, o *llm.Options, compat ResponsesCompat, sessionID string) []llm.Header {
 	hs := []llm.Header{{Name: "User-Agent", Value: llm.UserAgent()}}
 	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
 		hs = llm.SetHeader(hs, k, m.Headers[k])
+	}
+	if m.Provider == "github-copilot" && c != nil {
+		ch := llm.CopilotHeaders(c)
+		for _, k := range slices.Sorted(maps.Keys(ch)) {
+			hs = llm.SetHeader(hs, k, ch[k])
+		}
 	}
 	if sessionID != "" {
 		if compat.SessionAffinityFormat == "openrouter" {
@@ -369,7 +401,7 @@ func (Responses) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *ll
 	}
 	hs := []llm.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json"},
 		{Name: "Authorization", Value: "Bearer " + key}}
-	for _, h := range ResponsesHeaders(m, o, compat, sessionID) {
+	for _, h := range ResponsesHeaders(m, c, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
 	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: strings.TrimRight(m.BaseURL, "/") + "/responses", Headers: hs, Body: body,
@@ -471,6 +503,12 @@ func jsString(v json.RawMessage) string {
 }
 
 func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader) *llm.Message {
+	return runResponsesStream(ctx, b, m, body, false)
+}
+
+// runResponsesStream parses a Responses event stream; codex applies the Codex backend's event
+// mapping (its error texts, response.done, statuses it may send that pi drops).
+func runResponsesStream(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Reader, codex bool) *llm.Message {
 	msg := b.Msg()
 	msg.StopReason = "pending"
 	slots := map[int]*slot{}
@@ -509,11 +547,21 @@ func runResponses(ctx context.Context, b *llm.Builder, m *llm.Model, body io.Rea
 		if strings.HasPrefix(sev.Data, "[DONE]") {
 			return nil
 		}
+		if codex && terminal {
+			return nil // the Codex stream ends at its terminal event
+		}
 		var ev event
 		if err := json.Unmarshal([]byte(sev.Data), &ev); err != nil {
+			if codex {
+				return llm.Failure("Invalid Codex SSE JSON: " + err.Error())
+			}
 			return llm.Failure("Unexpected token in JSON: " + err.Error())
 		}
-		if e := strings.TrimSpace(string(ev.Error)); e != "" && e != "null" && e != "false" {
+		if codex {
+			if err := codexEvent(sev.Data, &ev); err != nil {
+				return err
+			}
+		} else if e := strings.TrimSpace(string(ev.Error)); e != "" && e != "null" && e != "false" {
 			return llm.Failure(llm.StreamErrorMessage(ev.Error))
 		}
 		switch ev.Type {

@@ -17,7 +17,7 @@ import (
 // registering itself and teaching llmtest its wire format; nothing here is per provider.
 
 func conformModel(srv *llmtest.Server, api string) *llm.Model {
-	return &llm.Model{Provider: "local", ID: "m", API: api, BaseURL: srv.BaseURL(api), APIKey: "k",
+	return &llm.Model{Provider: "local", ID: "m", API: api, BaseURL: srv.BaseURL(api), APIKey: llmtest.Key(api),
 		Input: []string{"text", "image"}, ContextWindow: 128000, MaxTokens: 16384, Reasoning: true,
 		Cost: llm.Cost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
 }

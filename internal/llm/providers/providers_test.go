@@ -12,14 +12,15 @@ import (
 )
 
 func TestProviderFor(t *testing.T) {
-	for api, want := range map[string]llm.Provider{"openai-completions": openai.Completions{}, "anthropic-messages": anthropic.Provider{}, "openai-responses": openai.Responses{}} {
+	for api, want := range map[string]llm.Provider{"openai-completions": openai.Completions{}, "anthropic-messages": anthropic.Provider{},
+		"openai-responses": openai.Responses{}, "openai-codex-responses": openai.Codex{}} {
 		p, err := llm.ProviderFor(api)
 		if err != nil || fmt.Sprintf("%#v", p) != fmt.Sprintf("%#v", llm.Wrapped(want)) {
 			t.Errorf("%s: %T %v", api, p, err)
 		}
 	}
-	_, err := llm.ProviderFor("google-generative-ai")
-	if err == nil || err.Error() != `unsupported api "google-generative-ai" (pigo speaks anthropic-messages, openai-completions, openai-responses)` {
+	_, err := llm.ProviderFor("carrier-pigeon")
+	if err == nil || err.Error() != `unsupported api "carrier-pigeon" (pigo speaks `+strings.Join(llm.APIs(), ", ")+`)` {
 		t.Errorf("unknown api: %v", err)
 	}
 }
