@@ -74,14 +74,14 @@ const (
 )
 
 // pollDevice polls until the person approved the device code, the code expired or ctx ended,
-// with RFC 8628's rules: the server's interval (5 s when it gives none, at least 1 s), 5 s more
-// after each slow_down unless the server names a new interval.
+// with RFC 8628's rules: the server's interval (5 s when it gives none, a negative interval; at
+// least 1 s), 5 s more after each slow_down unless the server names a new interval.
 func pollDevice(ctx context.Context, interval, expiresIn float64, waitFirst bool, poll func() (pollStatus, float64, error)) error {
 	deadline := time.Now().Add(time.Duration(expiresIn * float64(time.Second)))
 	if expiresIn <= 0 {
 		deadline = time.Now().Add(15 * time.Minute)
 	}
-	if interval <= 0 {
+	if interval < 0 {
 		interval = 5
 	}
 	wait := max(time.Second, time.Duration(interval*float64(time.Second)))

@@ -73,7 +73,10 @@ func (copilotFlow) Login(ctx context.Context, ui Interaction) (*Credential, erro
 	v := decodeObject(r.body)
 	device, user, verify := str(v, "device_code"), str(v, "user_code"), str(v, "verification_uri")
 	expires, okE := num(v, "expires_in")
-	interval, _ := num(v, "interval")
+	interval, given := num(v, "interval")
+	if !given {
+		interval = -1
+	}
 	if device == "" || user == "" || verify == "" || !okE {
 		return nil, errors.New("Invalid device code response fields")
 	}

@@ -197,12 +197,23 @@ func credentialFrom(v any) (*Credential, error) {
 }
 
 func number(v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
+	var f float64
+	switch n := v.(type) {
+	case json.Number:
+		var err error
+		if f, err = n.Float64(); err != nil {
+			return 0, false
+		}
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case float64:
+		f = n
+	default:
 		return 0, false
 	}
-	f, err := n.Float64()
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return 0, false
 	}
 	return int64(f), true

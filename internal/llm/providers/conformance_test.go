@@ -277,3 +277,54 @@ func TestConformDuplicateIDsAndUsage(t *testing.T) {
 		}
 	})
 }
+
+// creds is a credential that changes when refreshed, counting the refreshes.
+type creds struct {
+	api       string
+	refreshes int
+}
+
+func (c *creds) Resolve(_ context.Context, refresh bool) (llm.RequestAuth, error) {
+	if refresh {
+		c.refreshes++
+	}
+	key := fmt.Sprintf("token-%d-", c.refreshes)
+	if c.api == llmtest.CodexResponses {
+		key = llmtest.CodexToken(key)
+	}
+	return llm.RequestAuth{APIKey: key}, nil
+}
+
+// A 401 makes the credential refresh once and the request go again; the listener sees one
+// stream, not the failed attempt.
+func TestConformRefreshOn401(t *testing.T) {
+	forEachAPI(t, func(t *testing.T, api string) {
+		srv := llmtest.New(t)
+		srv.Push(llmtest.Turn{Fault: llmtest.Unauthorized}, llmtest.Turn{Text: "again"})
+		p, _ := llm.ProviderFor(api)
+		m := conformModel(srv, api)
+		c := &creds{api: api}
+		m.Auth = c
+		var evs []llm.Event
+		msg := p.Stream(context.Background(), m, conformCtx(), nil, func(e llm.Event) { evs = append(evs, e) })
+		checkEvents(t, evs, msg)
+		if msg.Text() != "again" || c.refreshes != 1 || len(srv.Requests()) != 2 {
+			t.Fatalf("%s %q text %q after %d refreshes and %d requests", msg.StopReason, msg.ErrorMessage, msg.Text(), c.refreshes, len(srv.Requests()))
+		}
+		for _, e := range evs {
+			if e.Type == llm.EventError {
+				t.Errorf("the 401 reached the listener")
+			}
+		}
+		second := fmt.Sprint(srv.Requests()[1].Header)
+		if !strings.Contains(second, "token-1-") && !strings.Contains(second, llmtest.CodexToken("token-1-")) {
+			t.Errorf("the retry did not carry the refreshed token: %s", second)
+		}
+		// A second 401 ends the stream (no loop).
+		srv.Push(llmtest.Turn{Fault: llmtest.Unauthorized}, llmtest.Turn{Fault: llmtest.Unauthorized})
+		msg = p.Stream(context.Background(), m, conformCtx(), nil, nil)
+		if msg.StopReason != llm.StopError || msg.HTTPStatus() != 401 || c.refreshes != 2 {
+			t.Errorf("twice 401: %s %d after %d refreshes", msg.StopReason, msg.HTTPStatus(), c.refreshes)
+		}
+	})
+}
