@@ -430,3 +430,26 @@ func sortedStrings(ss []string) []string {
 	}
 	return ss
 }
+
+// MissingCredential says, before any request, that m's provider has no usable credential
+// (pi's "No API key found for …" and what would give it one), or returns nil. A model with a
+// per-request credential (OAuth), a key, or an Authorization-style header has one; so has a
+// provider whose platform credentials were found (Amazon Bedrock, Google Vertex AI).
+func (c *Config) MissingCredential(m *llm.Model, apiKey string) error {
+	if m == nil || m.Auth != nil || m.APIKey != "" || m.ReportedCost {
+		return nil
+	}
+	for _, h := range []string{"authorization", "x-api-key", "cf-aig-authorization", "api-key"} {
+		if llm.HasHeader(m.Headers, h) {
+			return nil
+		}
+	}
+	r, err := c.Credential(m.Provider, apiKey)
+	if err != nil {
+		return err
+	}
+	if r.Type != "" {
+		return nil
+	}
+	return fmt.Errorf("No API key found for %s.\n\nTo give it one: %s.", m.Provider, auth.Guidance(m.Provider))
+}

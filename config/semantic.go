@@ -30,5 +30,6 @@ func (c *Config) crossChecks() diag.List {
 	out = append(out, c.checkSandboxWidening()...)
 	out = append(out, c.checkResolution()...)
 	out = append(out, c.checkModelRefs()...)
+	out = append(out, c.checkCredentials()...)
 	return out
 }

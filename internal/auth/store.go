@@ -13,11 +13,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -137,13 +137,11 @@ func jsonErrorText(data []byte, err error) string {
 		}
 		return fmt.Sprintf("%s (line %d, column %d)", se.Error(), line, col)
 	}
-	if errors.Is(err, errUnexpectedEnd) || strings.Contains(err.Error(), "unexpected EOF") {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of the file"
 	}
 	return err.Error()
 }
-
-var errUnexpectedEnd = errors.New("unexpected EOF")
 
 // credentialFrom checks one entry as pi's reader does: api_key with a string key (or none) and
 // an env object of strings; oauth with string access and refresh tokens and a finite expiry.

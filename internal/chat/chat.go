@@ -48,6 +48,9 @@ type Options struct {
 	Prompt string
 	// Start, when set, is a slash command run at start instead (`pigo -r` is "/resume").
 	Start string
+	// Notice, when set, is shown first (the model's provider has no credential, and how to
+	// give it one), so the person learns it before a request fails.
+	Notice string
 	// Color enables colours and Markdown styling.
 	Color bool
 	// Persist saves ticked "allow forever" patterns as allow rules (sandbox.json); nil: they
@@ -282,6 +285,9 @@ func (m *Model) Init() tea.Cmd {
 
 // first is what runs at start: the start command, else the first prompt.
 func (m *Model) first() tea.Cmd {
+	if m.o.Notice != "" {
+		m.add(&item{kind: kindError, text: m.o.Notice, final: true})
+	}
 	switch {
 	case m.o.Start != "":
 		return m.submit(m.o.Start, false)

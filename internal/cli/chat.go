@@ -67,6 +67,7 @@ func (c *CLI) runChat(a *args) int {
 		return c.expander(r, out)(ctx, text)
 	}
 	o := chat.Options{Agent: ag, Bridge: b, Expand: expand, Model: r.model.Provider + "/" + r.model.ID, Thinking: r.thinking,
+		Notice:        missingCredential(r, a),
 		ContextWindow: r.model.ContextWindow, Prompt: strings.Join(prompts, " "), Color: c.color(a),
 		Persist: func(p []string) error { return c.persistAllow(r, p) }, Todo: todoWidget,
 		Commands: func(q string) []chat.Completion {
@@ -727,4 +728,12 @@ func (c *CLI) reloadRun(r *run, a *args) (string, error) {
 		text = n + "\n" + text
 	}
 	return text, nil
+}
+
+// missingCredential is the chat's first line when the model's provider has no credential.
+func missingCredential(r *run, a *args) string {
+	if err := r.cfg.MissingCredential(r.model, a.str("--api-key")); err != nil {
+		return err.Error()
+	}
+	return ""
 }

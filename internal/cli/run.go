@@ -181,6 +181,11 @@ func (c *CLI) runSession(argv []string) int {
 		return ExitInternal
 	}
 	defer r.close()
+	if err := r.cfg.MissingCredential(r.model, a.str("--api-key")); err != nil {
+		// Said before the first request, not after a 401.
+		fmt.Fprintln(c.Stderr, "pigo: "+err.Error())
+		return ExitFailed
+	}
 	return c.execute(r, mode, prompts)
 }
 
