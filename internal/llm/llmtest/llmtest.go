@@ -38,6 +38,8 @@ const (
 	AnthropicMessages = "anthropic-messages"
 	OpenAIResponses   = "openai-responses"
 	CodexResponses    = "openai-codex-responses"
+	GoogleAI          = "google-generative-ai"
+	GoogleVertex      = "google-vertex"
 )
 
 // CodexToken is an access token shaped like ChatGPT's (a JWT whose claims name the account),
@@ -235,6 +237,10 @@ func APIOf(path string) string {
 		return OpenAICompletions
 	case strings.HasSuffix(path, "/messages"):
 		return AnthropicMessages
+	case strings.Contains(path, "/publishers/google/models/"):
+		return GoogleVertex
+	case strings.HasSuffix(path, ":streamGenerateContent"):
+		return GoogleAI
 	case strings.HasSuffix(path, "/codex/responses"):
 		return CodexResponses
 	case strings.HasSuffix(path, "/responses"):
@@ -246,6 +252,15 @@ func APIOf(path string) string {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	api := APIOf(r.URL.Path)
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		// A WebSocket attempt (pi's Codex transport) is recorded and refused without taking
+		// a queued response: the client falls back to SSE.
+		s.mu.Lock()
+		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, API: api, Header: r.Header.Clone()})
+		s.mu.Unlock()
+		http.Error(w, "llmtest: no WebSocket", http.StatusNotFound)
+		return
+	}
 	s.mu.Lock()
 	n := len(s.reqs)
 	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, API: api, Header: r.Header.Clone(), Body: body})

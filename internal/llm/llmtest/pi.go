@@ -45,6 +45,10 @@ func (s *Server) BaseURL(api string) string {
 		return s.URL
 	case CodexResponses:
 		return s.URL + "/backend-api"
+	case GoogleAI:
+		return s.URL + "/v1beta"
+	case GoogleVertex:
+		return s.URL
 	}
 	return s.URL + "/v1"
 }

@@ -96,6 +96,8 @@ func render(api string, t *Turn) []string {
 		return renderAnthropic(t)
 	case OpenAIResponses, CodexResponses:
 		return renderResponses(t)
+	case GoogleAI, GoogleVertex:
+		return renderGoogle(t)
 	}
 	return renderCompletions(t)
 }
@@ -307,11 +309,70 @@ func renderResponses(t *Turn) []string {
 	return evs
 }
 
+func renderGoogle(t *Turn) []string {
+	u := t.Usage
+	usage := obj{"promptTokenCount": u.Input + u.CacheRead, "candidatesTokenCount": u.Output - u.Reasoning, "totalTokenCount": u.Input + u.CacheRead + u.Output,
+		"thoughtsTokenCount": u.Reasoning, "cachedContentTokenCount": u.CacheRead}
+	chunk := func(parts []obj, finish string, withUsage bool) string {
+		cand := obj{"content": obj{"parts": parts, "role": "model"}, "index": 0}
+		if finish != "" {
+			cand["finishReason"] = finish
+		}
+		c := obj{"candidates": []obj{cand}, "modelVersion": t.Model, "responseId": "resp-" + t.ID}
+		if withUsage {
+			c["usageMetadata"] = usage
+		}
+		return dataEvent(c)
+	}
+	var evs []string
+	for _, b := range t.blocks() {
+		switch b.Kind {
+		case "thinking":
+			for _, p := range Pieces(b.Text) {
+				evs = append(evs, chunk([]obj{{"text": p, "thought": true}}, "", false))
+			}
+		case "text":
+			for _, p := range Pieces(b.Text) {
+				evs = append(evs, chunk([]obj{{"text": p}}, "", false))
+			}
+		case "tool":
+			fc := obj{"name": b.Name, "args": json.RawMessage(b.Args)}
+			if b.ID != "" {
+				fc["id"] = b.ID
+			}
+			evs = append(evs, chunk([]obj{{"functionCall": fc}}, "", false))
+		}
+	}
+	if t.Fault == StreamError {
+		return append(evs, dataEvent(obj{"error": obj{"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}))
+	}
+	finish := map[string]string{"stop": "STOP", "toolUse": "STOP", "length": "MAX_TOKENS"}[t.stop()]
+	if finish == "" {
+		finish = t.stop()
+	}
+	return append(evs, chunk([]obj{{"text": ""}}, finish, true))
+}
+
 // faultResponse renders an HTTP-level fault: status, headers and body as the provider sends
 // them. code 0 means the turn streams normally.
 func faultResponse(api string, t *Turn) (int, map[string]string, string) {
 	jsonHdr := map[string]string{"Content-Type": "application/json"}
 	anth := api == AnthropicMessages
+	if api == GoogleAI || api == GoogleVertex {
+		switch t.Fault {
+		case RateLimit:
+			return 429, jsonHdr, `{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`
+		case ServerError:
+			return 500, jsonHdr, `{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}`
+		case Overloaded:
+			return 503, jsonHdr, `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`
+		case ContextOverflow:
+			return 400, jsonHdr, `{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`
+		case Unauthorized:
+			return 401, jsonHdr, `{"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}`
+		}
+		return 0, nil, ""
+	}
 	switch t.Fault {
 	case RateLimit:
 		if anth {

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+	"github.com/pigo-agent/pigo/internal/pitest"
+)
+
+// The credentials differential test (issue 22): the real pi 1.6.0 and pigo run with the same
+// agent dir — an auth.json holding an API key entry, a `!command` entry and an unexpired OAuth
+// entry, and a models.json that points each built-in provider's baseUrl at a loopback server —
+// and the request each sends is compared: the body, and the headers that carry identity and
+// credentials. credentialDifferences lists where pigo differs on purpose; nothing else is
+// masked.
+var credentialDifferences = map[string]string{
+	"User-Agent":            "pigo sends its own identity (\"pigo (<os> <release>; <arch>)\"); pi sends \"pi/1.6.0 (…; node/…)\"; Claude-subscription requests carry Claude Code's identity in both",
+	"SDK headers":           "x-stainless-* (OpenAI and Anthropic SDKs), x-goog-api-client (@google/genai) and fetch's accept/sec-fetch headers are the SDKs' own and are not sent",
+	"system prompt":         "pi 1.6 appends a <cwd> block to --system-prompt; pigo keeps pi 0.84's \"Current working directory:\" line (the prompt is not the credentials issue's subject); the text is masked",
+	"Codex transport":       "pi 1.6 tries a WebSocket first and compresses the SSE body with zstd; pigo speaks SSE with a plain JSON body (the test runs pi with transport \"sse\" and decompresses its body)",
+	"session ids":           "each run has its own session id (prompt_cache_key, session-id, x-client-request-id): masked",
+	"max tokens near limit": "none here: both clamp the output budget the same way for these small contexts",
+}
+
+type credScenario struct {
+	name, provider, model, api string
+	thinking                   string
+	auth                       map[string]any
+	env                        []string
+	headers                    []string
+}
+
+func credScenarios() []credScenario {
+	apiKey := func(key string) map[string]any { return map[string]any{"type": "api_key", "key": key} }
+	oauth := func(access string, extra map[string]any) map[string]any {
+		e := map[string]any{"type": "oauth", "access": access, "refresh": "refresh-token-never-used", "expires": time.Now().Add(24 * time.Hour).UnixMilli()}
+		for k, v := range extra {
+			e[k] = v
+		}
+		return e
+	}
+	return []credScenario{
+		{name: "api key entry (openai-completions)", provider: "zai", model: "glm-5-turbo", api: llmtest.OpenAICompletions,
+			auth: map[string]any{"zai": apiKey("zai-literal-key")}, headers: []string{"Authorization"}},
+		{name: "!command entry (anthropic)", provider: "anthropic", model: "claude-sonnet-4-6", api: llmtest.AnthropicMessages, thinking: "medium",
+			auth: map[string]any{"anthropic": apiKey("!printf %s sk-ant-api03-from-command")}, headers: []string{"x-api-key", "Authorization", "anthropic-version"}},
+		{name: "oauth entry (anthropic subscription)", provider: "anthropic", model: "claude-sonnet-4-6", api: llmtest.AnthropicMessages,
+			auth:    map[string]any{"anthropic": oauth("sk-ant-oat01-subscription-token", nil)},
+			headers: []string{"x-api-key", "Authorization", "anthropic-version", "x-app", "anthropic-beta", "User-Agent"}},
+		{name: "oauth entry (openai-codex)", provider: "openai-codex", model: "gpt-6.1-sol", api: llmtest.CodexResponses, thinking: "high",
+			auth:    map[string]any{"openai-codex": oauth(llmtest.CodexToken("acct-123"), map[string]any{"accountId": "acct-123"})},
+			headers: []string{"Authorization", "chatgpt-account-id", "originator", "OpenAI-Beta", "accept"}},
+		{name: "api key entry (openai-responses)", provider: "openai", model: "gpt-5.4", api: llmtest.OpenAIResponses, thinking: "low",
+			auth: map[string]any{"openai": apiKey("sk-openai-stored")}, headers: []string{"Authorization"}},
+		{name: "environment key (google)", provider: "google", model: "gemini-2.5-flash", api: llmtest.GoogleAI, thinking: "medium",
+			env: []string{"GEMINI_API_KEY=gemini-env-key"}, headers: []string{"x-goog-api-key"}},
+		{name: "api key entry (google-vertex express)", provider: "google-vertex", model: "gemini-2.5-flash", api: llmtest.GoogleVertex,
+			auth: map[string]any{"google-vertex": apiKey("vertex-stored-key")}, headers: []string{"x-goog-api-key"}},
+		{name: "api key entry with env (github-copilot)", provider: "github-copilot", model: "claude-sonnet-4.6", api: llmtest.AnthropicMessages,
+			auth: map[string]any{"github-copilot": apiKey("ghu_copilot_token")}, headers: []string{"Authorization", "x-api-key", "X-Initiator", "Openai-Intent", "Editor-Version", "Copilot-Integration-Id"}},
+	}
+}
+
+// pigoBinary is this test binary under the name pigo (testscript.Main runs pigo's main then).
+func pigoBinary(t *testing.T) string {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "pigo")
+	if err := os.Symlink(os.Args[0], p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func credHome(t *testing.T, sc credScenario, srv *llmtest.Server) (home, agent, cwd string) {
+	home = t.TempDir()
+	agent = filepath.Join(home, ".pi", "agent")
+	cwd = filepath.Join(home, "work")
+	for _, d := range []string{agent, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	auth := sc.auth
+	if auth == nil {
+		auth = map[string]any{}
+	}
+	writeJSONFile(t, filepath.Join(agent, "auth.json"), auth)
+	writeJSONFile(t, filepath.Join(agent, "models.json"), map[string]any{"providers": map[string]any{sc.provider: map[string]any{"baseUrl": srv.BaseURL(sc.api)}}})
+	writeJSONFile(t, filepath.Join(agent, "settings.json"), map[string]any{"retry": map[string]any{"enabled": false}, "transport": "sse"})
+	return home, agent, cwd
+}
+
+func credEnv(home, agent string, extra []string) []string {
+	var env []string
+	for _, e := range os.Environ() {
+		k, _, _ := strings.Cut(e, "=")
+		if strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_TOKEN") || k == "HOME" || k == "PI_CODING_AGENT_DIR" ||
+			strings.HasSuffix(strings.ToUpper(k), "_PROXY") || strings.HasPrefix(k, "GOOGLE_") || strings.HasPrefix(k, "AWS_") {
+			continue
+		}
+		env = append(env, e)
+	}
+	return append(append(env, "HOME="+home, "PI_CODING_AGENT_DIR="+agent, "PI_OFFLINE=1", "NO_COLOR=1"), extra...)
+}
+
+func credArgs(sc credScenario) []string {
+	args := []string{"--model", sc.provider + "/" + sc.model, "--no-tools", "--system-prompt", "You are terse.", "--no-context-files", "-p", "hi there"}
+	if sc.thinking != "" {
+		args = append([]string{"--thinking", sc.thinking}, args...)
+	}
+	return args
+}
+
+// firstPost is the first model request a run made (pi's WebSocket attempt, if any, is not one).
+func firstPost(t *testing.T, srv *llmtest.Server) llmtest.Request {
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodPost {
+			if r.Header.Get("Content-Encoding") == "zstd" {
+				r.Body = unzstd(t, r.Body)
+			}
+			return r
+		}
+	}
+	t.Fatalf("no request reached the server (%d requests)", len(srv.Requests()))
+	return llmtest.Request{}
+}
+
+func unzstd(t *testing.T, b []byte) []byte {
+	zstd, err := exec.LookPath("zstd")
+	if err != nil {
+		t.Skip("pi compressed its body with zstd and the zstd program is not installed")
+	}
+	cmd := exec.Command(zstd, "-d", "-c")
+	cmd.Stdin = bytes.NewReader(b)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zstd: %v", err)
+	}
+	return out
+}
+
+var sessionKeys = regexp.MustCompile(`^(prompt_cache_key|session_id|user)$`)
+
+// normalizeCredBody masks the system prompt, the cwd and session ids.
+func normalizeCredBody(body []byte, cwd string) any {
+	body = bytes.ReplaceAll(body, []byte(cwd), []byte("<cwd>"))
+	var v any
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	_ = d.Decode(&v)
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, e := range t {
+				if sessionKeys.MatchString(k) {
+					t[k] = "<session>"
+					continue
+				}
+				t[k] = walk(e)
+			}
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		case string:
+			if strings.HasPrefix(t, "You are terse.") {
+				return "<system prompt>"
+			}
+		}
+		return x
+	}
+	return walk(v)
+}
+
+func TestCredentialsAgainstPi16(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real pi 1.6.0")
+	}
+	pi := pitest.FindVersion(t, pitest.Version16)
+	pigo := pigoBinary(t)
+	for _, sc := range credScenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			run := func(bin []string, who string) (llmtest.Request, string) {
+				srv := llmtest.New(t)
+				srv.Push(llmtest.Turn{Text: "Hi."})
+				home, agent, cwd := credHome(t, sc, srv)
+				cmd := exec.Command(bin[0], append(bin[1:], credArgs(sc)...)...)
+				cmd.Dir = cwd
+				cmd.Env = credEnv(home, agent, sc.env)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Logf("%s: %v\n%s", who, err, out)
+				}
+				for _, secret := range []string{"refresh-token-never-used"} {
+					if strings.Contains(string(out), secret) {
+						t.Errorf("%s printed a secret", who)
+					}
+				}
+				return firstPost(t, srv), cwd
+			}
+			piReq, piCwd := run(append([]string{pi.Node}, pi.CLI), "pi")
+			pigoReq, pigoCwd := run([]string{pigo, "--no-session"}, "pigo")
+			if piReq.Path != pigoReq.Path {
+				t.Errorf("path: pi %s, pigo %s", piReq.Path, pigoReq.Path)
+			}
+			a, b := normalizeCredBody(piReq.Body, piCwd), normalizeCredBody(pigoReq.Body, pigoCwd)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("bodies differ, %s\n pi:   %s\n pigo: %s", diffJSON(a, b), piReq.Body, pigoReq.Body)
+			}
+			var diffs []string
+			for _, h := range sc.headers {
+				pv, gv := piReq.Header.Values(h), pigoReq.Header.Values(h)
+				sort.Strings(pv)
+				sort.Strings(gv)
+				if !reflect.DeepEqual(pv, gv) {
+					diffs = append(diffs, fmt.Sprintf("%s: pi %q, pigo %q", h, pv, gv))
+				}
+			}
+			if len(diffs) > 0 {
+				t.Errorf("headers differ:\n %s", strings.Join(diffs, "\n "))
+			}
+		})
+	}
+}
