@@ -101,11 +101,24 @@ func cmdLLMServe(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdLLMReqs is `llmreqs OUT`: write the request bodies the server received, one compact JSON
-// line each, to OUT (for grep and cmp); `llmreqs -n N` checks that N requests were made.
+// line each, to OUT (for grep and cmp); `llmreqs -n N` checks that N requests were made;
+// `llmreqs -wait N` waits until N were.
 func cmdLLMReqs(ts *testscript.TestScript, neg bool, args []string) {
 	srv := servers[ts.Getenv("WORK")]
 	if srv == nil {
 		ts.Fatalf("llmreqs: no llmserve in this script")
+	}
+	if len(args) == 2 && args[0] == "-wait" {
+		// Wait (up to 60 s) until N requests arrived: a background run is then past its start,
+		// however loaded the machine is.
+		want := atoi(ts, args[1])
+		for deadline := time.Now().Add(60 * time.Second); len(srv.Requests()) < want; {
+			if time.Now().After(deadline) {
+				ts.Fatalf("llmreqs: %d requests after 60 s, want %d", len(srv.Requests()), want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return
 	}
 	reqs := srv.Requests()
 	if len(args) == 2 && args[0] == "-n" {
