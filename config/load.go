@@ -98,6 +98,8 @@ type Config struct {
 	unusable diag.List
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// aft is the aft binary and aft.jsonc, looked for once (AFT).
+	aft *AFTSetup
 }
 
 func (o *Options) getenv(k string) string {

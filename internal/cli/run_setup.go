@@ -319,6 +319,7 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 	}
 	ts.Replay(msgs)
 	r.toolSess = ts
+	r.closers = append(r.closers, ts.Close)
 	if l := toolLSP(cfg, ts.Cwd); l != nil {
 		ts.LSP = l
 		r.closers = append(r.closers, func() { l.Close() })

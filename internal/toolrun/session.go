@@ -49,10 +49,36 @@ type Session struct {
 	// PanicLog receives a recovered panic of a tool (its result is already an error).
 	PanicLog func(tool string, value any, stack []byte)
 
-	mu    sync.Mutex
-	state map[any]any
-	reads map[string]*Reads
-	queue mutationQueue
+	mu      sync.Mutex
+	state   map[any]any
+	reads   map[string]*Reads
+	queue   mutationQueue
+	closers []func()
+	closed  bool
+}
+
+// OnClose registers fn to run when the session ends: a resident helper a tool started for
+// the session (the aft process) stops with it. After Close, fn runs at once.
+func (s *Session) OnClose(fn func()) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		fn()
+		return
+	}
+	s.closers = append(s.closers, fn)
+	s.mu.Unlock()
+}
+
+// Close runs the OnClose functions, the last registered first; later calls do nothing.
+func (s *Session) Close() {
+	s.mu.Lock()
+	fns := s.closers
+	s.closers, s.closed = nil, true
+	s.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
 }
 
 // Shell is pi's shell settings.
