@@ -54,7 +54,7 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 		return nil
 	}
 	deny := "user deny " + w.Tool + ": "
-	if s.DenyRequests {
+	if s.DenyingRequests() {
 		return errors.New(deny + "blocked")
 	}
 	if runtime.GOOS == "windows" {

@@ -151,7 +151,7 @@ func isURL(s string) bool {
 // aftNetwork refuses a URL target when the sandbox blocks the network: aft fetches it from
 // outside the sandbox, so it would be a way around network.mode "block".
 func aftNetwork(inv *toolrun.Invocation, tool, url string) error {
-	if mode := inv.Session.Sandbox.NetMode; mode == "block" || mode == "" {
+	if mode := inv.Session.SandboxPolicy().NetMode; mode == "block" || mode == "" {
 		return fmt.Errorf("%s: %s cannot be fetched: sandbox.json's network.mode is \"block\", and aft would fetch it outside the sandbox", tool, url)
 	}
 	return nil
