@@ -51,7 +51,9 @@ func TestShowAndSwitch(t *testing.T) {
 		t.Fatalf("reload off: %+v", r)
 	}
 	// A sandbox.json that cannot be read refuses every command (fail closed).
-	c.Reload = func() (sandbox.Policy, error) { return sandbox.Policy{}, errors.New("Invalid bwrap configuration at x: y") }
+	c.Reload = func() (sandbox.Policy, error) {
+		return sandbox.Policy{}, errors.New("Invalid bwrap configuration at x: y")
+	}
 	if r, _ = c.Run("bwrap-reload", ""); r.Level != "error" || s.SandboxError() == nil {
 		t.Fatalf("broken reload: %+v", r)
 	}

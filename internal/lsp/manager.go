@@ -36,7 +36,6 @@ type Location struct {
 // not ready to answer.
 const pullRetry = 100 * time.Millisecond
 
-
 // Manager keeps the servers of one session: one client per (server id,
 // root), started on first use, and the documents opened on them.
 type Manager struct {
