@@ -151,6 +151,11 @@ func Load(o Options) (*Config, error) {
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
+		if msg := CodeExtension(e); msg != "" {
+			// pi would run it; pigo says so instead of parsing TypeScript as JSONC.
+			c.Diags.Add(diag.FileSpan(diag.NewSource(e, nil)), diag.Warning, "extension-skipped", "", msg)
+			continue
+		}
 		c.addFile(e, Extension, CLI, true)
 	}
 	c.decideTrust()
