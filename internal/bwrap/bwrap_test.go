@@ -3,6 +3,7 @@ package bwrap
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 )
 
 func session() *toolrun.Session {
-	s := &toolrun.Session{Cwd: "/ws"}
+	s := &toolrun.Session{Cwd: "/ws", Headless: true}
 	s.SetSandboxPolicy(sandbox.DefaultPolicy(), nil)
 	return s
 }
@@ -88,14 +89,20 @@ func TestDenyRequests(t *testing.T) {
 	if _, err := tools.Escalate(ctx, s, "Bash", "ls"); err == nil || err.Error() != "User denied unsandboxed execution." {
 		t.Fatalf("escalate: %v", err)
 	}
-	if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Write", Path: "/elsewhere/x"}); err == nil || err.Error() != "user deny Write: blocked" {
+	outside := filepath.Join("/var/tmp", "pigo-bwrap-test-never-written", "x")
+	write := func() error {
+		_, err := s.WriteFile(ctx, toolrun.FileWrite{Tool: "Write", Path: outside,
+			Update: func([]byte, bool) ([]byte, error) { return []byte("x"), nil }})
+		return err
+	}
+	if err := write(); err == nil || err.Error() != "user deny Write: blocked" {
 		t.Fatalf("write: %v", err)
 	}
 	c.Run("bwrap-allow-request", "")
 	if s.DenyingRequests() {
 		t.Fatal("still denying")
 	}
-	if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Write", Path: "/elsewhere/x"}); err == nil || !strings.Contains(err.Error(), "No UI available") {
+	if err := write(); err == nil || !strings.Contains(err.Error(), "No UI available") {
 		t.Fatalf("write after allow: %v", err)
 	}
 }
