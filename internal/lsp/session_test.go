@@ -30,6 +30,8 @@ func fakeManager(t *testing.T, extra string) (*Manager, string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A file the workspace holds before the session starts (the watch reports it as changed).
+	write(t, filepath.Join(ws, "a.txt"), "hello\n")
 	m := NewManager(cfg, ws, OSEnv())
 	t.Cleanup(m.Close)
 	return m, ws, log
@@ -178,7 +180,7 @@ func TestWatchNotifiesServers(t *testing.T) {
 	var notices []string
 	m.Notify = func(level, text string) { mu.Lock(); notices = append(notices, level+": "+text); mu.Unlock() }
 	ctx := context.Background()
-	a := write(t, filepath.Join(ws, "a.txt"), "hello\n")
+	a := filepath.Join(ws, "a.txt")
 	m.DocumentDiagnostics(ctx, a, []byte("hello\n"))
 	write(t, filepath.Join(ws, "node_modules", "x.txt"), "ignored\n")
 	write(t, filepath.Join(ws, "gen", "y.txt"), "ignored\n")
