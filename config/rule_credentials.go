@@ -44,9 +44,11 @@ func (c *Config) checkCredentials() diag.List {
 		if err != nil || r.Type != "" {
 			return
 		}
-		out.Add(diag.At(f.Src, n.Start, n.End), diag.Warning, "no-credentials", path,
-			fmt.Sprintf("%s: provider %q has no credential (auth.json, models.json apiKey or environment): requests to %s/%s would fail",
-				path, mi.Provider, mi.Provider, mi.ID)).Hint = auth.Guidance(mi.Provider)
+		// An info: a machine that only checks configs (CI) has no keys, and real users' files
+		// must check clean there; the session itself says it before its first request.
+		out.Add(diag.At(f.Src, n.Start, n.End), diag.Info, "no-credentials", path,
+			fmt.Sprintf("%s: provider %q has no credential (auth.json, models.json apiKey or environment), so requests to %s/%s would fail: %s",
+				path, mi.Provider, mi.Provider, mi.ID, auth.Guidance(mi.Provider))).Hint = auth.Guidance(mi.Provider)
 	}
 	for _, f := range c.Files {
 		if f.Kind != Settings || !f.Applied || f.Root == nil || f.Root.Kind != jsonc.Object || f.Broken || f.Dialect != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,7 +32,7 @@ var credentialDifferences = map[string]string{
 	"system prompt":         "pi 1.6 appends a <cwd> block to --system-prompt; pigo keeps pi 0.84's \"Current working directory:\" line (the prompt is not the credentials issue's subject); the text is masked",
 	"Codex transport":       "pi 1.6 tries a WebSocket first and compresses the SSE body with zstd; pigo speaks SSE with a plain JSON body (the test runs pi with transport \"sse\" and decompresses its body)",
 	"session ids":           "each run has its own session id (prompt_cache_key, session-id, x-client-request-id): masked",
-	"max tokens near limit": "none here: both clamp the output budget the same way for these small contexts",
+	"max tokens near limit": "where the output budget is clamped to the context window, it follows the estimated prompt size, which differs by the system prompt texts above: the comparison corrects for exactly that difference (ceil(chars/3.5) of each prompt)",
 }
 
 type credScenario struct {
@@ -68,6 +69,8 @@ func credScenarios() []credScenario {
 			env: []string{"GEMINI_API_KEY=gemini-env-key"}, headers: []string{"x-goog-api-key"}},
 		{name: "api key entry (google-vertex express)", provider: "google-vertex", model: "gemini-2.5-flash", api: llmtest.GoogleVertex,
 			auth: map[string]any{"google-vertex": apiKey("vertex-stored-key")}, headers: []string{"x-goog-api-key"}},
+		{name: "api key entry (mistral)", provider: "mistral", model: "mistral-medium-latest", api: llmtest.Mistral, thinking: "high",
+			auth: map[string]any{"mistral": apiKey("mistral-stored-key")}, headers: []string{"authorization", "accept"}},
 		{name: "api key entry with env (github-copilot)", provider: "github-copilot", model: "claude-sonnet-4.6", api: llmtest.AnthropicMessages,
 			auth: map[string]any{"github-copilot": apiKey("ghu_copilot_token")}, headers: []string{"Authorization", "x-api-key", "X-Initiator", "Openai-Intent", "Editor-Version", "Copilot-Integration-Id"}},
 	}
@@ -218,6 +221,7 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 				t.Errorf("path: pi %s, pigo %s", piReq.Path, pigoReq.Path)
 			}
 			a, b := normalizeCredBody(piReq.Body, piCwd), normalizeCredBody(pigoReq.Body, pigoCwd)
+			correctMaxTokens(a, b, promptTokens(piReq.Body)-promptTokens(pigoReq.Body))
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("bodies differ, %s\n pi:   %s\n pigo: %s", diffJSON(a, b), piReq.Body, pigoReq.Body)
 			}
@@ -234,5 +238,50 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 				t.Errorf("headers differ:\n %s", strings.Join(diffs, "\n "))
 			}
 		})
+	}
+}
+
+// promptTokens is pi 1.6's estimate of a body's system prompt (ceil(chars/3.5)).
+func promptTokens(body []byte) int {
+	i := bytes.Index(body, []byte(`"You are terse.`))
+	if i < 0 {
+		return 0
+	}
+	var s string
+	if err := json.NewDecoder(bytes.NewReader(body[i:])).Decode(&s); err != nil {
+		return 0
+	}
+	return int(math.Ceil(float64(len([]rune(s))) / 3.5))
+}
+
+var maxTokenKeys = []string{"max_tokens", "max_output_tokens", "max_completion_tokens", "maxOutputTokens"}
+
+// correctMaxTokens gives pigo's body pi's output budget when the two differ by exactly the
+// prompt estimate's difference (see credentialDifferences).
+func correctMaxTokens(pi, pigo any, delta int) {
+	pm, ok1 := pi.(map[string]any)
+	gm, ok2 := pigo.(map[string]any)
+	if !ok1 || !ok2 || delta == 0 {
+		return
+	}
+	fix := func(p, g map[string]any) {
+		for _, k := range maxTokenKeys {
+			pv, ok1 := p[k].(json.Number)
+			gv, ok2 := g[k].(json.Number)
+			if !ok1 || !ok2 {
+				continue
+			}
+			pn, _ := pv.Int64()
+			gn, _ := gv.Int64()
+			if gn-pn == int64(delta) {
+				g[k] = pv
+			}
+		}
+	}
+	fix(pm, gm)
+	if pg, ok := pm["generationConfig"].(map[string]any); ok {
+		if gg, ok := gm["generationConfig"].(map[string]any); ok {
+			fix(pg, gg)
+		}
 	}
 }

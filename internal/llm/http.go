@@ -322,3 +322,6 @@ func CopilotHeaders(c *Context) map[string]string {
 	}
 	return h
 }
+
+// TruncateJS is pi's truncateErrorText: s cut to n UTF-16 units with a note of how much was cut.
+func TruncateJS(s string, n int) string { return truncateJS(s, n) }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 )
 
@@ -115,14 +116,99 @@ func AdjustMaxTokensForThinking(base, modelMax int, level string, custom map[str
 	return maxTokens, budget
 }
 
-// ClampMaxTokens is pi's clampMaxTokensToContext: the output cap shrinks so the estimated
-// context plus 4096 safety tokens fit the window (never below 1).
+// ClampMaxTokens is pi 1.6's clampMaxTokensToContext: the output cap shrinks so the estimated
+// input plus a safety margin fits the window — 15% of the input, at least 4096 tokens, while
+// that leaves 32768 tokens of output; else only the 4096 and at most 32768 (never below 1).
 func ClampMaxTokens(m *Model, c *Context, maxTokens int) int {
 	if m.ContextWindow <= 0 {
 		return max(1, maxTokens)
 	}
-	avail := m.ContextWindow - EstimateContextTokens(c) - 4096
-	return min(maxTokens, max(1, avail))
+	input := EstimateRequestTokens(c)
+	margin := max(4096, int(math.Ceil(float64(input)*0.15)))
+	room := m.ContextWindow - input - margin
+	if room < 32768 {
+		room = min(32768, m.ContextWindow-input-4096)
+	}
+	return min(maxTokens, max(1, room))
+}
+
+// EstimateRequestTokens is pi 1.6's estimateContextTokens for a request: 3.5 characters a
+// token, rounded up per message, the system prompt and the tools counted as its leading
+// system message; after a reply with usage, that usage plus what follows it.
+func EstimateRequestTokens(c *Context) int {
+	est := func(chars int) int { return int(math.Ceil(float64(chars) / 3.5)) }
+	content := func(cs []Content) int {
+		n := 0
+		for _, b := range cs {
+			if b.Type == TypeText {
+				n += JSLen(b.Text)
+			} else {
+				n += 4800
+			}
+		}
+		return est(n)
+	}
+	message := func(msg *Message) int {
+		if msg.Role != RoleAssistant {
+			return content(msg.Content)
+		}
+		n := 0
+		for _, b := range msg.Content {
+			switch b.Type {
+			case TypeText:
+				n += JSLen(b.Text)
+			case TypeThinking:
+				n += JSLen(b.Thinking)
+			default:
+				args := b.Arguments
+				if len(args) == 0 {
+					args = json.RawMessage("{}")
+				}
+				if s, err := JSONStringify(args); err == nil {
+					args = s
+				}
+				n += JSLen(b.Name) + JSLen(string(args))
+			}
+		}
+		return est(n)
+	}
+	system := 0
+	hasSystem := c.SystemPrompt != "" || len(c.Tools) > 0
+	if hasSystem {
+		system = est(JSLen(c.SystemPrompt))
+		if len(c.Tools) > 0 {
+			b := AppendJSON(nil, c.Tools)
+			if s, err := JSONStringify(b); err == nil {
+				b = s
+			}
+			system += est(JSLen(string(b)))
+		}
+	}
+	last := -1
+	latest := int64(math.MinInt64)
+	if hasSystem {
+		latest = 0 // the leading system message's timestamp
+	}
+	for i := range c.Messages {
+		msg := &c.Messages[i]
+		if msg.Role == RoleAssistant && msg.Usage != nil && msg.Timestamp >= latest &&
+			msg.StopReason != StopAborted && msg.StopReason != StopError && contextTokens(msg.Usage) > 0 {
+			last = i
+		}
+		latest = max(latest, msg.Timestamp)
+	}
+	if last >= 0 {
+		n := contextTokens(c.Messages[last].Usage)
+		for i := last + 1; i < len(c.Messages); i++ {
+			n += message(&c.Messages[i])
+		}
+		return n
+	}
+	n := system
+	for i := range c.Messages {
+		n += message(&c.Messages[i])
+	}
+	return n
 }
 
 // RequestMaxTokens is the max tokens pi's streamSimple starts from: the option, else the

@@ -65,12 +65,24 @@ func TestThinkingBudgets(t *testing.T) {
 func TestClampMaxTokens(t *testing.T) {
 	m := &Model{ContextWindow: 10000, MaxTokens: 8000}
 	c := &Context{SystemPrompt: string(make([]byte, 8000)), Messages: []Message{{Role: RoleUser, Content: []Content{TextBlock("hi")}}}}
-	// 8000/4 + 1 = 2001 estimated, 10000-2001-4096 = 3903 left.
-	if got := ClampMaxTokens(m, c, 8000); got != 3903 {
+	// pi 1.6: ceil(8000/3.5) + ceil(2/3.5) = 2287 estimated; the 15% margin (344) is below
+	// 4096, so 10000-2287-4096 = 3617 left.
+	if got := ClampMaxTokens(m, c, 8000); got != 3617 {
 		t.Errorf("got %d", got)
 	}
 	c.Messages = append(c.Messages, Message{Role: RoleAssistant, StopReason: StopStop, Usage: &Usage{TotalTokens: 9000}, Timestamp: 1})
 	if got := ClampMaxTokens(m, c, 8000); got != 1 {
 		t.Errorf("over the window: got %d", got)
+	}
+	// A large input: the margin is 15% of it while that leaves 32768 tokens of output.
+	big := &Model{ContextWindow: 1000000, MaxTokens: 128000}
+	c = &Context{Messages: []Message{{Role: RoleUser, Content: []Content{TextBlock(string(make([]byte, 700000)))}}}}
+	// 200000 estimated, margin 30000: 1000000-200000-30000 = 770000, above the cap.
+	if got := ClampMaxTokens(big, c, 128000); got != 128000 {
+		t.Errorf("large window: got %d", got)
+	}
+	big.ContextWindow = 250000 // 250000-200000-30000 = 20000 < 32768: min(32768, 45904)
+	if got := ClampMaxTokens(big, c, 128000); got != 32768 {
+		t.Errorf("ratio margin too large: got %d", got)
 	}
 }

@@ -40,6 +40,7 @@ const (
 	CodexResponses    = "openai-codex-responses"
 	GoogleAI          = "google-generative-ai"
 	GoogleVertex      = "google-vertex"
+	Mistral           = "mistral-conversations"
 )
 
 // CodexToken is an access token shaped like ChatGPT's (a JWT whose claims name the account),
@@ -99,6 +100,8 @@ type Turn struct {
 	Chunk int
 	Noise bool
 	Delay time.Duration
+
+	quietNoise bool // noise without data events
 }
 
 // Block is one content block of a scripted turn.
@@ -233,6 +236,8 @@ func (s *Server) Requests() []Request {
 // APIOf names the API a request path belongs to ("" for an unknown path).
 func APIOf(path string) string {
 	switch {
+	case strings.HasSuffix(path, "/chat/completions") && mistralPath(path):
+		return Mistral
 	case strings.HasSuffix(path, "/chat/completions"):
 		return OpenAICompletions
 	case strings.HasSuffix(path, "/messages"):
@@ -304,6 +309,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	events := render(api, turn)
+	if api == Mistral {
+		turn.quietNoise = true // pi's Mistral reader refuses any event without choices
+	}
 	s.write(w, turn, 200, map[string]string{"Content-Type": "text/event-stream; charset=utf-8"}, events)
 }
 
@@ -318,6 +326,10 @@ func (s *Server) write(w http.ResponseWriter, t *Turn, code int, hdr map[string]
 	w.WriteHeader(code)
 	fl, _ := w.(http.Flusher)
 	var stream strings.Builder
+	noise := noise
+	if t.quietNoise {
+		noise = func(i int) string { return ": keep-alive\n\n" }
+	}
 	for i, ev := range events {
 		if t.Noise && i > 0 {
 			stream.WriteString(noise(i))
@@ -406,3 +418,8 @@ func splitEvents(body string) []string {
 	}
 	return out
 }
+
+// mistralPath tells Mistral's endpoint ({baseUrl}/v1/chat/completions with the server's URL as
+// base) from the OpenAI-compatible ones ({baseUrl}/chat/completions with URL+"/v1" as base,
+// which the scripted tests use): a "/mistral" prefix marks it.
+func mistralPath(path string) bool { return strings.HasPrefix(path, "/mistral/") }

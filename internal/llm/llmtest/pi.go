@@ -49,6 +49,8 @@ func (s *Server) BaseURL(api string) string {
 		return s.URL + "/v1beta"
 	case GoogleVertex:
 		return s.URL
+	case Mistral:
+		return s.URL + "/mistral"
 	}
 	return s.URL + "/v1"
 }

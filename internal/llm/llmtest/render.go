@@ -98,9 +98,14 @@ func render(api string, t *Turn) []string {
 		return renderResponses(t)
 	case GoogleAI, GoogleVertex:
 		return renderGoogle(t)
+	case Mistral:
+		return renderCompletions(&Turn{Text: t.Text, Thinking: t.Thinking, ToolCalls: t.ToolCalls, Blocks: t.Blocks, StopReason: t.StopReason, Usage: t.Usage,
+			ID: t.ID, Model: t.Model, ReasoningField: mistralThinking, Fault: t.Fault})
 	}
 	return renderCompletions(t)
 }
+
+const mistralThinking = "mistral:thinking"
 
 func renderCompletions(t *Turn) []string {
 	id := "chatcmpl-" + t.ID
@@ -126,6 +131,11 @@ func renderCompletions(t *Turn) []string {
 		switch b.Kind {
 		case "thinking":
 			for _, p := range Pieces(b.Text) {
+				if field == mistralThinking {
+					// Mistral streams thinking as content chunks.
+					evs = append(evs, chunk(obj{"content": []obj{{"type": "thinking", "thinking": []obj{{"type": "text", "text": p}}}}}, nil, nil))
+					continue
+				}
 				evs = append(evs, chunk(obj{field: p}, nil, nil))
 			}
 		case "text":

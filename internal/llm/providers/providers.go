@@ -6,5 +6,6 @@ import (
 	// Each package registers its API in init.
 	_ "github.com/pigo-agent/pigo/internal/llm/anthropic"
 	_ "github.com/pigo-agent/pigo/internal/llm/google"
+	_ "github.com/pigo-agent/pigo/internal/llm/mistral"
 	_ "github.com/pigo-agent/pigo/internal/llm/openai"
 )
