@@ -480,3 +480,32 @@ echo ok > %[3]q/free`, ws, filepath.Dir(agent), base)
 		t.Errorf("the writable parent is no longer writable: %q %s", b, res.Stderr)
 	}
 }
+
+// TestAllowAllDropsWorkspaceProtections is issue 26's row: fs "allow-all" does not bind the
+// workspace's .pi, .agent and .git read-only (the reference binds none there), while the
+// agent dir, pigo's own global policy and trust.json, stays protected in every sandboxed
+// mode (a deliberate addition). The twin: workspace-write keeps all of them.
+func TestAllowAllDropsWorkspaceProtections(t *testing.T) {
+	needBwrap(t)
+	for _, mode := range []string{FSAllowAll, FSWorkspaceWrite} {
+		ws, _ := filepath.EvalSymlinks(t.TempDir())
+		env := testEnvReal(t)
+		p := DefaultPolicy()
+		p.FSMode = mode
+		p.AgentDir = filepath.Join(env.Home, ".pi", "agent")
+		must(t, os.MkdirAll(p.AgentDir, 0o755))
+		for _, d := range []string{".pi", ".git", ".agent"} {
+			must(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
+		}
+		res := runIn(t, p, ws, fmt.Sprintf(`AD=%q; for d in .pi .git .agent; do echo x > "$d/f"; done; echo x > "$AD/sandbox.json"; true`, p.AgentDir))
+		for _, d := range []string{".pi", ".git", ".agent"} {
+			_, err := os.Stat(filepath.Join(ws, d, "f"))
+			if written := err == nil; written != (mode == FSAllowAll) {
+				t.Errorf("%s: %s written = %v (%s)", mode, d, written, res.Stderr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(p.AgentDir, "sandbox.json")); err == nil {
+			t.Errorf("%s: the agent dir was written", mode)
+		}
+	}
+}
