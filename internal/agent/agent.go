@@ -139,6 +139,11 @@ type Config struct {
 	Store Store
 	// Emit receives every event, serialised (never two at once), in order.
 	Emit func(Event)
+	// SyncEmit says Emit reads each event before it returns and copies what it keeps (pigo -p
+	// prints it or drops it): streamed message_update events then carry the provider's live
+	// message instead of a copy per event, so a reply with 10,000 tool calls streams in
+	// linear time. Leave it off when Emit hands events to another goroutine (the chat).
+	SyncEmit bool
 	// Now is the clock (nil: time.Now); tests fix it.
 	Now func() time.Time
 	// Sleep waits for a retry delay or until ctx is done (nil: a timer).

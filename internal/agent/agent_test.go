@@ -372,3 +372,19 @@ func TestParallelCap(t *testing.T) {
 		t.Fatal("the default cap moved")
 	}
 }
+
+// TestSyncEmitAsksForLivePartials: a synchronous Emit (pigo -p) lets the provider stream
+// without a copy of the message per event; the chat's asynchronous one does not.
+func TestSyncEmitAsksForLivePartials(t *testing.T) {
+	for _, sync := range []bool{true, false} {
+		p := &fakeProvider{}
+		p.add(text("hi"))
+		a, _, _ := newTestAgent(t, p, nil, func(c *Config) { c.SyncEmit = sync })
+		if _, err := a.Prompt(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		if p.options[0].LivePartials != sync {
+			t.Errorf("SyncEmit %v: LivePartials %v", sync, p.options[0].LivePartials)
+		}
+	}
+}

@@ -167,6 +167,7 @@ func (a *Agent) streamAssistant(ctx context.Context) *llm.Message {
 	c := &llm.Context{SystemPrompt: a.cfg.SystemPrompt, Messages: msgs, Tools: tools}
 	started := false
 	opts := a.cfg.Options
+	opts.LivePartials = a.cfg.SyncEmit
 	final := a.cfg.Provider.Stream(ctx, a.cfg.Model, c, &opts, func(ev llm.Event) {
 		switch ev.Type {
 		case llm.EventStart:
