@@ -59,6 +59,16 @@
 //     a concurrent reader could see the replacement: the one window left, and only for
 //     protected paths that are links.
 //
+// # A process limit
+//
+// One sandboxed command may have at most [MaxProcesses] tasks (1024, threads included): a
+// wrapper shell that pigo runs before bwrap (nothing of the command in it yet) sets
+// RLIMIT_NPROC and, where pigo may make one, joins a fresh pids cgroup with pids.max set,
+// then becomes bwrap with exec, so every process of the sandbox is inside from its first
+// fork. RLIMIT_NPROC is counted per user namespace and binds every user but root; the pids
+// cgroup (cgroup v1's pids hierarchy, or v2 when pids is enabled below pigo's cgroup) binds
+// root too. The cgroup is removed after the run; empty ones a killed pigo left are swept.
+//
 // # Unix sockets
 //
 // A network namespace does not isolate Unix sockets bound in the filesystem: with network
