@@ -246,7 +246,7 @@ type run struct {
 	thinking string
 	provider llm.Provider
 	sess     *session.Session
-	tools    []agent.Tool
+	tools    agent.Tools
 	system   string
 	settings agent.Settings
 	policy   sandbox.Policy
