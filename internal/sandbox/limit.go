@@ -24,8 +24,10 @@ const MaxProcesses = 1024
 // forks anything, leaves no window in which a process of the sandbox is outside it.
 //
 // wrapperScript's arguments: $1 the cgroup.procs file to join ("" for none), $2 the limit,
-// then the bwrap argv.
-const wrapperScript = `ulimit -u "$2" 2>/dev/null; [ -z "$1" ] || echo $$ > "$1" 2>/dev/null; shift 2; exec "$@"`
+// then the bwrap argv. bash's exec exports SHLVL and PWD whatever the environment held, so
+// the wrapper execs bwrap through env without them: the sandbox still sees exactly the
+// plan's variables (bwrap sets PWD itself).
+const wrapperScript = `ulimit -u "$2" 2>/dev/null; [ -z "$1" ] || echo $$ > "$1" 2>/dev/null; shift 2; exec /usr/bin/env -u SHLVL -u PWD -u OLDPWD -u _ "$@"`
 
 // limited returns argv run through the wrapper, and the cgroup to remove after the run
 // ("" when none was made).
