@@ -18,6 +18,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/frontmatter"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/pkgs"
 	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
@@ -72,6 +73,9 @@ type File struct {
 	Dialect string
 	// Diags are the problems found while reading and validating this file.
 	Diags diag.List
+	// Package is the pi package a skill or prompt template comes from (nil for the agent
+	// dir's and the project's own files).
+	Package *pkgs.Package
 
 	checked bool
 }
@@ -98,6 +102,8 @@ type Config struct {
 	unusable diag.List
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// pkgs are the declared pi packages, resolved (discoverPackages).
+	pkgs *pkgs.Result
 }
 
 func (o *Options) getenv(k string) string {
@@ -149,9 +155,12 @@ func Load(o Options) (*Config, error) {
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
-		c.addFile(e, Extension, CLI, true)
+		if !IsPackageSource(e) {
+			c.addFile(e, Extension, CLI, true)
+		}
 	}
 	c.decideTrust()
+	c.discoverPackages()
 	return c, nil
 }
 

@@ -298,13 +298,11 @@ func (c *CLI) checkPlaces(a *args) int {
 		}
 	}
 	for _, e := range a.list("-e") {
-		st, err := os.Stat(e)
-		switch {
-		case err != nil && os.IsNotExist(err):
+		if config.IsPackageSource(e) {
+			continue // npm:, git:, a git URL or a package folder (pi's -e): resolved as a package
+		}
+		if _, err := os.Stat(e); err != nil && os.IsNotExist(err) {
 			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
-			return ExitUsage
-		case err == nil && st.IsDir():
-			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file\n", e)
 			return ExitUsage
 		}
 	}
