@@ -235,9 +235,8 @@ func extensionLabel(p *pkgs.Package, path string) string {
 	return path
 }
 
-// PackageLines are the session-start lines about packages (D26: one line per package whose
-// code extensions do not run, naming the native equivalent), and about packages declared but
-// not installed.
+// PackageLines are the session-start lines about packages (D26): one line per installed
+// package whose code extensions do not run, naming pigo's native equivalent.
 func (c *Config) PackageLines() []string {
 	if c.pkgs == nil {
 		return nil
@@ -249,10 +248,7 @@ func (c *Config) PackageLines() []string {
 			continue
 		}
 		if !p.Installed {
-			if p.Source.Kind != pkgs.Local {
-				out = append(out, fmt.Sprintf("package %s is not installed: its skills and prompts are missing (pigo install %s)", p.Source.Raw, p.Source.Raw))
-			}
-			continue
+			continue // installMissing says why
 		}
 		files := ext[p]
 		if len(files) == 0 {

@@ -42,6 +42,9 @@ type CLI struct {
 	notes diag.List
 	// trustAnswers are the trust questions answered during this command line, by folder.
 	trustAnswers map[string][2]bool
+	// sessionStart is set while a session run loads its configuration: missing packages are
+	// installed then, and their code extensions named (pi's startup).
+	sessionStart bool
 }
 
 // command is one entry of the command table.
@@ -324,6 +327,11 @@ func (c *CLI) load(a *args) (*config.Config, int) {
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, ExitInternal
+	}
+	if c.sessionStart {
+		c.sessionStart = false // once: -p and the chat load once; /reload does not install
+		cfg = c.installMissing(cfg, c.Stderr)
+		defer c.packageNotes(cfg)
 	}
 	c.notice(append(append(diag.List{}, cfg.Diags...), cfg.NotApplied()...))
 	return cfg, ExitOK
