@@ -549,16 +549,19 @@ func offline(v string) bool {
 	return v == "1" || v == "true" || v == "yes"
 }
 
+// firstLine shortens a command error to one line: its first line and the first line of the
+// command's output (git's "fatal: …", npm's "npm error …").
 func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		tail := strings.TrimSpace(s[i+1:])
-		if j := strings.LastIndexByte(tail, '\n'); j >= 0 {
-			tail = tail[j+1:]
-		}
-		return strings.TrimSpace(s[:i]) + ": " + tail
+	head, rest, ok := strings.Cut(err.Error(), "\n")
+	if !ok {
+		return head
 	}
-	return s
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return strings.TrimSuffix(strings.TrimSpace(head), ":") + ": " + l
+		}
+	}
+	return head
 }
 
 // packageNotes prints, at session start, one line per package whose code extensions do not run
