@@ -115,6 +115,11 @@ func (c *Config) discoverPackages() {
 			kind = Prompt
 		}
 		for _, r := range c.pkgs.Enabled(t) {
+			// A Markdown file other than SKILL.md is a skill only with a description; pi skips
+			// the others silently (a package's README.md listed among its skills).
+			if t == pkgs.Skills && filepath.Base(r.Path) != "SKILL.md" && !pkgs.IsSkillFile(r.Path) {
+				continue
+			}
 			c.addPackageFile(r, kind)
 		}
 	}
@@ -314,7 +319,11 @@ func (c *Config) packageDiags(f *File) {
 			f.Diags.Add(sp, diag.Info, notLoadedCode, path, msg)
 		}
 		for _, pr := range p.Problems {
-			f.Diags.Add(sp, diag.Warning, "package-refused", path, fmt.Sprintf("package %q: %s %s", src, pr.Path, pr.Msg))
+			sev := diag.Warning
+			if pr.Minor {
+				sev = diag.Info
+			}
+			f.Diags.Add(sp, sev, "package-refused", path, fmt.Sprintf("package %q: %s %s", src, pr.Path, pr.Msg))
 		}
 	}
 }

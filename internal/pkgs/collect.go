@@ -97,6 +97,14 @@ func (w *walker) problem(path, msg string) {
 	*w.probs = append(*w.probs, Problem{Path: path, Msg: msg})
 }
 
+func (w *walker) minor(path, msg string) {
+	if w.seen[path+"\x00"+msg] {
+		return
+	}
+	w.seen[path+"\x00"+msg] = true
+	*w.probs = append(*w.probs, Problem{Path: path, Msg: msg, Minor: true})
+}
+
 // confined reports whether p, once links are resolved, stays inside the package; a path that
 // leaves it is reported once.
 func (w *walker) confined(p string) bool {
@@ -216,7 +224,7 @@ func (w *walker) skills(dir string, ig *ignorer, root string, depth int) []strin
 		}
 		rel := w.rel(root, e.path)
 		if e.file && strings.HasSuffix(e.name, ".md") && !ig.ignored(rel, false) && dir == root {
-			if isSkillFile(e.path) {
+			if IsSkillFile(e.path) {
 				out = append(out, e.path)
 			}
 			continue
@@ -229,10 +237,10 @@ func (w *walker) skills(dir string, ig *ignorer, root string, depth int) []strin
 	return out
 }
 
-// isSkillFile reports whether a Markdown file that is not a SKILL.md is a skill: pi loads such
+// IsSkillFile reports whether a Markdown file that is not a SKILL.md is a skill: pi loads such
 // a file only when its frontmatter has a non-empty description, and skips it silently
 // otherwise. A file too large to peek at is kept (it is refused, with its size, when loaded).
-func isSkillFile(p string) bool {
+func IsSkillFile(p string) bool {
 	st, err := os.Stat(p)
 	if err != nil {
 		return false
@@ -326,6 +334,11 @@ func (w *walker) within(p, what string) bool {
 	}
 	if inside(a, filepath.Clean(w.root)) || inside(realPath(a), w.real) {
 		return true
+	}
+	if !exists(a) {
+		// pi finds nothing there either (pi-lens declares "../../skills"): worth an info only.
+		w.minor(p, fmt.Sprintf("%s leads outside the package, to nothing; nothing is loaded from it", what))
+		return false
 	}
 	w.problem(p, fmt.Sprintf("%s leads outside the package; pigo does not follow it", what))
 	return false

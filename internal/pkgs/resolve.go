@@ -28,10 +28,12 @@ type Entry struct {
 // delta reports whether the entry is a filtering delta (`autoload: false`).
 func (e *Entry) delta() bool { return e.Object && e.Autoload != nil && !*e.Autoload }
 
-// Problem is something about a package pigo does not use, with the path it concerns.
+// Problem is something about a package pigo does not use, with the path it concerns. Minor
+// ones (a manifest path that leads nowhere) are only worth an info.
 type Problem struct {
-	Path string
-	Msg  string
+	Path  string
+	Msg   string
+	Minor bool
 }
 
 // Package is one resolved declaration.

@@ -203,4 +203,11 @@ func TestResolveHostile(t *testing.T) {
 	if strings.Count(all, "outside the package; pigo does not follow it") < 3 {
 		t.Errorf("expected three refusals (two links, one manifest path), got:\n%s", all)
 	}
+	// A manifest path out of the package to nothing (pi-lens' "../../skills") is minor.
+	write(t, filepath.Join(l.AgentDir, "npm", "node_modules", "lens"), map[string]string{
+		"package.json": `{"name":"lens","version":"1.0.0","pi":{"skills":["../../skills"]}}`})
+	r = Resolve(l, []Entry{{Source: "npm:lens", Scope: User}}, Options{})
+	if ps := r.Packages[0].Problems; len(ps) != 1 || !ps[0].Minor || !strings.Contains(ps[0].Msg, "to nothing") {
+		t.Errorf("lens: %+v", ps)
+	}
 }
