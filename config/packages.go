@@ -68,17 +68,11 @@ func packageEntries(f *File, scope pkgs.Scope) []pkgs.Entry {
 				e.Autoload = &b
 			}
 			for _, t := range pkgs.Types {
-				l := el.Get(string(t))
-				if l == nil || l.Kind != jsonc.Array {
-					continue
+				if l := el.Get(string(t)); l != nil && l.Kind == jsonc.Array {
+					var list []string
+					agentStrList(l, &list) // a present list, [] included, is a non-nil slice
+					e.Filter[t] = list
 				}
-				list := []string{}
-				for _, x := range l.Elems {
-					if x.Kind == jsonc.String {
-						list = append(list, x.Str)
-					}
-				}
-				e.Filter[t] = list
 			}
 		default:
 			continue
