@@ -145,7 +145,7 @@ func (c *Config) Override(k Kind, s Scope, src []byte) (*Config, error) {
 	nc.discoverAgentDir()
 	nc.discoverProject()
 	for _, e := range c.Opts.Extensions {
-		if !IsPackageSource(e) {
+		if !IsPackageSource(e) && CodeExtension(e) == "" {
 			nc.addFile(e, Extension, CLI, true)
 		}
 	}

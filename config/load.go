@@ -104,6 +104,8 @@ type Config struct {
 	projectReal string
 	// pkgs are the declared pi packages, resolved (discoverPackages).
 	pkgs *pkgs.Result
+	// aft is the aft binary and aft.jsonc, looked for once (AFT).
+	aft *AFTSetup
 }
 
 func (o *Options) getenv(k string) string {
@@ -155,9 +157,15 @@ func Load(o Options) (*Config, error) {
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
-		if !IsPackageSource(e) {
-			c.addFile(e, Extension, CLI, true)
+		if IsPackageSource(e) {
+			continue // a pi package for this run: discoverPackages
 		}
+		if msg := CodeExtension(e); msg != "" {
+			// pi would run it; pigo says so instead of parsing TypeScript as JSONC.
+			c.Diags.Add(diag.FileSpan(diag.NewSource(e, nil)), diag.Warning, "extension-skipped", "", msg)
+			continue
+		}
+		c.addFile(e, Extension, CLI, true)
 	}
 	c.decideTrust()
 	c.discoverPackages()

@@ -33,13 +33,26 @@ func (c *Config) PackageLayout() pkgs.Layout {
 func (c *Config) Packages() *pkgs.Result { return c.pkgs }
 
 // IsPackageSource reports whether a -e argument names a package (npm:, git:, a git URL) rather
-// than a declarative extension file; a folder is a package too (pi's rule).
+// than a declarative extension file: also a folder that is a package (a `pi` manifest with
+// resource lists, or a skills/, prompts/, themes/ or extensions/ folder). A folder that is only
+// a code extension (index.ts) is not: it is reported as a code extension (CodeExtension).
 func IsPackageSource(e string) bool {
 	if !pkgs.IsLocalPath(e) {
 		return true
 	}
 	st, err := os.Stat(e)
-	return err == nil && st.IsDir()
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	if m := pkgs.ReadManifest(filepath.Join(e, "package.json")); m != nil && len(m.Lists) > 0 {
+		return true
+	}
+	for _, t := range pkgs.Types {
+		if st, err := os.Stat(filepath.Join(e, string(t))); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // packageEntries reads the `packages` of one settings layer.

@@ -304,8 +304,13 @@ func (c *CLI) checkPlaces(a *args) int {
 		if config.IsPackageSource(e) {
 			continue // npm:, git:, a git URL or a package folder (pi's -e): resolved as a package
 		}
-		if _, err := os.Stat(e); err != nil && os.IsNotExist(err) {
+		st, err := os.Stat(e)
+		switch {
+		case err != nil && os.IsNotExist(err):
 			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
+			return ExitUsage
+		case err == nil && st.IsDir() && config.CodeExtension(e) == "":
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file or a pi package\n", e)
 			return ExitUsage
 		}
 	}
