@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 type fakeApprover struct {
@@ -244,5 +245,30 @@ func TestPreview(t *testing.T) {
 	p = Preview("f.md", []byte("a\r\n"), []byte("```go\n`````\n"))
 	if !strings.HasPrefix(p, "``````diff\n") || !strings.HasSuffix(p, "\n``````") || strings.Contains(p, "\r") {
 		t.Fatalf("fence: %q", p)
+	}
+}
+
+// TestPrepareAllSameFile: two writes of one batch that resolve to one file (a link and its
+// target) are refused instead of waiting forever on their own lock.
+func TestPrepareAllSameFile(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.go"), []byte("x"), 0o644)
+	os.Symlink("a.go", filepath.Join(ws, "b.go"))
+	s := &Session{Cwd: ws, Headless: true}
+	up := func([]byte, bool) ([]byte, error) { return []byte("y"), nil }
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.PrepareAll(context.Background(), []FileWrite{
+			{Tool: "lsp-rename", Path: filepath.Join(ws, "a.go"), Update: up},
+			{Tool: "lsp-rename", Path: filepath.Join(ws, "b.go"), Update: up}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "are the same file") {
+			t.Fatalf("got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlocked")
 	}
 }
