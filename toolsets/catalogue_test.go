@@ -555,3 +555,15 @@ func BenchmarkValidateCatalogue(b *testing.B) {
 		}
 	}
 }
+
+// TestSnippetsDoNotRepeatTheName: the system prompt writes "- <name>: <snippet>", so a
+// snippet that starts with its own name shows it twice ("- codemode: codemode: …").
+func TestSnippetsDoNotRepeatTheName(t *testing.T) {
+	for _, l := range loadAll(t) {
+		for _, tl := range l.ext.Tools {
+			if strings.HasPrefix(strings.ToLower(tl.PromptSnippet), strings.ToLower(tl.Name)+":") {
+				t.Errorf("%s %s: promptSnippet %q starts with the tool's name", l.file, tl.Name, tl.PromptSnippet)
+			}
+		}
+	}
+}
