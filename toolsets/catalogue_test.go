@@ -482,6 +482,7 @@ func TestWhenConditions(t *testing.T) {
 		Which:    onPath("gh", "aft"),
 		LSP:      cond.LSP{Servers: []string{"gopls"}},
 		AFT:      cond.AFT{Found: true},
+		Vision:   cond.Vision{Resolved: true},
 	}
 	bare := cond.Env{
 		Model:    cond.Model{Provider: "openai", ID: "gpt-5", Input: []string{"text", "image"}},
