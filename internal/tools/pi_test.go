@@ -255,3 +255,18 @@ func TestReadConvertsBMP(t *testing.T) {
 		t.Fatalf("pixel lost: %v", got.At(1, 1))
 	}
 }
+
+// TestReadFindsNFDName: a file named in decomposed Unicode (macOS stores names in NFD) is
+// found from the composed form, as pi finds it.
+func TestReadFindsNFDName(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("cafe\u0301.txt", "decomposed\n") // "café" with a combining acute accent
+	r := e.call("read", `{"path":"caf\u00e9.txt"}`)
+	if r.IsError || r.Text() != "decomposed\n" {
+		t.Fatalf("NFC path of an NFD file: %+v", r)
+	}
+	e.write("Capture d\u2019e\u0301cran.txt", "both\n")
+	if r := e.call("read", `{"path":"Capture d'\u00e9cran.txt"}`); r.IsError || r.Text() != "both\n" {
+		t.Fatalf("NFD with a curly apostrophe: %+v", r)
+	}
+}
