@@ -106,6 +106,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if ref != "" {
 		a.vals["--model"] = []string{ref}
 	}
+	c.sessionStart = true
 	cfg, res, ag, code := c.resolveAgent(a)
 	if res == nil {
 		return nil, &exitError{code: code}
