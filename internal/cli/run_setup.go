@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -266,6 +267,9 @@ func (c *CLI) openSession(a *args, cfg *config.Config) (*session.Session, error)
 		if err != nil {
 			return nil, exitf(ExitFailed, "%v", err)
 		}
+		if err := missingSessionCwd(p, cwd); err != nil {
+			return nil, err
+		}
 		if global {
 			return nil, exitf(ExitFailed, "session %s belongs to another project; use --fork %s to continue a copy of it here", p, a.str("--session"))
 		}
@@ -286,6 +290,19 @@ func (c *CLI) openSession(a *args, cfg *config.Config) (*session.Session, error)
 		}
 	}
 	return session.New(cwd, loc.Dir, session.Options{}), nil
+}
+
+// missingSessionCwd is pi's refusal of a session whose stored working directory is gone
+// (pi 1.6 print mode; its chat offers to continue or fork into the current folder).
+func missingSessionCwd(path, cwd string) error {
+	info, err := session.ReadInfo(path)
+	if err != nil || info == nil || info.Cwd == "" {
+		return nil
+	}
+	if _, err := os.Stat(info.Cwd); !os.IsNotExist(err) {
+		return nil
+	}
+	return exitf(ExitFailed, "Stored session working directory does not exist: %s\nSession file: %s\nCurrent working directory: %s", info.Cwd, path, cwd)
 }
 
 func (c *CLI) sessionWarnings(s *session.Session) {
