@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/pigo-agent/pigo/internal/approve"
 )
 
 // previewLines caps the diff preview of the write dialog.
@@ -47,8 +49,8 @@ func within(root, p string) bool {
 }
 
 // GuardWrite is the write guard (reference §1.5): nil when w may go ahead. Outside the
-// workspace it refuses when requests are denied or nobody can answer, else it asks the
-// Approver with the diff preview; after "Approve once" the disk must still hold w.Old.
+// workspace it refuses when requests are denied, else it asks the session's Approver with the
+// diff preview (a headless one refuses with the reference text); after "Approve once" the disk must still hold w.Old.
 func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	if s.Inside(w.Path) {
 		return nil
@@ -60,20 +62,18 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	if runtime.GOOS == "windows" {
 		return errors.New(`Path "` + w.Path + `" is outside workspace. Writes outside the workspace are not allowed on Windows.`)
 	}
-	if s.headless() {
-		return errors.New(`Path "` + w.Path + `" is outside workspace. No UI available for approval.`)
-	}
 	preview := Preview(filepath.Base(w.Path), w.Old, w.New)
 	title := "Model requests write access outside workspace:\n\n  Tool:  " + w.Tool + "\n  Path:  " + w.Path + "\n\n" + preview + "\n\nAllow?"
-	d, err := s.ApproverFor(ctx).ApproveWrite(ctx, WriteRequest{Tool: w.Tool, Path: w.Path, Preview: preview, Title: title})
+	d, err := s.ApproverFor(ctx).Ask(ctx, approve.Request{Kind: approve.KindWrite, Tool: w.Tool, Path: w.Path, Preview: preview, Title: title,
+		NoUI: `Path "` + w.Path + `" is outside workspace. No UI available for approval.`})
 	if err != nil {
 		if ctx.Err() == nil {
 			return err
 		}
-		d = WriteDecision{Choice: WriteDismissed} // the turn was aborted while the dialog was open
+		d = approve.Decision{Choice: approve.Dismissed} // the turn was aborted while the dialog was open
 	}
 	switch d.Choice {
-	case WriteApproveOnce:
+	case approve.Allow, approve.AllowSession:
 		now, _, err := ReadFile(w.Path) // a missing file counts as empty
 		if err != nil {
 			return err
@@ -82,9 +82,9 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 			return errors.New(TextModified)
 		}
 		return nil
-	case WriteBlock:
+	case approve.Deny:
 		return errors.New(deny + "blocked")
-	case WriteBlockWithReason:
+	case approve.DenyReason:
 		if strings.TrimSpace(d.Reason) == "" {
 			return errors.New(deny + "blocked")
 		}

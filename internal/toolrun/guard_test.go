@@ -6,25 +6,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/approve"
 )
 
 type fakeApprover struct {
-	write   WriteDecision
-	req     *WriteRequest
-	onAsk   func()
-	command CommandDecision
+	write approve.Decision
+	req   *approve.Request
+	onAsk func()
 }
 
-func (f *fakeApprover) ApproveWrite(_ context.Context, r WriteRequest) (WriteDecision, error) {
+func (f *fakeApprover) Ask(_ context.Context, r approve.Request) (approve.Decision, error) {
 	f.req = &r
 	if f.onAsk != nil {
 		f.onAsk()
 	}
 	return f.write, nil
-}
-
-func (f *fakeApprover) ApproveCommand(context.Context, CommandRequest) (CommandDecision, error) {
-	return f.command, nil
 }
 
 // outsideTmp is a temp dir that is not under /tmp (writes under /tmp never ask).
@@ -96,14 +93,15 @@ func TestGuardWrite(t *testing.T) {
 
 	aborted := false
 	for _, c := range []struct {
-		d    WriteDecision
+		d    approve.Decision
 		want string
 	}{
-		{WriteDecision{Choice: WriteApproveOnce}, ""},
-		{WriteDecision{Choice: WriteBlock}, "user deny Write: blocked"},
-		{WriteDecision{Choice: WriteBlockWithReason, Reason: "not there"}, "user deny Write: not there"},
-		{WriteDecision{Choice: WriteBlockWithReason}, "user deny Write: blocked"},
-		{WriteDecision{Choice: WriteDismissed}, "user deny Write: cancelled"},
+		{approve.Decision{Choice: approve.Allow}, ""},
+		{approve.Decision{Choice: approve.AllowSession}, ""},
+		{approve.Decision{Choice: approve.Deny}, "user deny Write: blocked"},
+		{approve.Decision{Choice: approve.DenyReason, Reason: "not there"}, "user deny Write: not there"},
+		{approve.Decision{Choice: approve.DenyReason}, "user deny Write: blocked"},
+		{approve.Decision{Choice: approve.Dismissed}, "user deny Write: cancelled"},
 	} {
 		f := &fakeApprover{write: c.d}
 		s := &Session{Cwd: ws, Approver: f, Abort: func() { aborted = true }}
@@ -121,14 +119,14 @@ func TestGuardWrite(t *testing.T) {
 		t.Error("a dismissed dialog did not abort the turn")
 	}
 	// The file changes while the dialog is open: approve once refuses.
-	f := &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}, onAsk: func() { os.WriteFile(outside, []byte("changed"), 0o644) }}
+	f := &fakeApprover{write: approve.Decision{Choice: approve.Allow}, onAsk: func() { os.WriteFile(outside, []byte("changed"), 0o644) }}
 	s = &Session{Cwd: ws, Approver: f}
 	if err := s.GuardWrite(ctx, w); errString(err) != TextModified {
 		t.Fatalf("changed during dialog: %v", err)
 	}
 	// A new file outside: a missing file counts as empty.
 	nw := Write{Tool: "write", Path: filepath.Join(root, "new.txt"), New: []byte("x")}
-	s = &Session{Cwd: ws, Approver: &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}}}
+	s = &Session{Cwd: ws, Approver: &fakeApprover{write: approve.Decision{Choice: approve.Allow}}}
 	if err := s.GuardWrite(ctx, nw); err != nil {
 		t.Fatalf("new file: %v", err)
 	}

@@ -1,0 +1,200 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/approve"
+	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/lsp"
+	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools"
+)
+
+// bindTools builds the tool session every tool of this session shares (pi's shell settings,
+// the PI_* environment, the file toolset, the sandbox and its approval rules, the approvals,
+// read state replayed from the branch, LSP, and the values describe_image and spawn-agent
+// need), and the registry's active tools as the loop's tools, each running through the one
+// execution path (toolrun).
+func (s *Session) bindTools() {
+	st := s.setup
+	s.rules = approve.NewRules(st.Policy.ApprovalRules)
+	ts := &toolrun.Session{Cwd: st.Cwd, AgentDir: st.AgentDir, Headless: !s.interactive, FileIO: st.Registry.FileIO,
+		Sandbox: st.Policy, SandboxErr: st.PolicyErr, Environ: st.Environ, Rules: s.rules, Abort: s.Abort,
+		Shell: toolrun.Shell{Path: s.settings.shellPath, CommandPrefix: s.settings.shellCommandPrefix}}
+	ts.Env.Hide = s.settings.hideSessionEnv
+	ts.Approver = approve.New(approve.Options{UI: s.o.Approver, Rules: s.rules, Save: s.saveAllow, Report: s.reportSaved})
+	switch {
+	case s.model != nil:
+		ts.Model = s.model
+		ts.Env.Provider, ts.Env.Model = s.model.Provider, s.model.ID
+	case st.Model != nil: // `pigo tool run`: the facts the tools read, no credentials
+		ts.Model = &llm.Model{Provider: st.Model.Provider, ID: st.Model.ID, Input: st.Model.Input, Reasoning: st.Model.Reasoning}
+		ts.Env.Provider, ts.Env.Model = st.Model.Provider, st.Model.ID
+	}
+	// Like pi with --no-session, a session without a file still has an id.
+	ts.Env.SessionID = s.file.ID()
+	if p := s.file.Path(); p != "" {
+		ts.Env.SessionFile = p
+	}
+	var msgs []llm.Message
+	for _, e := range s.file.Branch("") {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
+			msgs = append(msgs, *e.Message.LLM)
+		}
+	}
+	ts.Replay(msgs)
+	if lc := st.LSP; lc != nil && len(lc.ServerIDs()) > 0 {
+		// The servers lsp.json enables start on the first file they handle, so a session
+		// that touches no such file starts none; a tool call never fails for its LSP.
+		s.lsp = tools.NewLSP(lc, st.Cwd, lsp.OSEnv())
+		ts.LSP = s.lsp
+	}
+	tools.SetVision(ts, st.Vision)
+	tools.SetAgents(ts, st.Agents)
+	impls := s.o.Impls
+	if impls == nil {
+		impls = tools.All()
+	}
+	s.tools = ts
+	s.runner = toolrun.New(st.Registry, impls, ts)
+	s.agentTools = s.loopTools()
+}
+
+// loopTools are the runner's active tools as the agent loop's tools: the same list, names,
+// descriptions and parameters as `pigo tools` shows active.
+func (s *Session) loopTools() []agent.Tool {
+	runner := s.runner
+	var out []agent.Tool
+	for _, lt := range runner.LLMTools() {
+		t := agent.Tool{Tool: lt}
+		name := lt.Name
+		if d, ok := runner.Lookup(name); ok {
+			t.Sequential = d.Sequential()
+		}
+		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
+			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
+		}
+		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
+			call := toolrun.Call{ID: id, Name: name, Arguments: args}
+			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
+			return agentResult(r), nil
+		}
+		out = append(out, t)
+	}
+	if s.o.Rewind != nil {
+		out = recordWrites(out, s.o.Rewind, s.setup.Cwd)
+	}
+	return out
+}
+
+func agentResult(r toolrun.Result) agent.Result {
+	return agent.Result{Content: r.Content, Details: r.Details, Terminate: r.Terminate, IsError: r.IsError}
+}
+
+// writeTools are the file tools whose target /rewind restores, with their path argument.
+var writeTools = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+	"write": "filePath", "edit": "filePath"}
+
+// recordWrites wraps the file-writing tools so each call stores the file's before-image
+// for /rewind first, and the agent's result after.
+func recordWrites(ts []agent.Tool, rw Rewinder, cwd string) []agent.Tool {
+	out := append([]agent.Tool(nil), ts...)
+	for i := range out {
+		t := &out[i]
+		key, ok := writeTools[t.Name]
+		if !ok || t.Execute == nil {
+			continue
+		}
+		run := t.Execute
+		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
+			var m map[string]any
+			_ = json.Unmarshal(args, &m)
+			p, _ := m[key].(string)
+			if p == "" {
+				p, _ = m["path"].(string) // pi's edit and write
+			}
+			if p == "" {
+				return run(ctx, id, args, update)
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			if err := rw.Before(p); err != nil {
+				return agent.ErrorResult("rewind: cannot keep the before-image of " + p + ": " + err.Error()), nil
+			}
+			res, err := run(ctx, id, args, update)
+			rw.After(p)
+			return res, err
+		}
+	}
+	return out
+}
+
+// saveAllow is the approvals' persistence hook: the ticked patterns go to the project's
+// sandbox.json through the configuration's comment-keeping editor.
+func (s *Session) saveAllow(patterns []string) (string, error) {
+	if s.cfg == nil {
+		return "", errNoConfig
+	}
+	return s.cfg.SaveAllow(patterns)
+}
+
+// reportSaved tells the front end what the persistence hook did.
+func (s *Session) reportSaved(saved []string, err error) {
+	if err != nil {
+		s.fe.Notice(Notice{Text: "approval rules: " + err.Error(), Error: true})
+		return
+	}
+	s.fe.Notice(Notice{Text: "Saved allow rules: " + joinComma(saved)})
+}
+
+// RunTool runs one call of the registry's tool name through the one execution path, as a
+// session's loop would (`pigo tool run`); with a session file the call and its result are
+// appended to it as an assistant message and its toolResult.
+func (s *Session) RunTool(ctx context.Context, call toolrun.Call) (toolrun.Result, error) {
+	ctx, done, err := s.begin(ctx)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	defer done()
+	r := s.runner.Run(ctx, call, nil)
+	if s.file.Path() == "" {
+		return r, nil
+	}
+	return r, s.recordCall(call, r)
+}
+
+// recordCall appends a call as a session records it: the assistant message with the tool
+// call, then its toolResult.
+func (s *Session) recordCall(call toolrun.Call, r toolrun.Result) error {
+	now := time.Now().UnixMilli()
+	args := call.Arguments
+	if v, err := toolrun.ParseValue(args); err == nil {
+		args, _ = v.MarshalJSON()
+	}
+	am := llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{{Type: llm.TypeToolCall, ID: call.ID, Name: call.Name, Arguments: args}},
+		API: "pigo", Provider: "pigo", Model: "tool-run", Usage: &llm.Usage{}, StopReason: llm.StopToolUse, Timestamp: now}
+	if m := s.setup.Model; m != nil {
+		am.Provider, am.Model = m.Provider, m.ID
+	}
+	if _, err := s.file.AppendMessage(am); err != nil {
+		return err
+	}
+	isErr := r.IsError
+	content := r.Content
+	if content == nil {
+		content = []llm.Content{}
+	}
+	tm := llm.Message{Role: llm.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, Content: content,
+		Details: r.Details, IsError: &isErr, Timestamp: time.Now().UnixMilli()}
+	_, err := s.file.AppendMessage(tm)
+	return err
+}
