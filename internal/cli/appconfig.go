@@ -146,7 +146,7 @@ func (x *appConfig) Model(ref, apiKey string) (*llm.Model, error) {
 // app.ErrUnknownModel.
 type unknownModelError struct{ *exitError }
 
-func (unknownModelError) Unwrap() []error { return []error{app.ErrUnknownModel} }
+func (e unknownModelError) Unwrap() []error { return []error{e.exitError, app.ErrUnknownModel} }
 
 // Models are the models the chat offers: models.json's custom models (in file order), then
 // the catalogue's, each "provider/id" once.
