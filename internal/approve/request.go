@@ -11,7 +11,7 @@ type Kind uint8
 
 // The kinds of request.
 const (
-	// KindWrite asks to write a file outside the workspace (or into a protected path).
+	// KindWrite asks to write a file outside the workspace or into a protected path.
 	KindWrite Kind = iota + 1
 	// KindCommand asks to run a command outside the sandbox.
 	KindCommand
@@ -41,8 +41,10 @@ type Request struct {
 	// NoUI is the reference text to refuse with when nobody can be asked.
 	NoUI string
 
-	// Path is the absolute target of a write; Preview its fenced unified diff.
-	Path, Preview string
+	// Path is the resolved target of a write (where the bytes would go), Asked the path as
+	// the model named it (different when a link leads elsewhere); Protected says why the
+	// target is on the protected list ("" when it is not); Preview is the fenced unified diff.
+	Path, Asked, Protected, Preview string
 
 	// Command is the command line of an escalation; Approval the approval rules' verdict on
 	// it (its Suggestions are the "always allow" patterns a dialog offers).

@@ -56,6 +56,7 @@ type Session struct {
 	state map[any]any
 	reads map[string]*Reads
 	queue mutationQueue
+	hooksState
 }
 
 // Shell is pi's shell settings.
