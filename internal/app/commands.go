@@ -58,7 +58,7 @@ type Completion struct {
 
 // builtinCommands is every command a session runs, in one list.
 func builtinCommands() []Command {
-	out := hostCommands()
+	out := append(hostCommands(), seedCommands()...)
 	for _, name := range talkCommands {
 		out = append(out, Command{Name: name, Available: func(s *Session) bool { return s.talk != nil },
 			Run: func(_ context.Context, s *Session, arg string) (Result, error) {

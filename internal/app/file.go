@@ -79,6 +79,7 @@ func (s *Session) switchFile(f *session.Session) {
 	if s.o.Rewind != nil {
 		s.o.Rewind.Switch(rewindDir(f.Path()))
 	}
+	s.startSeed(false)
 	s.rebuild()
 }
 

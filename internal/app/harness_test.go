@@ -10,6 +10,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -101,6 +102,16 @@ func (c *testConfig) Model(ref, apiKey string) (*llm.Model, error) {
 		return nil, ErrUnknownModel
 	}
 	return c.cfg.ProviderModel(ref, apiKey)
+}
+
+func (c *testConfig) Sandbox() (sandbox.Policy, error) {
+	p, _, err := c.cfg.SandboxPolicy()
+	return p, err
+}
+
+func (c *testConfig) LSP() (*lsp.Config, error) {
+	lc, _, err := c.cfg.LSPConfig()
+	return lc, err
 }
 
 func (c *testConfig) Models() []string { return []string{"local/small", "local/big"} }

@@ -65,6 +65,10 @@ type Config interface {
 	// Models lists the models /model offers, "provider/id": models.json's, then the
 	// catalogue's.
 	Models() []string
+	// Sandbox reads sandbox.json again (/bwrap-reload); LSP reads lsp.json again
+	// (/lsp-reload).
+	Sandbox() (sandbox.Policy, error)
+	LSP() (*lsp.Config, error)
 	// SaveAllow appends allow rules for patterns to the project's sandbox.json approvalRules,
 	// keeping its comments, and returns the file written.
 	SaveAllow(patterns []string) (file string, err error)
@@ -83,10 +87,12 @@ type Setup struct {
 	Model *engine.Model
 	// AgentThinking is --agent's thinking level ("" for none or no sub-agent).
 	AgentThinking string
-	// Policy is the sandbox policy (a sub-agent's own fixed one under --agent); PolicyErr,
-	// when set, is why it could not be read: every command is refused with it.
-	Policy    sandbox.Policy
-	PolicyErr error
+	// Policy is the sandbox policy (a sub-agent's own fixed one under --agent: FixedSandbox,
+	// and no /bwrap* commands); PolicyErr, when set, is why it could not be read: every
+	// command is refused with it.
+	Policy       sandbox.Policy
+	PolicyErr    error
+	FixedSandbox bool
 	// Environ are the host facts the sandbox plans use.
 	Environ sandbox.Environ
 	// Settings is the effective settings.json.
@@ -102,6 +108,8 @@ type Setup struct {
 	Vision tools.Vision
 	// Agents are the sub-agents spawn-agent may start.
 	Agents spawn.Roster
+	// AFT is the aft binary and its configuration (a zero Bin: aft is not available).
+	AFT tools.AFTSetup
 	// Notes are the notices a Config.Load met (files not applied, untrusted project).
 	Notes []string
 }

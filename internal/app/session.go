@@ -9,6 +9,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/approve"
+	"github.com/pigo-agent/pigo/internal/bwrap"
 	"github.com/pigo-agent/pigo/internal/llm"
 	_ "github.com/pigo-agent/pigo/internal/llm/providers" // the wire clients register themselves
 	"github.com/pigo-agent/pigo/internal/session"
@@ -45,6 +46,7 @@ type Session struct {
 	agentTools []agent.Tool
 	rules      *approve.Rules
 	lsp        *tools.LSP
+	bwrap      *bwrap.Commands
 	talk       *talkState
 	naming     naming
 	commands   []Command
@@ -128,6 +130,7 @@ func (s *Session) start() error {
 		}
 	}
 	s.bindTools()
+	s.startSeed(true)
 	if !s.o.ToolsOnly {
 		if err := s.startTalk(); err != nil {
 			return err
@@ -312,6 +315,9 @@ func (s *Session) Close() error {
 		err = f.Close()
 	}
 	s.stopTalk()
+	if s.tools != nil {
+		s.tools.Close() // the helpers a tool started for the session (aft)
+	}
 	if s.lsp != nil {
 		s.lsp.Close()
 	}

@@ -56,6 +56,9 @@ func (s *Session) bindTools() {
 	}
 	tools.SetVision(ts, st.Vision)
 	tools.SetAgents(ts, st.Agents)
+	if st.AFT.Bin != "" {
+		tools.SetAFT(ts, st.AFT)
+	}
 	impls := s.o.Impls
 	if impls == nil {
 		impls = tools.All()

@@ -12,6 +12,8 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/lsp"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/tools"
 )
 
@@ -39,7 +41,7 @@ func (c *CLI) sessionSetup(a *args) (*app.Setup, *appConfig, error) {
 			return nil, nil, exitf(ExitFailed, "--agent: %v", err)
 		}
 		// A sub-agent runs in its own fixed sandbox (D12), never the user's sandbox.json.
-		st.Policy, st.AgentThinking = sub.Sandbox, ag.ThinkingLevel
+		st.Policy, st.AgentThinking, st.FixedSandbox = sub.Sandbox, ag.ThinkingLevel, true
 	} else if st.Policy, _, err = cfg.SandboxPolicy(); err != nil {
 		return nil, nil, exitf(ExitFailed, "sandbox.json: %v", err)
 	}
@@ -83,6 +85,9 @@ func (c *CLI) fillSetup(st *app.Setup, cfg *config.Config, res *config.Resolutio
 	v, err := cfg.VisionModel()
 	st.Vision = tools.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err}
 	st.Agents = cfg.Roster()
+	if a := cfg.AFT(); a.Available() {
+		st.AFT = tools.AFTSetup{Bin: a.Binary.Path, Config: a.Config}
+	}
 	return nil
 }
 
@@ -176,6 +181,26 @@ func (x *appConfig) Models() []string {
 		add(m.Provider + "/" + m.ID)
 	}
 	return out
+}
+
+// Sandbox reads sandbox.json again (/bwrap-reload: global, then the trusted project's).
+func (x *appConfig) Sandbox() (sandbox.Policy, error) {
+	fresh, err := config.Load(x.cfg.Opts)
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	p, _, err := fresh.SandboxPolicy()
+	return p, err
+}
+
+// LSP reads lsp.json again (/lsp-reload).
+func (x *appConfig) LSP() (*lsp.Config, error) {
+	fresh, err := config.Load(x.cfg.Opts)
+	if err != nil {
+		return nil, err
+	}
+	lc, _, err := fresh.LSPConfig()
+	return lc, err
 }
 
 // SaveAllow appends ticked "allow forever" patterns to the project's sandbox.json
