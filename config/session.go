@@ -27,16 +27,17 @@ func (c *Config) cwd() string {
 	return cwd
 }
 
-// Package is one entry of the effective settings "packages": a source string, or an object
-// with its source and extensions filter. Project marks an entry of the project's settings.
-type Package struct {
+// PackageSource is one entry of the effective settings "packages" as the seed's system-prompt
+// extension reads them: a source string, or an object with its source and extensions filter.
+// Project marks an entry of the project's settings.
+type PackageSource struct {
 	Source     string
 	Extensions []string
 	Project    bool
 }
 
-// Packages reads the effective settings "packages": strings or {source, extensions}.
-func (c *Config) Packages() []Package {
+// PackageSources reads the effective settings "packages": strings or {source, extensions}.
+func (c *Config) PackageSources() []PackageSource {
 	eff, err := c.Effective(Settings)
 	if err != nil || eff.Root == nil {
 		return nil
@@ -45,9 +46,9 @@ func (c *Config) Packages() []Package {
 	if pk == nil || pk.Kind != jsonc.Array {
 		return nil
 	}
-	var out []Package
+	var out []PackageSource
 	for _, e := range pk.Elems {
-		p := Package{Project: e.File != nil && e.File.Scope == Project}
+		p := PackageSource{Project: e.File != nil && e.File.Scope == Project}
 		switch e.Kind {
 		case jsonc.String:
 			p.Source = e.Node.Str

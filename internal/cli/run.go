@@ -197,6 +197,7 @@ func (c *CLI) openApp(a *args, o app.Options) (*app.Session, error) {
 	if ref != "" {
 		a.vals["--model"] = []string{ref}
 	}
+	c.sessionStart = true // missing packages are installed as the session's configuration loads
 	st, ac, err := c.sessionSetup(a)
 	if err != nil {
 		return nil, err

@@ -273,7 +273,7 @@ func (c *CLI) runPrompt(a *args, cfg *config.Config, res *config.Resolution) pro
 	o := prompt.FromResolution(res.Tools, res.Commands)
 	o.Cwd, o.AgentDir, o.Trusted, o.Getenv = cwd, cfg.AgentDir, cfg.Trusted, c.getenv
 	var pks []prompt.Package
-	for _, p := range cfg.Packages() {
+	for _, p := range cfg.PackageSources() {
 		pks = append(pks, prompt.Package{Source: p.Source, Extensions: p.Extensions, Project: p.Project})
 	}
 	if p := prompt.SeedTemplate(cfg.AgentDir, cwd, pks, a.list("-e")); p != "" {
