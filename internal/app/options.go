@@ -36,8 +36,11 @@ type Options struct {
 	// session entries are written at start and talk is not started.
 	ToolsOnly bool
 
-	// Frontend hears the agent's events and the session's notices (nil: nobody).
-	Frontend Frontend
+	// Frontend hears the agent's events and the session's notices (nil: nobody). SyncEvents
+	// says its Event reads each event before it returns and copies what it keeps (the -p
+	// printer): streamed updates then share the provider's live message (agent.SyncEmit).
+	Frontend   Frontend
+	SyncEvents bool
 	// Approver asks the person (the chat's dialogs); nil: nobody can be asked, and every
 	// request is refused with its reference text (pi's headless texts).
 	Approver approve.Approver
@@ -146,12 +149,11 @@ type Notice struct {
 	Error bool
 }
 
-// Rewinder keeps the files' before-images for /rewind: Before runs before a write tool
-// changes path, After once it finished; Switch names the directory of the current session's
-// images ("" in memory) when the session file changes.
+// Rewinder keeps the files' before-images for /rewind (package rewind's Store): every write
+// of the session reaches it through the one write path's hooks; Switch names the directory of
+// the current session's images ("" in memory) when the session file changes.
 type Rewinder interface {
-	Before(path string) error
-	After(path string)
+	toolrun.WriteHook
 	Switch(dir string)
 }
 

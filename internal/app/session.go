@@ -41,15 +41,14 @@ type Session struct {
 	busy     bool
 	cancel   context.CancelFunc
 
-	tools      *toolrun.Session
-	runner     *toolrun.Runner
-	agentTools []agent.Tool
-	rules      *approve.Rules
-	lsp        *tools.LSP
-	bwrap      *bwrap.Commands
-	talk       *talkState
-	naming     naming
-	commands   []Command
+	tools    *toolrun.Session
+	runner   *toolrun.Runner
+	rules    *approve.Rules
+	lsp      *tools.LSP
+	bwrap    *bwrap.Commands
+	talk     *talkState
+	naming   naming
+	commands []Command
 }
 
 // Open starts a session: the session file the flags name (warnings are notices), the session
@@ -159,8 +158,8 @@ func (s *Session) rebuild() {
 	s.ag = agent.New(agent.Config{Provider: s.provider, Model: s.model,
 		Options: llm.Options{ThinkingLevel: s.thinking, SessionID: id, ProxyURL: s.setup.Proxy, Headers: requestHeaders(id),
 			ReportedCost: reportedCost(s.model)},
-		SystemPrompt: s.setup.SystemPrompt, Tools: s.agentTools, Settings: s.settings.agent(), Store: agent.SessionStore(s.file),
-		Emit: s.fe.Event})
+		SystemPrompt: s.setup.SystemPrompt, Tools: s.runner, Settings: s.settings.agent(), Store: agent.SessionStore(s.file),
+		Emit: s.fe.Event, SyncEmit: s.o.SyncEvents})
 }
 
 // requestHeaders is the seed's request-headers extension: Thread-Id carries the session id

@@ -20,8 +20,8 @@ type talkState struct {
 // disk, so a -p run that ends never swallows one.
 func (s *Session) startTalk() error {
 	active := false
-	for _, t := range s.agentTools {
-		if strings.HasPrefix(t.Tool.Name, "talk-") {
+	for _, t := range s.runner.LLMTools() {
+		if strings.HasPrefix(t.Name, "talk-") {
 			active = true
 		}
 	}

@@ -2,11 +2,8 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"path/filepath"
 	"time"
 
-	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/lsp"
@@ -17,9 +14,9 @@ import (
 
 // bindTools builds the tool session every tool of this session shares (pi's shell settings,
 // the PI_* environment, the file toolset, the sandbox and its approval rules, the approvals,
-// read state replayed from the branch, LSP, and the values describe_image and spawn-agent
-// need), and the registry's active tools as the loop's tools, each running through the one
-// execution path (toolrun).
+// read state replayed from the branch, LSP, the write hooks /rewind records through, and the
+// values describe_image, spawn-agent and aft need), and the runner the loop calls: the one
+// execution path (toolrun) for the registry's tools.
 func (s *Session) bindTools() {
 	st := s.setup
 	s.rules = approve.NewRules(st.Policy.ApprovalRules)
@@ -63,82 +60,14 @@ func (s *Session) bindTools() {
 	if impls == nil {
 		impls = tools.All()
 	}
-	s.tools = ts
-	s.runner = toolrun.New(st.Registry, impls, ts)
-	s.agentTools = s.loopTools()
-}
-
-// loopTools are the runner's active tools as the agent loop's tools: the same list, names,
-// descriptions and parameters as `pigo tools` shows active.
-func (s *Session) loopTools() []agent.Tool {
-	runner := s.runner
-	var out []agent.Tool
-	for _, lt := range runner.LLMTools() {
-		t := agent.Tool{Tool: lt}
-		name := lt.Name
-		if d, ok := runner.Lookup(name); ok {
-			t.Sequential = d.Sequential()
-		}
-		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
-			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
-		}
-		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
-			call := toolrun.Call{ID: id, Name: name, Arguments: args}
-			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
-			return agentResult(r), nil
-		}
-		out = append(out, t)
-	}
 	if s.o.Rewind != nil {
-		out = recordWrites(out, s.o.Rewind, s.setup.Cwd)
+		// /rewind's store sees every write through the one write path's hooks.
+		ts.AddWriteHook(s.o.Rewind)
 	}
-	return out
-}
-
-func agentResult(r toolrun.Result) agent.Result {
-	return agent.Result{Content: r.Content, Details: r.Details, Terminate: r.Terminate, IsError: r.IsError}
-}
-
-// writeTools are the file tools whose target /rewind restores, with their path argument.
-var writeTools = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-	"write": "filePath", "edit": "filePath"}
-
-// recordWrites wraps the file-writing tools so each call stores the file's before-image
-// for /rewind first, and the agent's result after.
-func recordWrites(ts []agent.Tool, rw Rewinder, cwd string) []agent.Tool {
-	out := append([]agent.Tool(nil), ts...)
-	for i := range out {
-		t := &out[i]
-		key, ok := writeTools[t.Name]
-		if !ok || t.Execute == nil {
-			continue
-		}
-		run := t.Execute
-		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
-			var m map[string]any
-			_ = json.Unmarshal(args, &m)
-			p, _ := m[key].(string)
-			if p == "" {
-				p, _ = m["path"].(string) // pi's edit and write
-			}
-			if p == "" {
-				return run(ctx, id, args, update)
-			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(cwd, p)
-			}
-			if abs, err := filepath.Abs(p); err == nil {
-				p = abs
-			}
-			if err := rw.Before(p); err != nil {
-				return agent.ErrorResult("rewind: cannot keep the before-image of " + p + ": " + err.Error()), nil
-			}
-			res, err := run(ctx, id, args, update)
-			rw.After(p)
-			return res, err
-		}
-	}
-	return out
+	s.tools = ts
+	// The loop drives the runner directly (agent.Tools): nothing of the session or the
+	// command line is on a call's route.
+	s.runner = toolrun.New(st.Registry, impls, ts)
 }
 
 // saveAllow is the approvals' persistence hook: the ticked patterns go to the project's

@@ -170,7 +170,7 @@ func (c *CLI) runSession(argv []string) int {
 		out = &jsonWriter{w: bufio.NewWriter(c.Stdout)}
 		fe.events = out
 	}
-	s, err := c.openApp(a, app.Options{Frontend: fe, Stderr: c.Stderr})
+	s, err := c.openApp(a, app.Options{Frontend: fe, SyncEvents: true, Stderr: c.Stderr})
 	if err != nil {
 		return c.exitCode(err)
 	}
