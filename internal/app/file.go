@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -40,6 +41,9 @@ func (s *Session) openFile(spec SessionSpec) (*session.Session, error) {
 		if err != nil {
 			return nil, failf("%v", err)
 		}
+		if err := missingSessionCwd(p, cwd); err != nil {
+			return nil, err
+		}
 		if global {
 			return nil, failf("session %s belongs to another project; use --fork %s to continue a copy of it here", p, spec.Open)
 		}
@@ -60,6 +64,19 @@ func (s *Session) openFile(spec SessionSpec) (*session.Session, error) {
 		}
 	}
 	return session.New(cwd, loc.Dir, session.Options{}), nil
+}
+
+// missingSessionCwd is pi's refusal of a session whose stored working directory is gone
+// (pi 1.6 print mode; its chat offers to continue or fork into the current folder).
+func missingSessionCwd(path, cwd string) error {
+	info, err := session.ReadInfo(path)
+	if err != nil || info == nil || info.Cwd == "" {
+		return nil
+	}
+	if _, err := os.Stat(info.Cwd); !os.IsNotExist(err) {
+		return nil
+	}
+	return failf("Stored session working directory does not exist: %s\nSession file: %s\nCurrent working directory: %s", info.Cwd, path, cwd)
 }
 
 func (s *Session) fileWarnings(f *session.Session) {

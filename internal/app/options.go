@@ -35,6 +35,9 @@ type Options struct {
 	// ToolsOnly opens the tools without an agent (`pigo tool run`): no model is needed, no
 	// session entries are written at start and talk is not started.
 	ToolsOnly bool
+	// Talk starts talk even without an agent (`pigo tool run talk-*`: the run is an agent of
+	// the mailbox while its tool runs).
+	Talk bool
 
 	// Frontend hears the agent's events and the session's notices (nil: nobody). SyncEvents
 	// says its Event reads each event before it returns and copies what it keeps (the -p

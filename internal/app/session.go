@@ -130,7 +130,7 @@ func (s *Session) start() error {
 	}
 	s.bindTools()
 	s.startSeed(true)
-	if !s.o.ToolsOnly {
+	if !s.o.ToolsOnly || s.o.Talk {
 		if err := s.startTalk(); err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ type talkState struct {
 // Letters reach the loop only while a prompt runs (talkTurn); between prompts they wait on
 // disk, so a -p run that ends never swallows one.
 func (s *Session) startTalk() error {
-	active := false
+	active := s.o.Talk
 	for _, t := range s.runner.LLMTools() {
 		if strings.HasPrefix(t.Name, "talk-") {
 			active = true

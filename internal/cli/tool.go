@@ -67,8 +67,20 @@ func runToolRun(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	res, err := cfg.Resolve(config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: true})
+	ro := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: true}
+	// --agent resolves for the sub-agent: its tools list, its model and its fixed sandbox.
+	var sub *config.ResolvedAgent
+	if n := a.str("--agent"); n != "" {
+		if _, code := c.applyAgent(cfg, n, &ro); code != ExitOK {
+			return code
+		}
+		if sub, err = cfg.Agent(n); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tool run: --agent: %v\n", err)
+			return ExitFailed
+		}
+	}
+	res, err := cfg.Resolve(ro)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
@@ -81,11 +93,20 @@ func runToolRun(c *CLI, a *args) int {
 			fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is %s: %s\n", name, row.State, row.Reason)
 		}
 		return ExitUsage
+	} else if row.State == engine.CodemodeOnly {
+		// A session never offers it to the model: only a codemode script can call it.
+		fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is codemode-only: a session calls it from a codemode script (run codemode with a script that calls it)\n", name)
+		return ExitUsage
 	}
 	st := &app.Setup{}
-	// A sandbox policy that cannot be read refuses the commands (fail closed), not the tools
-	// that run none.
-	st.Policy, _, st.PolicyErr = cfg.SandboxPolicy()
+	if sub != nil {
+		// A sub-agent runs in its own fixed sandbox (D12), never the user's sandbox.json.
+		st.Policy, st.FixedSandbox = sub.Sandbox, true
+	} else {
+		// A sandbox policy that cannot be read refuses the commands (fail closed), not the
+		// tools that run none.
+		st.Policy, _, st.PolicyErr = cfg.SandboxPolicy()
+	}
 	if err := c.fillSetup(st, cfg, res); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitInternal
@@ -94,8 +115,10 @@ func runToolRun(c *CLI, a *args) int {
 	if p := a.str("--session"); p != "" {
 		spec = app.SessionSpec{File: p}
 	}
+	// As a session does, a talk tool's run is an agent of the mailbox while the tool runs
+	// (talk-list-agents answers with itself, talk-send has a sender).
 	s, err := app.Open(app.Options{Config: &appConfig{c: c, a: a, cfg: cfg}, Setup: st, Session: spec, ToolsOnly: true,
-		Frontend: &printFrontend{c: c}, Getenv: c.getenv})
+		Talk: strings.HasPrefix(name, "talk-"), Frontend: &printFrontend{c: c}, Getenv: c.getenv})
 	if err != nil {
 		var ae *app.Error
 		if errors.As(err, &ae) {

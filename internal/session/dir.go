@@ -82,7 +82,7 @@ type Info struct {
 	ParentSession string    `json:"parent_session,omitempty"`
 	Created       time.Time `json:"created"`
 	Modified      time.Time `json:"modified"`
-	// Messages counts the message entries on the current branch.
+	// Messages counts every message entry of the file, on every branch (pi's picker).
 	Messages int `json:"messages"`
 	// FirstMessage is the text of the first user message ("(no messages)" when none).
 	FirstMessage string `json:"first_message"`
@@ -107,13 +107,10 @@ func ReadInfo(path string) (*Info, error) {
 	created, cerr := ParseTimestamp(h.Timestamp)
 	in.Created = created
 	var last int64
-	for _, e := range s.Branch("") {
-		if e.Type != TypeMessage {
-			continue
-		}
-		in.Messages++
-	}
 	for _, e := range s.entries {
+		if e.Type == TypeMessage {
+			in.Messages++ // pi's buildSessionInfo counts every message entry, abandoned branches too
+		}
 		if e.Type != TypeMessage || e.Message == nil || e.Message.LLM == nil {
 			continue
 		}
