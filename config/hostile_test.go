@@ -14,12 +14,17 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 )
 
-// withinBounds runs fn under a memory limit and fails, instead of hanging, when it does not
-// return in a generous time. It asserts no speed.
+// TestMain runs the package's tests under a soft memory limit, set once before any test runs:
+// a test that changed it while others ran would change it for them too (issue 21).
+func TestMain(m *testing.M) {
+	debug.SetMemoryLimit(512 << 20)
+	os.Exit(m.Run())
+}
+
+// withinBounds runs fn (under the package's memory limit) and fails, instead of hanging, when
+// it does not return in a generous time. It asserts no speed.
 func withinBounds(t *testing.T, fn func()) {
 	t.Helper()
-	old := debug.SetMemoryLimit(512 << 20)
-	defer debug.SetMemoryLimit(old)
 	done := make(chan struct{})
 	go func() { defer close(done); fn() }()
 	select {
