@@ -54,6 +54,9 @@ func (c *CLI) runChat(a *args) int {
 	b := chat.NewBridge()
 	r.toolSess.Headless = false
 	r.toolSess.Approver = b
+	if r.bwrap != nil {
+		r.bwrap.Interactive = true
+	}
 	r.toolSess.Abort = b.Abort
 	rw := chat.NewRewind(rewindDir(r.sess.Path()))
 	r.tools = recordWrites(r.tools, rw, r.cfg.ProjectDir)
@@ -100,6 +103,7 @@ func (c *CLI) runChat(a *args) int {
 				return chat.HostResult{}, err
 			}
 			rw.Switch(rewindDir(r.sess.Path()))
+			r.resetSeedState()
 			ag = newAgent()
 			return chat.HostResult{Text: "New session started", Agent: ag}, nil
 		},
@@ -138,6 +142,7 @@ func (c *CLI) runChat(a *args) int {
 			}
 			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
+			r.resetSeedState()
 			return chat.HostResult{Text: "Forked to new session", Agent: ag, Input: text}, nil
 		},
 		"resume": func(_ context.Context, path string) (chat.HostResult, error) {
@@ -150,6 +155,7 @@ func (c *CLI) runChat(a *args) int {
 			}
 			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
+			r.resetSeedState()
 			return chat.HostResult{Text: text, Agent: ag, Model: r.model.Provider + "/" + r.model.ID,
 				ContextWindow: r.model.ContextWindow, Thinking: r.thinking}, nil
 		},
@@ -233,7 +239,7 @@ func (c *CLI) persistAllow(r *run, patterns []string) error {
 	if err := ch.Write(); err != nil {
 		return err
 	}
-	rules := append([]sandbox.Rule{}, r.toolSess.Sandbox.ApprovalRules...)
+	rules := append([]sandbox.Rule{}, r.toolSess.SandboxPolicy().ApprovalRules...)
 	for _, p := range patterns {
 		rules = append(rules, sandbox.Rule{Action: "allow", Pattern: p, Origin: sandbox.Origin{File: ch.File}})
 	}
