@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/commands"
 	"github.com/pigo-agent/pigo/internal/cuehelper"
@@ -158,7 +159,7 @@ func (c *Config) checkMarkdownAbsent(f *File) {
 	}
 }
 
-var skillName = regexp.MustCompile(`^[a-z0-9-]+$`)
+var skillName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]+$`) })
 
 func (c *Config) checkMarkdown(s *validate.Schema, f *File) {
 	root := f.Root
@@ -228,7 +229,7 @@ func (c *Config) skillNameRules(f *File, n *jsonc.Node) {
 	if len(name) > 64 {
 		f.Diags.Add(sp, diag.Warning, "skill-name", "name", fmt.Sprintf("name exceeds 64 characters (%d)", len(name)))
 	}
-	if !skillName.MatchString(name) {
+	if !skillName().MatchString(name) {
 		f.Diags.Add(sp, diag.Warning, "skill-name", "name", "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
 	}
 	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -298,7 +299,7 @@ func errorsIn(list diag.List, file string) diag.List {
 	return out
 }
 
-var digits = regexp.MustCompile(`[0-9]+`)
+var digits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 
 // introduced returns the diagnostics of severity sev in after that before did not have. They
 // are compared without their offsets (an edit moves what follows it), as a multiset of file,
@@ -313,7 +314,7 @@ func introduced(before, after diag.List, sev diag.Severity) diag.List {
 		// Numbers are left out too: a message that names a line ("replaces the one on line 3")
 		// or a path with an index changes when an edit moves things (an earlier element was
 		// removed), and that is not a new problem.
-		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, digits.ReplaceAllString(d.Path, "#"), digits.ReplaceAllString(d.Message, "#"))
+		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, digits().ReplaceAllString(d.Path, "#"), digits().ReplaceAllString(d.Message, "#"))
 	}
 	old := map[string]int{}
 	for _, d := range before {

@@ -12,13 +12,14 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
 // EnvDir is the environment variable naming an explicit session directory.
 const EnvDir = "PI_CODING_AGENT_SESSION_DIR"
 
-var cwdSeparators = regexp.MustCompile(`[/\\:]`)
+var cwdSeparators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[/\\:]`) })
 
 // DefaultDir is pi's per-cwd session folder: AGENTDIR/sessions/--<cwd without its leading
 // separator, with / \ : as ->--.
@@ -27,7 +28,7 @@ func DefaultDir(agentDir, cwd string) string {
 	if strings.HasPrefix(c, "/") || strings.HasPrefix(c, `\`) {
 		c = c[1:]
 	}
-	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdSeparators.ReplaceAllString(c, "-")+"--")
+	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdSeparators().ReplaceAllString(c, "-")+"--")
 }
 
 // Location is where a cwd's sessions live.

@@ -535,7 +535,7 @@ func (s *Session) AppendCustomMessage(customType string, content any, display bo
 
 // AppendSessionInfo sets the session's display name (newlines become spaces, as pi does).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
-	name = strings.TrimSpace(newlines.ReplaceAllString(name, " "))
+	name = strings.TrimSpace(newlines().ReplaceAllString(name, " "))
 	return s.Append(&Entry{Type: TypeSessionInfo, Name: name})
 }
 
@@ -590,7 +590,7 @@ func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, err
 	return s.appendLocked(e, true)
 }
 
-var newlines = regexp.MustCompile(`[\r\n]+`)
+var newlines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\r\n]+`) })
 
 func rawOf(v any) (json.RawMessage, error) {
 	if v == nil {
