@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -105,6 +106,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if ref != "" {
 		a.vals["--model"] = []string{ref}
 	}
+	c.sessionStart = true
 	cfg, res, ag, code := c.resolveAgent(a)
 	if res == nil {
 		return nil, &exitError{code: code}
@@ -265,6 +267,9 @@ func (c *CLI) openSession(a *args, cfg *config.Config) (*session.Session, error)
 		if err != nil {
 			return nil, exitf(ExitFailed, "%v", err)
 		}
+		if err := missingSessionCwd(p, cwd); err != nil {
+			return nil, err
+		}
 		if global {
 			return nil, exitf(ExitFailed, "session %s belongs to another project; use --fork %s to continue a copy of it here", p, a.str("--session"))
 		}
@@ -287,16 +292,28 @@ func (c *CLI) openSession(a *args, cfg *config.Config) (*session.Session, error)
 	return session.New(cwd, loc.Dir, session.Options{}), nil
 }
 
+// missingSessionCwd is pi's refusal of a session whose stored working directory is gone
+// (pi 1.6 print mode; its chat offers to continue or fork into the current folder).
+func missingSessionCwd(path, cwd string) error {
+	info, err := session.ReadInfo(path)
+	if err != nil || info == nil || info.Cwd == "" {
+		return nil
+	}
+	if _, err := os.Stat(info.Cwd); !os.IsNotExist(err) {
+		return nil
+	}
+	return exitf(ExitFailed, "Stored session working directory does not exist: %s\nSession file: %s\nCurrent working directory: %s", info.Cwd, path, cwd)
+}
+
 func (c *CLI) sessionWarnings(s *session.Session) {
 	for _, w := range s.Warnings {
 		fmt.Fprintf(c.Stderr, "pigo: %s: warning: %s\n", s.Path(), w)
 	}
 }
 
-// bindTools turns the registry's active tools into the loop's tools, each running through the
-// one execution path (toolrun): the same list, names, descriptions and parameters as
-// `pigo tools` shows active.
-func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]agent.Tool, error) {
+// bindTools binds the registry's tools to the one execution path (toolrun) for the loop: the
+// same active list, names, descriptions and parameters as `pigo tools` shows.
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) (agent.Tools, error) {
 	// The same tool session `pigo tool run` builds (shell settings, PI_* environment, file
 	// toolset, approval rules), with the run's model, sandbox and session: read-before-write
 	// state is replayed from the session's branch, and lsp.json's servers give diagnostics.
@@ -326,29 +343,9 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 		r.lsp = l
 		r.closers = append(r.closers, func() { l.Close() })
 	}
-	runner := toolrun.New(res.Tools, tools.All(), ts)
-	var out []agent.Tool
-	for _, lt := range runner.LLMTools() {
-		t := agent.Tool{Tool: lt}
-		name := lt.Name
-		if d, ok := runner.Lookup(name); ok {
-			t.Sequential = d.Sequential()
-		}
-		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
-			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
-		}
-		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
-			call := toolrun.Call{ID: id, Name: name, Arguments: args}
-			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
-			return agentResult(r), nil
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func agentResult(r toolrun.Result) agent.Result {
-	return agent.Result{Content: r.Content, Details: r.Details, Terminate: r.Terminate, IsError: r.IsError}
+	// The loop drives the runner directly (agent.Tools): one lookup per call, one result
+	// type, nothing of the CLI on a call's route.
+	return toolrun.New(res.Tools, tools.All(), ts), nil
 }
 
 // skills are the run's loaded skills (the resolved command set's skill entries).

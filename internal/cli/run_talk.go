@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pigo-agent/pigo/config"
 	"io"
 	"strings"
 
@@ -29,43 +30,54 @@ func requestHeaders(sessionID string) map[string]string {
 // disk, so a -p run that ends never swallows one.
 func (c *CLI) startTalk(r *run, settings []byte, ts *toolrun.Session) error {
 	active := false
-	for _, t := range r.tools {
-		if strings.HasPrefix(t.Tool.Name, "talk-") {
+	for _, t := range r.tools.LLMTools() {
+		if strings.HasPrefix(t.Name, "talk-") {
 			active = true
 		}
 	}
 	if !active {
 		return nil
 	}
-	var s struct {
-		Talk talk.Settings `json:"talk"`
-	}
-	_ = json.Unmarshal(settings, &s)
-	path := talk.DBPath(r.cfg.AgentDir, c.getenv("PI_TALK_DB"), s.Talk.DBPath)
-	st, err := talk.OpenStore(path)
+	core, stop, err := c.openTalk(r.cfg, settings, r.sess.ID(), r.sess.Name())
 	if err != nil {
-		return exitf(ExitFailed, "talk: %v", err)
-	}
-	deliver := talk.DeliverQueue
-	if s.Talk.Deliver == talk.DeliverSteer {
-		deliver = talk.DeliverSteer
-	}
-	core, err := talk.Start(talk.Options{Store: st, AgentID: r.sess.ID(), Cwd: r.cfg.ProjectDir, Name: r.sess.Name(),
-		Deliver: deliver, RefuseInbound: c.getenv("PI_TALK_INBOUND") == "refuse"})
-	if err != nil {
-		st.Close()
-		return exitf(ExitFailed, "talk: %s: %v", path, err)
+		return err
 	}
 	r.talk = core
 	tools.SetTalk(ts, core)
 	r.closers = append(r.closers, func() {
 		tools.SetTalk(ts, nil)
+		stop()
+	})
+	return nil
+}
+
+// openTalk opens the talk mailbox and registers this session (agentID) in it; stop leaves.
+func (c *CLI) openTalk(cfg *config.Config, settings []byte, agentID, name string) (*talk.Core, func(), error) {
+	var s struct {
+		Talk talk.Settings `json:"talk"`
+	}
+	_ = json.Unmarshal(settings, &s)
+	path := talk.DBPath(cfg.AgentDir, c.getenv("PI_TALK_DB"), s.Talk.DBPath)
+	st, err := talk.OpenStore(path)
+	if err != nil {
+		return nil, nil, exitf(ExitFailed, "talk: %v", err)
+	}
+	deliver := talk.DeliverQueue
+	if s.Talk.Deliver == talk.DeliverSteer {
+		deliver = talk.DeliverSteer
+	}
+	core, err := talk.Start(talk.Options{Store: st, AgentID: agentID, Cwd: cfg.ProjectDir, Name: name,
+		Deliver: deliver, RefuseInbound: c.getenv("PI_TALK_INBOUND") == "refuse"})
+	if err != nil {
+		st.Close()
+		return nil, nil, exitf(ExitFailed, "talk: %s: %v", path, err)
+	}
+	return core, func() {
 		core.Stop()
 		if err := st.Close(); err != nil {
 			fmt.Fprintf(c.Stderr, "pigo: talk: %v\n", err)
 		}
-	})
-	return nil
+	}, nil
 }
 
 // talkTurn attaches the loop's queues for one prompt and marks the session working.

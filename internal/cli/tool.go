@@ -74,8 +74,20 @@ func runToolRun(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	res, err := cfg.Resolve(config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: true})
+	ro := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: true}
+	// --agent resolves for the sub-agent: its tools list, its model and its fixed sandbox.
+	var sub *config.ResolvedAgent
+	if n := a.str("--agent"); n != "" {
+		if _, code := c.applyAgent(cfg, n, &ro); code != ExitOK {
+			return code
+		}
+		if sub, err = cfg.Agent(n); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tool run: --agent: %v\n", err)
+			return ExitFailed
+		}
+	}
+	res, err := cfg.Resolve(ro)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
@@ -88,12 +100,20 @@ func runToolRun(c *CLI, a *args) int {
 			fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is %s: %s\n", name, row.State, row.Reason)
 		}
 		return ExitUsage
+	} else if row.State == engine.CodemodeOnly {
+		// A session never offers it to the model: only a codemode script can call it.
+		fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is codemode-only: a session calls it from a codemode script (run codemode with a script that calls it)\n", name)
+		return ExitUsage
 	}
 	s, code := c.toolSession(cfg, res)
 	if s == nil {
 		return code
 	}
 	defer s.Close()
+	if sub != nil {
+		// A sub-agent runs in its own fixed sandbox (D12), never the user's sandbox.json.
+		s.SetSandboxPolicy(sub.Sandbox, nil)
+	}
 	if l := toolLSP(cfg, s.Cwd); l != nil {
 		s.LSP = l
 		defer l.Close()
@@ -117,6 +137,22 @@ func runToolRun(c *CLI, a *args) int {
 		s.Replay(msgs)
 		s.Env.SessionID = sess.ID()
 		s.Env.SessionFile = sess.Path()
+	}
+	if strings.HasPrefix(name, "talk-") {
+		// As a session does: this run is an agent of the mailbox while the tool runs, so
+		// talk-list-agents answers (with itself) and talk-send has a sender.
+		settings, _ := cfg.Effective(config.Settings)
+		var sj []byte
+		if settings != nil {
+			sj = settings.JSON()
+		}
+		core, stopTalk, err := c.openTalk(cfg, sj, s.Env.SessionID, "")
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+			return ExitFailed
+		}
+		tools.SetTalk(s, core)
+		defer func() { tools.SetTalk(s, nil); stopTalk() }()
 	}
 	runner := toolrun.New(res.Tools, tools.All(), s)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

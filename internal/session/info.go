@@ -20,7 +20,7 @@ type Info struct {
 	ParentSession string    `json:"parent_session,omitempty"`
 	Created       time.Time `json:"created"`
 	Modified      time.Time `json:"modified"`
-	// Messages counts the message entries on the current branch.
+	// Messages counts every message entry of the file, on every branch (pi's picker).
 	Messages int `json:"messages"`
 	// FirstMessage is the text of the first user message ("(no messages)" when none).
 	FirstMessage string `json:"first_message"`
@@ -33,13 +33,11 @@ func (s *Session) Info() *Info {
 	s.mu.Lock()
 	h := s.header
 	in := &Info{ID: h.ID, Path: s.path, Cwd: h.Cwd, ParentSession: h.ParentSession}
-	for _, e := range s.branchLocked(s.leaf) {
-		if e.Type == TypeMessage {
-			in.Messages++
-		}
-	}
 	var last int64
 	for _, e := range s.entries {
+		if e.Type == TypeMessage {
+			in.Messages++ // pi's buildSessionInfo counts every message entry, abandoned branches too
+		}
 		switch {
 		case e.Type == TypeSessionInfo:
 			in.Name = e.Name
@@ -97,10 +95,10 @@ func joinText(m *llm.Message) string {
 }
 
 // ReadInfo reads one session file's listing facts (Session.Info's) without decoding the whole
-// file: each line is skimmed for its type, id, parent and, for messages, role and time; only
-// the header, the first user message and session names are decoded. A listing of a thousand
-// sessions reads at the speed of the disk. Files of versions 1 and 2 (no entry ids yet) are
-// opened as a whole, without writing them.
+// file: each line is skimmed for its type and, for messages, role and time; only the header,
+// the first user message and session names are decoded. A listing of a thousand
+// sessions reads at the speed of the disk. Files of versions 1 and 2 are opened as a whole
+// (migrated in memory, never written).
 func ReadInfo(path string) (*Info, error) {
 	f, fi, err := openRegular(path)
 	if err != nil {
@@ -114,10 +112,6 @@ func ReadInfo(path string) (*Info, error) {
 		header bool
 		in     = &Info{Path: path}
 		last   int64
-		// nodes are the entries in file order; index finds one by id (the last of an id).
-		nodes  []node
-		index  = make(map[string]int32, fi.Size()>>10)
-		lastID string
 	)
 	for {
 		l, ok, err := lr.next()
@@ -153,13 +147,11 @@ func ReadInfo(path string) (*Info, error) {
 		if !ok || sk.typ == TypeSession {
 			continue
 		}
-		index[sk.id] = int32(len(nodes))
-		lastID = sk.id
-		nodes = append(nodes, node{parent: sk.parent, message: sk.typ == TypeMessage})
 		switch sk.typ {
 		case TypeSessionInfo:
 			in.Name = sk.name
 		case TypeMessage:
+			in.Messages++
 			if sk.role == llm.RoleUser || sk.role == llm.RoleAssistant {
 				last = max(last, messageTime(sk.msgTime, sk.timestamp))
 				if in.FirstMessage == "" && sk.role == llm.RoleUser {
@@ -171,39 +163,17 @@ func ReadInfo(path string) (*Info, error) {
 	if !header {
 		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 	}
-	// The current branch: from the last entry up its parents (a cycle in a hand-edited file
-	// stops after as many steps as there are entries).
-	if len(nodes) > 0 {
-		i := index[lastID]
-		for n := 0; n <= len(nodes); n++ {
-			if nodes[i].message {
-				in.Messages++
-			}
-			p := nodes[i].parent
-			j, ok := index[p]
-			if p == "" || !ok {
-				break
-			}
-			i = j
-		}
-	}
 	in.ID, in.Cwd, in.ParentSession = h.ID, h.Cwd, h.ParentSession
 	in.Name = trimSpace(in.Name)
 	in.finish(last, h.Timestamp, path)
 	return in, nil
 }
 
-// node is an entry in ReadInfo's index of the tree.
-type node struct {
-	parent  string
-	message bool
-}
-
 // skim is what a listing needs of one entry.
 type skim struct {
-	typ, id, parent, timestamp, name string
-	role                             string
-	msgTime                          int64
+	typ, timestamp, name string
+	role                 string
+	msgTime              int64
 	// text is a user message's text blocks joined (only when asked for).
 	text string
 }
@@ -224,10 +194,6 @@ func skimEntry(b []byte, wantText bool) (sk skim, ok bool) {
 		switch string(k) {
 		case "type":
 			sk.typ = r.str("type")
-		case "id":
-			sk.id = r.str("id")
-		case "parentId":
-			sk.parent = r.str("parentId")
 		case "timestamp":
 			sk.timestamp = r.str("timestamp")
 		case "name":
