@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/cuehelper"
 	"github.com/pigo-agent/pigo/internal/diag"
 )
 
@@ -148,12 +149,12 @@ func TestSuperLinearInputs(t *testing.T) {
 }
 
 // TestCUEExtensionBounded: a CUE extension whose evaluation runs away (a nested comprehension
-// of ten million elements, a list.Range of a hundred million) is stopped by the guard's limits
-// and reported; a normal CUE extension still loads.
+// of ten million elements, a list.Range of a hundred million) is stopped by the pigo-cue
+// helper's limits and reported; a normal CUE extension still loads.
 func TestCUEExtensionBounded(t *testing.T) {
-	old := config.GuardCPU
-	config.GuardCPU = time.Second
-	defer func() { config.GuardCPU = old }()
+	old := cuehelper.CPU
+	cuehelper.CPU = time.Second
+	defer func() { cuehelper.CPU = old }()
 	digits := "[0,1,2,3,4,5,6,7,8,9]"
 	root := writeTree(t, map[string]string{
 		"home/.pi/agent/extensions/loop.cue": "_l: [for i in " + digits + " for j in " + digits + " for k in " + digits + " for l in " + digits +

@@ -142,17 +142,12 @@ func runSessionShow(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo session show: %v\n", err)
 		return ExitFailed
 	}
-	info, err := session.ReadInfo(path)
+	s, err := session.Read(path)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo session show: %v\n", err)
 		return ExitFailed
 	}
-	s, err := session.Open(path, session.OpenOptions{})
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo session show: %v\n", err)
-		return ExitFailed
-	}
-	defer s.Close()
+	info := s.Info()
 	for _, w := range s.Warnings {
 		fmt.Fprintf(c.Stderr, "pigo: %s\n", w)
 	}
