@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,13 +13,6 @@ import (
 	"github.com/pigo-agent/pigo/internal/cuehelper"
 	"github.com/pigo-agent/pigo/internal/diag"
 )
-
-// TestMain runs the package's tests under a soft memory limit, set once before any test runs:
-// a test that changed it while others ran would change it for them too (issue 21).
-func TestMain(m *testing.M) {
-	debug.SetMemoryLimit(512 << 20)
-	os.Exit(m.Run())
-}
 
 // withinBounds runs fn (under the package's memory limit) and fails, instead of hanging, when
 // it does not return in a generous time. It asserts no speed.
