@@ -336,6 +336,10 @@ type Options struct {
 	ToolChoice string
 	// Limits bound the streamed reply (nil: DefaultLimits).
 	Limits *Limits
+	// LivePartials says the caller reads each event's Partial only while its emit callback
+	// runs (copying what it keeps), so the provider may pass its live message instead of a
+	// copy per event ([Builder.Live]). Nothing of it is sent.
+	LivePartials bool
 }
 
 // HTTPDoer is the part of *http.Client a provider uses.

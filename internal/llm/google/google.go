@@ -411,7 +411,7 @@ func httpError(status int, text string) string {
 
 // Stream implements llm.Provider.
 func (p Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit)
+	b := llm.NewBuilder(m, emit).Live(o)
 	var url string
 	hs := headers(m, o)
 	if p.API == Vertex {

@@ -287,7 +287,7 @@ func httpError(status int, text string) string {
 
 // Stream implements llm.Provider.
 func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit)
+	b := llm.NewBuilder(m, emit).Live(o)
 	if m.APIKey == "" {
 		return b.Fail(ctx, "No API key for provider: "+m.Provider)
 	}

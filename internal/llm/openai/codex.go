@@ -218,7 +218,7 @@ func CodexHeaders(m *llm.Model, o *llm.Options, token, account string) []llm.Hea
 
 // Stream implements llm.Provider.
 func (Codex) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit)
+	b := llm.NewBuilder(m, emit).Live(o)
 	if m.APIKey == "" {
 		return b.Fail(ctx, "No API key for provider: "+m.Provider)
 	}
