@@ -123,6 +123,8 @@ func (r *jreader) message(line []byte) *Message {
 			m.ResponseModel = r.str("responseModel")
 		case "rawStopReason":
 			m.RawStopReason = r.str("rawStopReason")
+		case "providerThinkingLevel":
+			m.ProviderThinkingLevel = r.str("providerThinkingLevel")
 		case "toolCallId":
 			m.ToolCallID = r.str("toolCallId")
 		case "toolName":
