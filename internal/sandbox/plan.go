@@ -81,6 +81,10 @@ type Plan struct {
 	UID         int      `json:"uid"`
 	GID         int      `json:"gid"`
 
+	// Secrets are credential files no sandboxed command may read (the agent dir's auth.json),
+	// covered by /dev/null after the protected binds.
+	Secrets []string `json:"secrets,omitempty"`
+
 	agentDir              string // absolute, "" when none
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
@@ -196,6 +200,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		// a directory (bwrap would fail every command) and a tmpfs cannot cover a file.
 		pl.Deny = append(pl.Deny, Mount{Path: r, Dir: fi.IsDir()})
 	}
+	pl.denyCredentials()
 	pl.protect(protectedPaths(ws, pl.agentDir, p.FSMode == FSAllowAll))
 	pl.protect(homeStartupFiles(env.Home, pl))
 	pl.pin()
@@ -430,6 +435,10 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	for _, m := range pl.Placeholders {
 		a = append(a, "--tmpfs", m, "--remount-ro", m)
 	}
+	// After the protected binds, which would show the files again.
+	for _, f := range pl.Secrets {
+		a = append(a, "--ro-bind-try", "/dev/null", f)
+	}
 	if pl.seccomp {
 		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
@@ -454,3 +463,16 @@ func (pl *Plan) Preview(command string) ArgvResult {
 // ErrLimitedNotImplemented refuses a "limited" network run when mihomo and slirp4netns exist
 // but pigo cannot yet build the filtered network stack.
 var ErrLimitedNotImplemented = errors.New("network mode \"limited\" is not supported by this pigo yet; refusing to run without the allowlist enforced (use \"block\" or \"allow-all\")")
+
+// denyCredentials hides the agent dir's auth.json (pi's credential store: API keys and OAuth
+// tokens) from sandboxed commands: no secret reaches a sandbox (D24). The reference leaves it
+// readable; a deliberate difference (docs/decisions/22-credentials-providers.md).
+func (pl *Plan) denyCredentials() {
+	if pl.agentDir == "" {
+		return
+	}
+	f := filepath.Join(pl.agentDir, "auth.json")
+	if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+		pl.Secrets = append(pl.Secrets, f)
+	}
+}
