@@ -69,6 +69,10 @@ func credScenarios() []credScenario {
 			env: []string{"GEMINI_API_KEY=gemini-env-key"}, headers: []string{"x-goog-api-key"}},
 		{name: "api key entry (google-vertex express)", provider: "google-vertex", model: "gemini-2.5-flash", api: llmtest.GoogleVertex,
 			auth: map[string]any{"google-vertex": apiKey("vertex-stored-key")}, headers: []string{"x-goog-api-key"}},
+		{name: "api key entry with env (azure)", provider: "azure", model: "gpt-5-mini", api: llmtest.OpenAIResponses, thinking: "medium",
+			auth: map[string]any{"azure": map[string]any{"type": "api_key", "key": "azure-stored-key",
+				"env": map[string]any{"AZURE_OPENAI_DEPLOYMENT_NAME_MAP": "gpt-4o=other,gpt-5-mini=my-mini-deployment", "AZURE_OPENAI_API_VERSION": "2025-04-01-preview"}}},
+			headers: []string{"api-key", "Authorization", "accept"}},
 		{name: "api key entry (mistral)", provider: "mistral", model: "mistral-medium-latest", api: llmtest.Mistral, thinking: "high",
 			auth: map[string]any{"mistral": apiKey("mistral-stored-key")}, headers: []string{"authorization", "accept"}},
 		{name: "api key entry with env (github-copilot)", provider: "github-copilot", model: "claude-sonnet-4.6", api: llmtest.AnthropicMessages,
@@ -217,8 +221,8 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 			}
 			piReq, piCwd := run(append([]string{pi.Node}, pi.CLI), "pi")
 			pigoReq, pigoCwd := run([]string{pigo, "--no-session"}, "pigo")
-			if piReq.Path != pigoReq.Path {
-				t.Errorf("path: pi %s, pigo %s", piReq.Path, pigoReq.Path)
+			if piReq.Path != pigoReq.Path || piReq.Query != pigoReq.Query {
+				t.Errorf("path: pi %s?%s, pigo %s?%s", piReq.Path, piReq.Query, pigoReq.Path, pigoReq.Query)
 			}
 			a, b := normalizeCredBody(piReq.Body, piCwd), normalizeCredBody(pigoReq.Body, pigoCwd)
 			correctMaxTokens(a, b, promptTokens(piReq.Body)-promptTokens(pigoReq.Body))

@@ -165,6 +165,7 @@ type Raw struct {
 type Request struct {
 	Method string
 	Path   string
+	Query  string // the URL's raw query
 	API    string
 	Header http.Header
 	Body   []byte
@@ -261,14 +262,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// A WebSocket attempt (pi's Codex transport) is recorded and refused without taking
 		// a queued response: the client falls back to SSE.
 		s.mu.Lock()
-		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, API: api, Header: r.Header.Clone()})
+		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, API: api, Header: r.Header.Clone()})
 		s.mu.Unlock()
 		http.Error(w, "llmtest: no WebSocket", http.StatusNotFound)
 		return
 	}
 	s.mu.Lock()
 	n := len(s.reqs)
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, API: api, Header: r.Header.Clone(), Body: body})
+	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, API: api, Header: r.Header.Clone(), Body: body})
 	var turn *Turn
 	if len(s.queue) > 0 {
 		t := s.queue[0]

@@ -76,7 +76,8 @@ func normalizeIDPart(s string) string {
 
 func normalizeResponsesToolCallID(m *llm.Model) func(string, *llm.Message) string {
 	return func(id string, src *llm.Message) string {
-		if !toolCallProviders[m.Provider] || !strings.Contains(id, "|") {
+		known := toolCallProviders[m.Provider] || (m.API == AzureResponsesAPI && m.Provider == "azure")
+		if !known || !strings.Contains(id, "|") {
 			return normalizeIDPart(id)
 		}
 		parts := strings.Split(id, "|")
@@ -720,6 +721,9 @@ func runResponsesStream(ctx context.Context, b *llm.Builder, m *llm.Model, body 
 		return b.Fail(ctx, "OpenAI Responses stream ended before a terminal response event")
 	}
 	if msg.StopReason == "pending" {
+		if m.API == AzureResponsesAPI {
+			return b.Fail(ctx, "Azure OpenAI Responses stream ended without a stop reason")
+		}
 		return b.Fail(ctx, "OpenAI Responses stream ended without a stop reason")
 	}
 	if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted {
