@@ -235,9 +235,11 @@ type strikeParser struct{}
 
 type strikeDelims struct{}
 
-func (strikeDelims) IsDelimiter(b byte) bool                          { return b == '~' }
-func (strikeDelims) CanOpenCloser(opener, closer *parser.Delimiter) bool { return opener.Char == closer.Char }
-func (strikeDelims) OnMatch(consumes int) ast.Node                    { return &Strikethrough{} }
+func (strikeDelims) IsDelimiter(b byte) bool { return b == '~' }
+func (strikeDelims) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+	return opener.Char == closer.Char
+}
+func (strikeDelims) OnMatch(consumes int) ast.Node { return &Strikethrough{} }
 
 func (strikeParser) Trigger() []byte { return []byte{'~'} }
 
