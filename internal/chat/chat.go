@@ -1,8 +1,19 @@
-// Package chat is `pigo` on a terminal (spec D22): one Bubble Tea program around an agent.
-// It streams the model's answer (Markdown rendered once a message ends), shows thinking
-// collapsed, draws one card per tool call with its progress and result, asks the person the
-// write-guard, escalation and question dialogs, keeps a todo widget, and a footer with the
-// model, thinking level, context use and the usage and cost of the last turn and in total.
+// Package chat is `pigo` on a terminal (spec D22), the daily driver: one Bubble Tea program
+// around an agent, drawn and keyed as pi 1.6 does.
+//
+// The transcript lives in one of pi's two modes (settings tuiMode): fullscreen (the default)
+// draws it in the alternate screen with its own scrolling — PageUp/PageDown, the mouse wheel,
+// Ctrl+Home/End, Ctrl+Up/Down between prompts, Ctrl+Shift+F to search — and prints it into the
+// terminal when the chat exits; regular mode prints each finished entry into the terminal's
+// own scrollback, so the terminal's search and copy hold it, and keeps only the live part
+// (the streaming answer, running tools, the editor, the footer) redrawn at the bottom. Either
+// way the chat ends with pi's "To resume this session:" line.
+//
+// The prompt editor is package editor (pi's bindings, graphemes, kills and yank, undo,
+// history, paste markers), keys come through package keymap (the person's
+// keybindings.json, extended keys decoded), answers are Markdown drawn by package markdown,
+// colours come from a pi theme through package termui. Tool cards show a command and the
+// tail of its output with its duration; Ctrl+O expands them, Ctrl+T shows thinking.
 //
 // The agent runs in its own goroutine; its events and the tools' dialogs reach the program as
 // messages through a Bridge, so Update never does I/O and never waits: a tool that asks blocks
@@ -10,17 +21,17 @@
 // follow-up (Alt+Enter), as pi does.
 //
 // Slash commands that change the session (/new, /name, /model, /compact, /fork, /resume,
-// /tree, /reload) are the command line's host commands, run off the UI goroutine; typed
-// without an argument, those with a Picker (/model, /fork, /resume, /tree) first open a
-// selector, filtered as one types, whose choice becomes the argument.
+// /tree, /reload, …) are the command line's host commands, run off the UI goroutine; typed
+// without an argument, those with a Picker first open a selector, filtered as one types,
+// whose choice becomes the argument. The menu lists only commands that run.
 package chat
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -29,7 +40,12 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/editor"
+	"github.com/pigo-agent/pigo/internal/keymap"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/termui"
+	"github.com/pigo-agent/pigo/internal/theme"
 )
 
 // Options configure a chat.
@@ -44,12 +60,37 @@ type Options struct {
 	// Model is "provider/id"; Thinking the thinking level; ContextWindow the model's window.
 	Model, Thinking string
 	ContextWindow   int
+	// Reasoning says the model thinks (the footer shows the level, Shift+Tab cycles it).
+	Reasoning bool
 	// Prompt, when set, is sent first.
 	Prompt string
 	// Start, when set, is a slash command run at start instead (`pigo -r` is "/resume").
 	Start string
 	// Color enables colours and Markdown styling.
 	Color bool
+	// Theme is the colour theme (nil: pi's system theme for an unknown palette).
+	Theme *theme.Theme
+	// Hyperlinks draws links as OSC 8 hyperlinks.
+	Hyperlinks bool
+	// Keys is the key map (nil: pi's defaults).
+	Keys *keymap.Map
+	// UI holds the terminal and display settings.
+	UI UI
+	// Version is pigo's version for the header.
+	Version string
+	// Notices are start-up warnings shown under the header.
+	Notices []string
+	// Cwd is the working directory the footer shows (HOME abbreviated to ~).
+	Cwd, Home string
+	// Session is the current session (it changes on /new, /fork, /resume); nil: in memory.
+	Session func() *session.Session
+	// SessionDir is the session folder when it is not the default one (the resume line
+	// names it).
+	SessionDir string
+	// AutoCompact marks the footer's context figure with "(auto)".
+	AutoCompact bool
+	// Providers is how many providers have models (the footer names the provider when >1).
+	Providers int
 	// Persist saves ticked "allow forever" patterns as allow rules (sandbox.json); nil: they
 	// are not saved and the chat says so.
 	Persist func(patterns []string) error
@@ -57,10 +98,8 @@ type Options struct {
 	Todo func(tool string, details json.RawMessage) []string
 	// Commands lists the slash-command completions for a typed prefix (name, tag, description).
 	Commands func(prefix string) []Completion
-	// Config opens the configuration explorer (/config); nil: not available.
-	Config func() tea.Cmd
-	// Session describes the session for /session.
-	Session func() string
+	// Config opens the configuration explorer (/config) inside the chat; nil: not available.
+	Config func(w, h int) Embedded
 	// Rewind keeps the files' before-images; Leaf is the session leaf a prompt is sent from;
 	// Restore moves the session back to a point and returns the agent to continue with.
 	// Nil Rewind: /rewind is not available.
@@ -77,22 +116,78 @@ type Options struct {
 	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
 	// it), so the first frames already fit.
 	Width, Height int
+	// Out is the terminal (for OSC 52 copies); Run sets it.
+	Out io.Writer
+	// Clipboard copies text to the system clipboard (nil: OSC 52 only).
+	Clipboard func(text string) error
+}
+
+// UI are pi's terminal and display settings the chat follows.
+type UI struct {
+	// Mode is "fullscreen" (pi's default) or "regular".
+	Mode string
+	// ExitOutput is what fullscreen mode prints on exit: "transcript" (default) or "resume-hint".
+	ExitOutput string
+	// Quiet hides the start-up header ("true"), or keeps only its first lines ("header").
+	Quiet string
+	// HideThinking starts with thinking blocks collapsed (hideThinkingBlock).
+	HideThinking bool
+	// CodeIndent prefixes code block lines (markdown.codeBlockIndent).
+	CodeIndent string
+	// MaxVisible is how many autocomplete entries show (autocompleteMaxVisible, 3-20).
+	MaxVisible int
+	// ExternalEditor is the command Ctrl+G runs (else $VISUAL, $EDITOR, nano).
+	ExternalEditor string
+	// DoubleEscape is what a double Escape on an empty editor does: "tree", "fork", "none".
+	DoubleEscape string
+	// EditorPadding is the editor's horizontal padding (editorPaddingX, 0-3).
+	EditorPadding int
+	// OutputPad is the transcript's horizontal padding (outputPad, 0 or 1; default 1).
+	OutputPad *int
+	// Env reads the environment ($VISUAL, $EDITOR); nil: none.
+	Env func(string) string
+}
+
+// Embedded is a Bubble Tea component drawn inside the chat (the configuration explorer):
+// keys and sizes go to it while it is open; Done reports it wants to close.
+type Embedded interface {
+	Init() tea.Cmd
+	Update(tea.Msg) (Embedded, tea.Cmd)
+	View() string
+	Done() bool
 }
 
 // HostResult is what a host command reports: a text to show and, when the session changed,
 // the agent to continue with.
 type HostResult struct {
-	Text  string
+	Text string
+	// Error marks Text as a failure (drawn as an error).
+	Error bool
 	Agent *agent.Agent
 	// Keep leaves the transcript as it is when Agent is set (a `!cmd` only adds to it).
 	Keep bool
-	// Model and ContextWindow, when Model is set, are what the footer shows from now on.
+	// Model and ContextWindow, when Model is set, are what the footer shows from now on;
+	// Reasoning whether it thinks.
 	Model         string
 	ContextWindow int
+	Reasoning     *bool
 	// Thinking, when set, is the thinking level the footer shows from now on.
 	Thinking string
 	// Input, when set, is put in the editor (a /fork's or /tree's user message to edit).
 	Input string
+	// Quit ends the chat after showing Text.
+	Quit bool
+	// Bash is a `!cmd` run to show as a card (the command, its output, whether it failed,
+	// and whether it is left out of the model's context).
+	Bash *BashRun
+}
+
+// BashRun is a `!cmd` the person ran.
+type BashRun struct {
+	Command, Output string
+	ExitCode        int
+	Excluded        bool
+	Duration        time.Duration
 }
 
 // Picker is a host command's selector: a title and the items to choose from.
@@ -103,11 +198,14 @@ type Picker struct {
 	Empty string
 	// Current is the item selected first.
 	Current int
+	// Hint is shown under the list.
+	Hint string
 }
 
 // PickItem is one choice: the line shown and the argument passed to the host command.
 type PickItem struct {
-	Label, Arg string
+	Label, Arg  string
+	Description string
 }
 
 // pickOpenMsg opens a computed selector; pickMsg runs the host command with the choice.
@@ -127,19 +225,34 @@ type hostDoneMsg struct {
 
 // Completion is one slash-command completion line.
 type Completion struct {
-	Name, Tag, Description string
+	Name, Tag, Description, ArgumentHint string
+	// Builtin marks pi's built-in commands: they are listed only when this chat runs them.
+	Builtin bool
 }
 
-// Run runs the chat on a terminal until the person quits.
+// Run runs the chat on a terminal until the person quits, then prints what pi prints on exit.
 func Run(o Options, in io.Reader, out io.Writer) error {
 	r := lipgloss.NewRenderer(out)
 	if !o.Color {
 		r.SetColorProfile(termenv.Ascii)
 	}
+	o.Out = out
 	m := New(o, r)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
-	_, err := p.Run()
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out)}
+	if m.fullscreen {
+		opts = append(opts, tea.WithAltScreen(), tea.WithMouseCellMotion())
+	}
+	// Ask for extended key reports (xterm modifyOtherKeys 2): tmux with extended-keys and
+	// modern terminals then tell Shift+Enter from Enter; keymap decodes what they send.
+	io.WriteString(out, "\x1b[>4;2m")
+	defer io.WriteString(out, "\x1b[>4;0m")
+	p := tea.NewProgram(m, opts...)
+	final, err := p.Run()
 	o.Bridge.Abort()
+	if fm, ok := final.(*Model); ok {
+		io.WriteString(out, "\x1b[>4;0m")
+		io.WriteString(out, fm.exitText())
+	}
 	return err
 }
 
@@ -150,6 +263,9 @@ const (
 	kindTool
 	kindInfo
 	kindError
+	kindWarning
+	kindBash
+	kindHeader
 )
 
 // item is one transcript entry with its rendering cached per width (only the streaming
@@ -161,11 +277,17 @@ type item struct {
 	final    bool
 
 	// tool cards
-	callID, tool, args string
-	progress           string
-	result             string
-	diff               string
-	isError, done      bool
+	callID, tool string
+	args         json.RawMessage
+	progress     string
+	result       string
+	diff         string
+	isError      bool
+	done         bool
+	started      time.Time
+	took         time.Duration
+	// bash runs (!cmd)
+	bash *BashRun
 
 	cache  []string
 	cacheW int
@@ -176,37 +298,60 @@ func (it *item) touch() { it.dirty = true }
 
 // Model is the chat's Bubble Tea model.
 type Model struct {
-	o  Options
-	st styles
-	r  *lipgloss.Renderer
-	md *markdown
+	o          Options
+	km         *keymap.Map
+	st         *termui.Styles
+	ed         *editor.Editor
+	fullscreen bool
 
 	width, height int
 
 	items  []*item
 	calls  map[string]*item
 	stream *item
+	// printed is how many items regular mode has printed into the scrollback.
+	printed int
 
-	input   []rune
 	running bool
+	// hosting is true while a host command (not the agent) runs.
+	hosting bool
 	dialog  *dialog
 	pending []tea.Msg // dialogs waiting behind the open one
+	embed   Embedded  // the configuration explorer while open
 
 	steering, followUp []string
 	todo               []string
 
-	turn, total llm.Usage
-	contextUsed int
-
-	// hosting is true while a host command (not the agent) runs.
-	hosting      bool
+	expanded     bool // Ctrl+O: tool output expanded
 	showThinking bool
-	scroll       int
-	frame        int
-	quitting     bool
-	status       string
-	complete     []Completion
-	compIdx      int
+
+	menu       *menu
+	lastCtrlC  time.Time
+	lastEscape time.Time
+
+	// fullscreen transcript position: lines scrolled up from the bottom (0 follows output).
+	scroll int
+	search *search
+
+	frame    int
+	quitting bool
+	status   string
+	// statusUntil clears a transient status (a copy confirmation).
+	statusUntil time.Time
+
+	// turn is the running turn's usage (the footer's totals come from the session).
+	turn llm.Usage
+	// live counts usage not yet in a session (in memory, or before the first flush).
+	live         llm.Usage
+	contextUsed  int
+	contextKnown bool
+
+	// the footer's caches: the session's stats, the git branch
+	statsCache Stats
+	statsFor   *session.Session
+	statsN     int
+	branch     string
+	branchAt   time.Time
 }
 
 // New returns the chat model; r renders the styles (tests pass an Ascii one).
@@ -214,15 +359,52 @@ func New(o Options, r *lipgloss.Renderer) *Model {
 	if o.Bridge == nil {
 		o.Bridge = NewBridge()
 	}
-	m := &Model{o: o, r: r, st: newStyles(r, o.Color), calls: map[string]*item{}, width: 80, height: 24}
+	if o.Keys == nil {
+		o.Keys = keymap.Default()
+	}
+	if o.UI.Env == nil {
+		o.UI.Env = func(string) string { return "" }
+	}
+	m := &Model{o: o, km: o.Keys, calls: map[string]*item{}, width: 80, height: 24,
+		st: termui.New(r, o.Theme, o.Color, o.Hyperlinks), ed: editor.New(),
+		fullscreen: o.UI.Mode != "regular", showThinking: !o.UI.HideThinking}
 	if o.Width > 0 && o.Height > 0 {
 		m.width, m.height = max(o.Width, 20), max(o.Height, 6)
 	}
-	m.md = newMarkdown(m.st)
+	m.ed.Rows = m.height
+	m.add(&item{kind: kindHeader, final: true})
+	for _, n := range o.Notices {
+		m.add(&item{kind: kindWarning, text: n, final: true})
+	}
+	if s := m.sess(); s != nil {
+		m.ed.SetHistory(prompts(s))
+	}
 	if o.Agent != nil {
 		m.history(o.Agent.Messages())
 	}
 	return m
+}
+
+func (m *Model) sess() *session.Session {
+	if m.o.Session == nil {
+		return nil
+	}
+	return m.o.Session()
+}
+
+// prompts are the session's user prompts, oldest first (the editor's history).
+func prompts(s *session.Session) []string {
+	var out []string
+	for _, e := range s.Entries() {
+		for _, msg := range session.EntryMessages(e) {
+			if msg.Role == llm.RoleUser {
+				if t := strings.TrimSpace(messageText(&msg)); t != "" {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // history shows the messages of a continued session.
@@ -235,20 +417,31 @@ func (m *Model) history(msgs []llm.Message) {
 		case llm.RoleAssistant:
 			it := &item{kind: kindAssistant, final: true}
 			fill(it, msg)
-			m.add(it)
+			if it.text != "" || it.thinking != "" {
+				m.add(it)
+			}
 			for _, c := range msg.Content {
 				if c.Type == llm.TypeToolCall {
-					card := &item{kind: kindTool, callID: c.ID, tool: c.Name, args: argSummary(c.Arguments)}
+					card := &item{kind: kindTool, callID: c.ID, tool: c.Name, args: c.Arguments}
 					m.calls[c.ID] = card
 					m.add(card)
 				}
 			}
+			if msg.StopReason == llm.StopError && msg.ErrorMessage != "" {
+				m.add(&item{kind: kindError, text: "Error: " + msg.ErrorMessage, final: true})
+			}
 		case llm.RoleToolResult:
 			if card := m.calls[msg.ToolCallID]; card != nil {
-				card.done, card.isError, card.result = true, msg.IsError != nil && *msg.IsError, messageText(msg)
+				card.done, card.final, card.isError, card.result = true, true, msg.IsError != nil && *msg.IsError, messageText(msg)
 				card.diff = detailsDiff(msg.Details)
 				m.updateTodo(card.tool, msg.Details)
 			}
+		}
+	}
+	for _, it := range m.items {
+		if it.kind == kindTool && !it.done {
+			// A call whose result never came (an aborted run) is finished as it is.
+			it.done, it.final = true, true
 		}
 	}
 }
@@ -277,7 +470,7 @@ func tick() tea.Cmd {
 
 // Init starts listening to the bridge and sends the first prompt.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.o.Bridge.listen(), m.first())
+	return tea.Batch(m.o.Bridge.listen(), m.first(), m.flush())
 }
 
 // first is what runs at start: the start command, else the first prompt.
@@ -286,6 +479,7 @@ func (m *Model) first() tea.Cmd {
 	case m.o.Start != "":
 		return m.submit(m.o.Start, false)
 	case m.o.Prompt != "":
+		m.ed.AddHistory(m.o.Prompt)
 		return m.submit(m.o.Prompt, false)
 	}
 	return nil
@@ -299,7 +493,6 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 			name, arg = "!!", arg[1:]
 		}
 		if f := m.o.Host[name]; f != nil && strings.TrimSpace(arg) != "" {
-			m.add(&item{kind: kindUser, text: text, final: true})
 			return m.host(f, strings.TrimSpace(arg))
 		}
 	}
@@ -327,6 +520,7 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 		m.o.Rewind.Begin(m.o.Leaf(), text)
 	}
 	m.running = true
+	m.scroll = 0
 	m.turn = llm.Usage{}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := m.o.Bridge
@@ -350,71 +544,55 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 	return tick()
 }
 
-// command runs a built-in slash command the chat handles itself.
-func (m *Model) command(text string) (tea.Cmd, bool) {
-	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
-	switch name {
-	case "quit", "exit":
-		m.quitting = true
-		m.o.Bridge.Abort()
-		return tea.Quit, true
-	case "config":
-		if m.o.Config == nil {
-			m.info("the configuration explorer is not available here")
-			return nil, true
-		}
-		return m.o.Config(), true
-	case "session":
-		if m.o.Session != nil {
-			m.info(m.o.Session())
-		}
-		return nil, true
-	case "rewind":
-		m.openRewind()
-		return nil, true
-	}
-	if f := m.o.Host[name]; f != nil {
-		if m.running {
-			m.info("Wait for the agent to finish (or press Esc) before /" + name)
-			return nil, true
-		}
-		if pick := m.o.Pick[name]; pick != nil && strings.TrimSpace(arg) == "" {
-			return func() tea.Msg {
-				p, err := pick()
-				return pickOpenMsg{name, p, err}
-			}, true
-		}
-		return m.host(f, strings.TrimSpace(arg)), true
-	}
-	switch name {
-	case "hotkeys":
-		m.info(hotkeys)
-		return nil, true
-	}
-	_ = arg
-	return nil, false
-}
-
-// hotkeys is the /hotkeys text.
-const hotkeys = "Tab complete a /command · Enter send (steer while the agent works) · Alt+Enter queue a follow-up · Esc abort · Ctrl+T show thinking · PgUp/PgDn scroll · Ctrl+C quit"
-
-func (m *Model) info(s string) { m.add(&item{kind: kindInfo, text: s, final: true}) }
+func (m *Model) info(s string)  { m.add(&item{kind: kindInfo, text: s, final: true}) }
+func (m *Model) fail(s string)  { m.add(&item{kind: kindError, text: s, final: true}) }
+func (m *Model) warn(s string)  { m.add(&item{kind: kindWarning, text: s, final: true}) }
+func (m *Model) flash(s string) { m.status, m.statusUntil = s, time.Now().Add(3*time.Second) }
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.quitting {
+		return m, cmd
+	}
+	return m, tea.Batch(cmd, m.flush())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if m.embed != nil {
+		switch msg.(type) {
+		case tea.KeyMsg, tea.WindowSizeMsg, tea.MouseMsg:
+			if ws, ok := msg.(tea.WindowSizeMsg); ok {
+				m.resize(ws)
+			}
+			e, cmd := m.embed.Update(msg)
+			m.embed = e
+			if e == nil || e.Done() {
+				m.embed = nil
+			}
+			return cmd
+		}
+	}
+	if k, ok := keymap.FromMsg(msg); ok {
+		return m.key(k)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
-		return m, nil
+		return m.resize(msg)
+	case tea.MouseMsg:
+		return m.mouse(msg)
 	case tickMsg:
 		if !m.running {
-			return m, nil
+			return nil
 		}
 		m.frame++
-		return m, tick()
+		if m.status != "" && !m.statusUntil.IsZero() && time.Now().After(m.statusUntil) {
+			m.status = ""
+		}
+		return tick()
 	case eventMsg:
 		m.event(msg.e)
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
 	case doneMsg:
 		m.running = false
 		m.o.Bridge.setCancel(nil)
@@ -422,72 +600,145 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.info(strings.TrimRight(msg.out, "\n"))
 		}
 		if msg.err != nil {
-			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
+			m.fail(msg.err.Error())
 		}
 		if l := msg.last; l != nil && l.StopReason == llm.StopError && l.ErrorMessage != "" {
-			m.add(&item{kind: kindError, text: l.ErrorMessage, final: true})
+			m.fail("Error: " + l.ErrorMessage)
 		}
 		if l := msg.last; l != nil && l.StopReason == llm.StopAborted {
-			m.add(&item{kind: kindInfo, text: "Operation aborted", final: true})
+			m.fail("Operation aborted")
+			// pi puts queued messages back in the editor on abort.
+			if q := append(append([]string{}, m.steering...), m.followUp...); len(q) > 0 && m.ed.Empty() {
+				m.ed.SetText(strings.Join(q, "\n"))
+			}
 		}
+		m.finishCards()
 		m.steering, m.followUp = nil, nil
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
 	case writeAskMsg, commandAskMsg, questionMsg:
 		if m.dialog != nil {
 			m.pending = append(m.pending, msg)
 		} else {
 			m.open(msg)
 		}
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
 	case cancelDialogMsg:
 		// The asking call was aborted: its answer is no longer read.
 		m.dialog = nil
 		m.next()
-		return m, m.o.Bridge.listen()
-	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.o.Bridge.listen()
 	case hostDoneMsg:
-		m.running, m.hosting = false, false
-		m.o.Bridge.setCancel(nil)
-		if msg.err != nil {
-			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
-		}
-		if msg.r.Model != "" {
-			m.o.Model, m.o.ContextWindow = msg.r.Model, msg.r.ContextWindow
-		}
-		if msg.r.Thinking != "" {
-			m.o.Thinking = msg.r.Thinking
-		}
-		if msg.r.Input != "" {
-			m.input = []rune(msg.r.Input)
-		}
-		if a := msg.r.Agent; a != nil {
-			m.o.Agent = a
-			if !msg.r.Keep {
-				m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
-				m.history(a.Messages())
-			}
-		}
-		if msg.r.Text != "" {
-			m.info(msg.r.Text)
-		}
-		return m, nil
+		return m.hostDone(msg)
 	case pickOpenMsg:
 		m.openPick(msg)
-		return m, nil
+		return nil
 	case pickMsg:
 		if f := m.o.Host[msg.name]; f != nil && !m.running {
-			return m, m.host(f, msg.arg)
+			return m.host(f, msg.arg)
 		}
-		return m, nil
+		return nil
 	case rewindPlanMsg:
 		m.openRewindConfirm(msg.p, msg.plan)
-		return m, nil
+		return nil
 	case rewindDoneMsg:
 		m.rewound(msg)
-		return m, nil
+		return nil
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.fail("External editor: " + msg.err.Error())
+		} else if msg.ok {
+			m.ed.SetText(strings.TrimRight(msg.text, "\n"))
+		}
+		return nil
+	case copiedMsg:
+		if msg.err != nil {
+			m.fail(msg.err.Error())
+		} else {
+			m.flash("Copied last assistant message to clipboard")
+		}
+		return nil
+	case exportedMsg:
+		if msg.err != nil {
+			m.fail("Export failed: " + msg.err.Error())
+		} else {
+			m.info("Session exported to: " + msg.path)
+		}
+		return nil
+	case tea.ResumeMsg:
+		return tea.ClearScreen
 	}
-	return m, nil
+	return nil
+}
+
+func (m *Model) resize(msg tea.WindowSizeMsg) tea.Cmd {
+	w, h := max(msg.Width, 20), max(msg.Height, 6)
+	changed := w != m.width
+	m.width, m.height = w, h
+	m.ed.Rows = h
+	if changed && !m.fullscreen && m.printed > 0 {
+		// pi redraws a regular-mode transcript at the new width: the scrollback is cleared
+		// and every entry printed again, so nothing is left wrapped at the old width.
+		return m.reprint()
+	}
+	return nil
+}
+
+func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
+	m.running, m.hosting = false, false
+	m.o.Bridge.setCancel(nil)
+	r := msg.r
+	if msg.err != nil {
+		m.fail(msg.err.Error())
+	}
+	if r.Model != "" {
+		m.o.Model, m.o.ContextWindow = r.Model, r.ContextWindow
+		if r.Reasoning != nil {
+			m.o.Reasoning = *r.Reasoning
+		}
+	}
+	if r.Thinking != "" {
+		m.o.Thinking = r.Thinking
+	}
+	if r.Input != "" {
+		m.ed.SetText(r.Input)
+	}
+	if r.Bash != nil {
+		m.add(&item{kind: kindBash, bash: r.Bash, done: true, final: true, took: r.Bash.Duration})
+	}
+	if a := r.Agent; a != nil {
+		m.o.Agent = a
+		if !r.Keep {
+			m.reset()
+			m.history(a.Messages())
+			if s := m.sess(); s != nil {
+				m.ed.SetHistory(prompts(s))
+			}
+		}
+	}
+	if r.Text != "" {
+		if r.Error {
+			m.fail(r.Text)
+		} else {
+			m.info(r.Text)
+		}
+	}
+	if r.Quit {
+		m.quitting = true
+		return tea.Sequence(m.flush(), tea.Quit)
+	}
+	if a := r.Agent; a != nil && !r.Keep && !m.fullscreen {
+		return m.reprint()
+	}
+	return nil
+}
+
+// reset empties the transcript for a new or switched session (the header stays).
+func (m *Model) reset() {
+	head := m.items[0]
+	m.items, m.calls, m.stream, m.todo = []*item{head}, map[string]*item{}, nil, nil
+	m.live, m.turn = llm.Usage{}, llm.Usage{}
+	m.contextUsed, m.contextKnown = 0, false
+	m.scroll = 0
 }
 
 func (m *Model) open(msg tea.Msg) {
@@ -499,7 +750,6 @@ func (m *Model) open(msg tea.Msg) {
 	case questionMsg:
 		m.dialog = newQuestionDialog(v)
 	}
-	m.scroll = 0
 }
 
 func (m *Model) next() {
@@ -508,111 +758,6 @@ func (m *Model) next() {
 		m.pending = m.pending[1:]
 		m.open(msg)
 	}
-}
-
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
-		if len(m.input) > 0 {
-			m.input = nil
-			return nil
-		}
-		m.quitting = true
-		m.o.Bridge.Abort()
-		return tea.Quit
-	}
-	if d := m.dialog; d != nil {
-		if d.key(k) {
-			if d.cmd != nil {
-				m.dialog = nil
-				m.next()
-				return d.cmd
-			}
-			if d.kind == "command" && m.o.Persist != nil {
-				// The ticked patterns were sent with the answer; saving is the tool's
-				// caller's job only when it persists; the chat saves them here.
-				if p := d.persist(); len(p) > 0 && d.cur != indexOf(d.opts, optRunInSandbox) {
-					if err := m.o.Persist(p); err != nil {
-						m.add(&item{kind: kindError, text: "approval rules: " + err.Error(), final: true})
-					} else {
-						m.info("Saved allow rules: " + strings.Join(p, ", "))
-					}
-				}
-			}
-			m.dialog = nil
-			m.next()
-		}
-		return nil
-	}
-	switch k.Type {
-	case tea.KeyEsc:
-		if m.running {
-			m.o.Bridge.Abort()
-			return nil
-		}
-		m.complete = nil
-	case tea.KeyTab:
-		if len(m.complete) > 0 {
-			c := m.complete[m.compIdx%len(m.complete)]
-			m.input = []rune("/" + c.Name + " ")
-			m.complete = nil
-		}
-		return nil
-	case tea.KeyEnter:
-		text := strings.TrimSpace(string(m.input))
-		if text == "" {
-			return nil
-		}
-		m.input = nil
-		m.complete = nil
-		m.scroll = 0
-		return m.submit(text, k.Alt)
-	case tea.KeyBackspace:
-		if len(m.input) > 0 {
-			m.input = m.input[:len(m.input)-1]
-		}
-	case tea.KeySpace:
-		m.input = append(m.input, ' ')
-	case tea.KeyRunes:
-		m.input = append(m.input, k.Runes...)
-	case tea.KeyCtrlT:
-		m.showThinking = !m.showThinking
-		for _, it := range m.items {
-			if it.thinking != "" {
-				it.touch()
-			}
-		}
-		return nil
-	case tea.KeyPgUp:
-		m.scroll += max(1, m.height/2)
-		return nil
-	case tea.KeyPgDown:
-		m.scroll = max(0, m.scroll-max(1, m.height/2))
-		return nil
-	case tea.KeyUp:
-		if len(m.complete) > 0 {
-			m.compIdx = (m.compIdx + len(m.complete) - 1) % len(m.complete)
-		}
-		return nil
-	case tea.KeyDown:
-		if len(m.complete) > 0 {
-			m.compIdx = (m.compIdx + 1) % len(m.complete)
-		}
-		return nil
-	default:
-		return nil
-	}
-	m.updateCompletion()
-	return nil
-}
-
-// updateCompletion refreshes the slash menu for the typed command word.
-func (m *Model) updateCompletion() {
-	s := string(m.input)
-	m.complete, m.compIdx = nil, 0
-	if m.o.Commands == nil || !strings.HasPrefix(s, "/") || strings.Contains(s, " ") {
-		return
-	}
-	m.complete = m.o.Commands(s[1:])
 }
 
 // event applies one agent event to the transcript.
@@ -647,17 +792,22 @@ func (m *Model) event(e agent.Event) {
 			m.stream = nil
 			if u := e.Message.Usage; u != nil {
 				addUsage(&m.turn, u)
-				addUsage(&m.total, u)
-				m.contextUsed = u.TotalTokens
-				if m.contextUsed == 0 {
-					m.contextUsed = u.Input + u.Output + u.CacheRead + u.CacheWrite
+				addUsage(&m.live, u)
+				m.contextUsed = u.Input + u.Output + u.CacheRead + u.CacheWrite
+				if u.TotalTokens > m.contextUsed {
+					m.contextUsed = u.TotalTokens
 				}
+				m.contextKnown = true
 			}
 		}
 	case agent.EventToolExecutionStart:
-		card := &item{kind: kindTool, callID: e.ToolCallID, tool: e.ToolName, args: argSummary(e.Args)}
-		m.calls[e.ToolCallID] = card
-		m.add(card)
+		card := m.calls[e.ToolCallID]
+		if card == nil {
+			card = &item{kind: kindTool, callID: e.ToolCallID, tool: e.ToolName, args: e.Args}
+			m.calls[e.ToolCallID] = card
+			m.add(card)
+		}
+		card.started = time.Now()
 	case agent.EventToolExecutionUpdate:
 		if card := m.calls[e.ToolCallID]; card != nil && e.Result != nil {
 			card.progress = contentText(e.Result.Content)
@@ -665,7 +815,10 @@ func (m *Model) event(e agent.Event) {
 		}
 	case agent.EventToolExecutionEnd:
 		if card := m.calls[e.ToolCallID]; card != nil {
-			card.done, card.isError = true, e.IsError
+			card.done, card.final, card.isError = true, true, e.IsError
+			if !card.started.IsZero() {
+				card.took = time.Since(card.started)
+			}
 			if e.Result != nil {
 				card.result = contentText(e.Result.Content)
 				card.diff = detailsDiff(e.Result.Details)
@@ -682,12 +835,26 @@ func (m *Model) event(e agent.Event) {
 		case e.Aborted:
 			m.info("Compaction aborted")
 		case e.ErrorMessage != "":
-			m.add(&item{kind: kindError, text: e.ErrorMessage, final: true})
+			m.fail(e.ErrorMessage)
 		case e.Compaction != nil:
 			m.info(fmt.Sprintf("Compacted: %s tokens before", tokens(e.Compaction.TokensBefore)))
+			m.contextKnown = false
 		}
 	case agent.EventAutoRetryStart:
-		m.info(fmt.Sprintf("Retrying (%d/%d) in %ds: %s", e.Attempt, e.MaxAttempts, e.DelayMs/1000, e.ErrorMessage))
+		m.warn(fmt.Sprintf("Retrying (%d/%d) in %ds: %s", e.Attempt, e.MaxAttempts, e.DelayMs/1000, e.ErrorMessage))
+	}
+}
+
+// finishCards ends the cards of calls an aborted run never finished.
+func (m *Model) finishCards() {
+	for _, it := range m.items {
+		if it.kind == kindTool && !it.done {
+			it.done, it.final, it.isError = true, true, true
+			if it.result == "" {
+				it.result = "(aborted)"
+			}
+			it.touch()
+		}
 	}
 }
 
@@ -741,40 +908,6 @@ func contentText(cs []llm.Content) string {
 	return b.String()
 }
 
-// argSummary is a tool card's one-line argument summary: the path, command, pattern or URL
-// when the call has one, else the compact JSON.
-func argSummary(raw json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return string(raw)
-	}
-	if qs, ok := m["questions"].([]any); ok && len(qs) > 0 {
-		if q, ok := qs[0].(map[string]any); ok {
-			if s, ok := q["question"].(string); ok {
-				if len(qs) > 1 {
-					return fmt.Sprintf("%s (+%d more)", s, len(qs)-1)
-				}
-				return s
-			}
-		}
-	}
-	if ts, ok := m["todos"].([]any); ok {
-		return fmt.Sprintf("%d item(s)", len(ts))
-	}
-	for _, k := range []string{"command", "file_path", "filePath", "path", "pattern", "url", "query"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			if k == "pattern" {
-				if p, ok := m["path"].(string); ok && p != "" {
-					return s + " in " + p
-				}
-			}
-			return s
-		}
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
 // detailsDiff is the diff an edit tool put into its details ("" for none).
 func detailsDiff(raw json.RawMessage) string {
 	var d struct {
@@ -788,6 +921,13 @@ func detailsDiff(raw json.RawMessage) string {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func keymapDescription(id string) string { return keymap.Description(keymap.Action(id)) }
+
 // tokens formats a token count as pi's footer does (1234 → 1.2k).
 func tokens(n int) string {
 	switch {
@@ -797,100 +937,10 @@ func tokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	case n < 1000000:
 		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n < 10000000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
-}
-
-// rewindPlanMsg carries a computed rewind plan (reading the files is I/O, done in a Cmd).
-type rewindPlanMsg struct {
-	p    Point
-	plan []Restore
-}
-
-// rewindDoneMsg reports a finished rewind.
-type rewindDoneMsg struct {
-	p     Point
-	agent *agent.Agent
-	files []Restore
-	err   error
-}
-
-// openRewind offers the prompts of this chat to go back to, newest first.
-func (m *Model) openRewind() {
-	if m.running {
-		m.info("Wait for the agent to finish (or press Esc) before /rewind")
-		return
-	}
-	if m.o.Rewind == nil || m.o.Restore == nil {
-		m.info("/rewind is not available in this session")
-		return
-	}
-	pts := m.o.Rewind.Points()
-	if len(pts) == 0 {
-		m.info("Nothing to rewind to yet")
-		return
-	}
-	d := &dialog{kind: "rewind-pick", title: "Rewind to before which prompt?", points: pts}
-	for _, p := range pts {
-		d.opts = append(d.opts, firstLine(p.Text))
-	}
-	rw := m.o.Rewind
-	d.start = func(d *dialog, i int) tea.Cmd {
-		p := d.points[i]
-		return func() tea.Msg { return rewindPlanMsg{p, rw.Plan(p)} }
-	}
-	m.dialog = d
-}
-
-func (m *Model) openRewindConfirm(p Point, plan []Restore) {
-	d := &dialog{kind: "rewind-confirm", title: PlanText(p, plan), point: p, plan: plan,
-		opts: []string{optRewindAll, optRewindConv, optCancel}}
-	rw, restore := m.o.Rewind, m.o.Restore
-	d.start = func(d *dialog, i int) tea.Cmd {
-		if d.opts[i] == optCancel {
-			return func() tea.Msg { return nil }
-		}
-		files := d.opts[i] == optRewindAll
-		p, plan := d.point, d.plan
-		return func() tea.Msg {
-			var err error
-			if files {
-				err = rw.Apply(p, plan)
-			} else {
-				plan = nil
-				err = rw.Apply(p, nil)
-			}
-			ag, rerr := restore(p)
-			return rewindDoneMsg{p: p, agent: ag, files: plan, err: errors.Join(err, rerr)}
-		}
-	}
-	m.dialog = d
-}
-
-// rewound shows the conversation as it was before the point, with its prompt back in the
-// input to edit and resend.
-func (m *Model) rewound(msg rewindDoneMsg) {
-	if msg.agent != nil {
-		m.o.Agent = msg.agent
-		m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
-		m.history(msg.agent.Messages())
-		m.input = []rune(msg.p.Text)
-	}
-	n := 0
-	for _, rs := range msg.files {
-		if rs.Refused == "" {
-			n++
-		}
-	}
-	m.info(fmt.Sprintf("Rewound to before %q; %d file(s) restored", firstLine(msg.p.Text), n))
-	for _, rs := range msg.files {
-		if rs.Refused != "" {
-			m.add(&item{kind: kindError, text: "Not restored: " + rs.Path + " (" + rs.Refused + ")", final: true})
-		}
-	}
-	if msg.err != nil {
-		m.add(&item{kind: kindError, text: "rewind: " + msg.err.Error(), final: true})
-	}
+	return fmt.Sprintf("%dM", (n+500000)/1000000)
 }
 
 // host runs a host command in the background; the chat shows it working meanwhile.
@@ -903,34 +953,4 @@ func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error)
 		r, err := f(ctx, arg)
 		return hostDoneMsg{r, err}
 	})
-}
-
-// openPick shows a host command's selector; choosing runs the command with the item's Arg.
-func (m *Model) openPick(msg pickOpenMsg) {
-	switch {
-	case msg.err != nil:
-		m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
-		return
-	case len(msg.p.Items) == 0:
-		if msg.p.Empty != "" {
-			m.info(msg.p.Empty)
-		}
-		return
-	}
-	if m.dialog != nil {
-		return
-	}
-	d := &dialog{kind: "pick", title: msg.p.Title, cur: min(max(msg.p.Current, 0), len(msg.p.Items)-1)}
-	for i, it := range msg.p.Items {
-		d.opts = append(d.opts, it.Label)
-		d.all = append(d.all, it.Label)
-		d.shown = append(d.shown, i)
-	}
-	items, name := msg.p.Items, msg.name
-	d.start = func(d *dialog, i int) tea.Cmd {
-		arg := items[d.shown[i]].Arg
-		return func() tea.Msg { return pickMsg{name, arg} }
-	}
-	m.dialog = d
-	m.scroll = 0
 }

@@ -39,7 +39,7 @@ func TestModelCommand(t *testing.T) {
 			}},
 		Pick: map[string]func() (Picker, error){
 			"model": func() (Picker, error) {
-				return Picker{Title: "Select model", Items: []PickItem{{"local/m ✓", "local/m"}, {"anthropic/claude-x", "anthropic/claude-x"}}}, nil
+				return Picker{Title: "Select model", Items: []PickItem{{Label: "local/m ✓", Arg: "local/m"}, {Label: "anthropic/claude-x", Arg: "anthropic/claude-x"}}}, nil
 			}}}
 	m := newTestModel(o, 80, 12)
 	enter(m, "/model")
@@ -90,15 +90,15 @@ func TestForkCommand(t *testing.T) {
 			}},
 		Pick: map[string]func() (Picker, error){
 			"fork": func() (Picker, error) {
-				return Picker{Title: "Fork from which message?", Items: []PickItem{{"first prompt", "e1"}, {"second prompt", "e3"}}, Current: 1}, nil
+				return Picker{Title: "Fork from which message?", Items: []PickItem{{Label: "first prompt", Arg: "e1"}, {Label: "second prompt", Arg: "e3"}}, Current: 1}, nil
 			}}}
 	m := newTestModel(o, 80, 12)
 	enter(m, "/fork")
 	golden(t, "fork-picker", m.View())
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 	settle(m, cmd)
-	if got != "e3" || string(m.input) != "second prompt" {
-		t.Fatalf("forked %q, editor %q", got, string(m.input))
+	if got != "e3" || m.ed.Text() != "second prompt" {
+		t.Fatalf("forked %q, editor %q", got, m.ed.Text())
 	}
 	golden(t, "fork-done", m.View())
 }
@@ -120,7 +120,7 @@ func TestPickWindow(t *testing.T) {
 	for range 10 {
 		m.Update(tea.KeyMsg{Type: tea.KeyDown})
 	}
-	if v := m.View(); !strings.Contains(v, "› model-5") || strings.Contains(v, "model-29") {
+	if v := m.View(); !strings.Contains(v, "→ model-5") || strings.Contains(v, "model-29") {
 		t.Fatalf("the window did not follow the selection:\n%s", v)
 	}
 }
@@ -137,7 +137,7 @@ func TestPickFilter(t *testing.T) {
 			}},
 		Pick: map[string]func() (Picker, error){
 			"model": func() (Picker, error) {
-				return Picker{Title: "Select model", Items: []PickItem{{"anthropic/claude-sonnet", "a"}, {"openai/gpt-5", "o"}, {"local/qwen", "l"}}}, nil
+				return Picker{Title: "Select model", Items: []PickItem{{Label: "anthropic/claude-sonnet", Arg: "a"}, {Label: "openai/gpt-5", Arg: "o"}, {Label: "local/qwen", Arg: "l"}}}, nil
 			}}}
 	m := newTestModel(o, 80, 12)
 	enter(m, "/model")
@@ -172,7 +172,7 @@ func TestStartCommand(t *testing.T) {
 			"resume": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
 		Pick: map[string]func() (Picker, error){
 			"resume": func() (Picker, error) {
-				return Picker{Title: "Resume Session (Current Folder)", Items: []PickItem{{"old work · 2 messages", "/s.jsonl"}}}, nil
+				return Picker{Title: "Resume Session (Current Folder)", Items: []PickItem{{Label: "old work · 2 messages", Arg: "/s.jsonl"}}}, nil
 			}}}
 	m := newTestModel(o, 80, 12)
 	settle(m, m.first())

@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/config"
@@ -74,7 +72,7 @@ func (c *CLI) runChat(a *args) int {
 			defer resMu.Unlock()
 			return completions(r, q)
 		},
-		Session: func() string { return sessionInfo(r, ag) },
+		Session: func() *session.Session { return r.sess },
 		// Leaf reads r.sess at each call: /new, /fork and /resume replace the session.
 		Rewind: rw, Leaf: func() string { return r.sess.Leaf() },
 		Restore: func(p chat.Point) (*agent.Agent, error) {
@@ -86,7 +84,8 @@ func (c *CLI) runChat(a *args) int {
 			ag = newAgent()
 			return ag, nil
 		},
-		Config: func() tea.Cmd { return c.configExplorer() }}
+		Config: c.configEmbed(a, r, c.color(a))}
+	c.chatLook(&o, r, a)
 	o.Host = map[string]func(ctx context.Context, arg string) (chat.HostResult, error){
 		"new": func(context.Context, string) (chat.HostResult, error) {
 			if err := r.sess.Close(); err != nil {
@@ -192,6 +191,7 @@ func (c *CLI) runChat(a *args) int {
 			return resumePicker(c.sessionLocation(r.cfg, a))
 		},
 	}
+	c.chatHost(&o, r, a, newAgent, &ag)
 	// The chat draws on the terminal itself (Main wraps stdout to catch write errors, which
 	// would hide the terminal from bubbletea: no size, no resize events).
 	out := c.Stdout
@@ -260,27 +260,10 @@ func completions(r *run, q string) []chat.Completion {
 	}
 	var out []chat.Completion
 	for _, it := range engine.FuzzyFilter(r.res.Commands.Autocomplete, q, func(it engine.AutocompleteItem) string { return it.Name }) {
-		out = append(out, chat.Completion{Name: it.Name, Tag: it.Tag, Description: it.Description})
+		out = append(out, chat.Completion{Name: it.Name, Tag: it.Tag, Description: it.Description,
+			ArgumentHint: it.ArgumentHint, Builtin: it.Source == "builtin"})
 	}
 	return out
-}
-
-func sessionInfo(r *run, ag *agent.Agent) string {
-	p := r.sess.Path()
-	if p == "" {
-		p = "(in memory)"
-	}
-	return fmt.Sprintf("Session %s\nFile: %s\nMessages: %d", r.sess.ID(), p, len(ag.Messages()))
-}
-
-// configExplorer runs `pigo tui` (the configuration explorer) on the terminal and returns
-// to the chat when it quits.
-func (c *CLI) configExplorer() tea.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return tea.ExecProcess(exec.Command(exe, "tui"), func(error) tea.Msg { return nil })
 }
 
 // rewindDir is the sidecar directory of a session file's before-images ("" in memory).
@@ -338,6 +321,7 @@ func recordWrites(ts []agent.Tool, rw *chat.Rewind, cwd string) []agent.Tool {
 // bashExecution message; the agent is rebuilt from the session so `!cmd` output is in its
 // context.
 func userBash(ctx context.Context, r *run, cmd string, exclude bool, newAgent func() *agent.Agent, ag **agent.Agent) (chat.HostResult, error) {
+	start := time.Now()
 	plan, err := tools.BashPlan(r.toolSess)
 	if err != nil {
 		return chat.HostResult{}, err
@@ -352,13 +336,14 @@ func userBash(ctx context.Context, r *run, cmd string, exclude bool, newAgent fu
 		return chat.HostResult{}, err
 	}
 	*ag = newAgent()
-	text := strings.TrimRight(out.Output, "\n")
-	if out.ExitCode != nil && *out.ExitCode != 0 {
-		text += fmt.Sprintf("\n(exit %d)", *out.ExitCode)
-	} else if out.ExitCode == nil {
-		text += "\n(cancelled)"
+	run := &chat.BashRun{Command: cmd, Output: out.Output, Excluded: exclude, Duration: time.Since(start)}
+	if out.ExitCode != nil {
+		run.ExitCode = *out.ExitCode
+	} else {
+		run.ExitCode = -1
+		run.Output = strings.TrimRight(run.Output, "\n") + "\n(cancelled)"
 	}
-	return chat.HostResult{Text: text, Agent: *ag, Keep: true}, nil
+	return chat.HostResult{Agent: *ag, Keep: true, Bash: run}, nil
 }
 
 // modelRefs are the models the chat offers: models.json's custom models (in file order), then

@@ -41,6 +41,8 @@ var runFlags = append([]flag{
 	{names: []string{"--system-prompt"}, value: true, help: "replace the system prompt (TEXT or FILE)"},
 	{names: []string{"--append-system-prompt"}, value: true, help: "append to the system prompt (TEXT or FILE, repeatable)"},
 	{names: []string{"-nc", "--no-context-files"}, help: "no AGENTS.md / CLAUDE.md context files"},
+	{names: []string{"--tui-mode"}, value: true, help: "the chat's terminal UI: fullscreen (default) or regular (output in the terminal's scrollback)"},
+	{names: []string{"--use-theme"}, value: true, help: "the chat's theme for this run: NAME, or LIGHT/DARK"},
 }, selectionFlags...)
 
 // thinkingLevels are the values of --thinking.

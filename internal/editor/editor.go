@@ -311,6 +311,10 @@ func (e *Editor) Handle(k keymap.Key, km *keymap.Map) Result {
 	return Result{Handled: true}
 }
 
+// Submit submits the text as Enter does (Alt+Enter's follow-up): the prompt with paste
+// markers expanded and trimmed, and the editor emptied.
+func (e *Editor) Submit() Result { return e.submit() }
+
 func (e *Editor) submit() Result {
 	text := strings.TrimSpace(e.expand(e.Text()))
 	e.st = state{Lines: []string{""}}

@@ -32,6 +32,9 @@ type Options struct {
 	// Poll is how often the loaded files' modification times are compared (0 means one
 	// second; a negative value turns watching off, as tests do).
 	Poll time.Duration
+	// Embedded runs the explorer inside the chat (/config): quitting hands the screen back
+	// (Done) instead of ending the program.
+	Embedded bool
 }
 
 // Result is what a finished session did, for the command line to report after the
