@@ -296,7 +296,9 @@ func editorOf(screen string) string {
 }
 
 // history is everything the pane holds: the terminal's scrollback and the screen.
-func (tm *term) history() string { return tm.run("capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", "e2e") }
+func (tm *term) history() string {
+	return tm.run("capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", "e2e")
+}
 
 // typeLine types text literally and presses Enter.
 func (tm *term) typeLine(text string) {
