@@ -156,12 +156,27 @@ func (m *Model) window(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	all := m.transcript(w)
-	maxScroll := max(0, len(all)-h)
-	m.scroll = min(max(m.scroll, 0), maxScroll)
-	end := len(all) - m.scroll
+	// Only the items the window shows are joined (a long transcript costs a sum of cached
+	// lengths, not a copy of every line).
+	total := 0
+	for _, it := range m.items {
+		total += len(m.lines(it, w))
+	}
+	m.scroll = min(max(m.scroll, 0), max(0, total-h))
+	end := total - m.scroll
 	start := max(0, end-h)
-	out := append([]string(nil), all[start:end]...)
+	var rev [][]string
+	n := total
+	for i := len(m.items) - 1; i >= 0 && n > start; i-- {
+		ls := m.lines(m.items[i], w)
+		n -= len(ls)
+		rev = append(rev, ls)
+	}
+	all := make([]string, 0, total-n)
+	for i := len(rev) - 1; i >= 0; i-- {
+		all = append(all, rev[i]...)
+	}
+	out := append([]string(nil), all[start-n:end-n]...)
 	if m.search != nil {
 		out = m.search.highlight(m, out, start)
 	}
@@ -170,12 +185,12 @@ func (m *Model) window(w, h int) []string {
 	}
 	if m.scroll > 0 {
 		mark := m.st.Fg("dim", " ↓ Jump to latest message · "+keyLabel(m.km.Text("tui.altScreen.bottom"))+" ")
+		mw := termui.Width(ansiStrip(mark))
 		last := out[len(out)-1]
-		if termui.Width(ansiStrip(last)) < w-termui.Width(ansiStrip(mark)) {
-			out[len(out)-1] = termui.Fit(last, w-termui.Width(ansiStrip(mark))) + mark
-		} else {
-			out[len(out)-1] = termui.Fit("", w-termui.Width(ansiStrip(mark))) + mark
+		if termui.Width(ansiStrip(last)) >= w-mw {
+			last = ""
 		}
+		out[len(out)-1] = termui.Fit(last, w-mw) + mark
 	}
 	return out
 }
