@@ -559,19 +559,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
-	if m.embed != nil {
-		switch msg.(type) {
-		case tea.KeyMsg, tea.WindowSizeMsg, tea.MouseMsg:
-			if ws, ok := msg.(tea.WindowSizeMsg); ok {
-				m.resize(ws)
-			}
-			e, cmd := m.embed.Update(msg)
-			m.embed = e
-			if e == nil || e.Done() {
-				m.embed = nil
-			}
-			return cmd
+	if m.embed != nil && !m.ownMsg(msg) {
+		// The explorer gets the keys, the size and its own messages (loads, file polls).
+		if ws, ok := msg.(tea.WindowSizeMsg); ok {
+			m.resize(ws)
 		}
+		e, cmd := m.embed.Update(msg)
+		m.embed = e
+		if e == nil || e.Done() {
+			m.embed = nil
+		}
+		return cmd
 	}
 	if k, ok := keymap.FromMsg(msg); ok {
 		return m.key(k)
@@ -668,6 +666,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.ClearScreen
 	}
 	return nil
+}
+
+// ownMsg reports the chat's own messages (the agent's events, dialogs, commands' results),
+// which it handles even while the configuration explorer is open.
+func (m *Model) ownMsg(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tickMsg, eventMsg, doneMsg, writeAskMsg, commandAskMsg, questionMsg, cancelDialogMsg, hostDoneMsg,
+		pickOpenMsg, pickMsg, rewindPlanMsg, rewindDoneMsg, editorDoneMsg, copiedMsg, exportedMsg:
+		return true
+	}
+	return false
 }
 
 func (m *Model) resize(msg tea.WindowSizeMsg) tea.Cmd {

@@ -430,3 +430,28 @@ func TestE2ESuspend(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitEditor("kept text")
 }
+
+// /config opens the configuration explorer inside the chat with the session's own options:
+// after `pigo --agent-dir A`, the explorer shows A's model (it started `pigo tui` as a new
+// process without the session's flags, which showed "model: none"); q returns to the chat.
+func TestE2EConfigInChat(t *testing.T) {
+	tm := startTerm(t, 100, 30, termCfg{}, textTurn("ok"))
+	// The model is only in another agent dir, named by the flag.
+	other := filepath.Join(tm.dir, "other-agent")
+	b, _ := os.ReadFile(filepath.Join(tm.home, ".pi", "agent", "models.json"))
+	write(t, filepath.Join(other, "models.json"), string(b))
+	write(t, filepath.Join(other, "settings.json"), `{"defaultProvider": "local", "defaultModel": "m"}`)
+	os.Remove(filepath.Join(tm.home, ".pi", "agent", "settings.json"))
+	os.Remove(filepath.Join(tm.home, ".pi", "agent", "models.json"))
+	tm2 := tm.again([]string{"--no-session", "--agent-dir", other})
+	tm2.ready()
+	tm2.typeLine("/config")
+	s := tm2.waitFor("model: local/m")
+	if strings.Contains(s, "model: none") {
+		t.Fatalf("the explorer lost the session's agent dir:\n%s", s)
+	}
+	tm2.keys("q")
+	tm2.waitFor("(auto)")
+	tm2.typeLine("hello")
+	tm2.waitFor("ok")
+}
