@@ -22,6 +22,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/theme"
 	"github.com/pigo-agent/pigo/internal/tools"
 )
 
@@ -84,7 +85,8 @@ func (c *CLI) runChat(a *args) int {
 			ag = newAgent()
 			return ag, nil
 		},
-		Config: c.configEmbed(a, r, c.color(a))}
+	}
+	o.Config = c.configEmbed(a, r, c.color(a), func() *theme.Theme { return o.Theme })
 	c.chatLook(&o, r, a)
 	o.Host = map[string]func(ctx context.Context, arg string) (chat.HostResult, error){
 		"new": func(context.Context, string) (chat.HostResult, error) {

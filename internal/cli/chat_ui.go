@@ -165,13 +165,13 @@ func (e explorer) Update(msg tea.Msg) (chat.Embedded, tea.Cmd) {
 	return e, cmd
 }
 
-func (c *CLI) configEmbed(a *args, r *run, color bool) func(w, h int) chat.Embedded {
+func (c *CLI) configEmbed(a *args, r *run, color bool, th func() *theme.Theme) func(w, h int) chat.Embedded {
 	return func(w, h int) chat.Embedded {
 		load := c.loadOptions(a)
 		trusted := r.cfg.Trusted
 		load.Approve = &trusted
 		load.AskTrust = nil
-		o := tui.Options{Load: load, Color: color, Embedded: true,
+		o := tui.Options{Load: load, Color: color, Embedded: true, Theme: th(),
 			Resolve: config.ResolveOptions{Model: r.model.Provider + "/" + r.model.ID, Tools: a.csv("--tools"),
 				ExcludeTools: a.csv("--exclude-tools"), NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools")}}
 		rd := lipgloss.NewRenderer(c.Stdout)

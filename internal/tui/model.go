@@ -14,6 +14,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/termui"
 )
 
 // The tabs.
@@ -82,7 +83,7 @@ type Model struct {
 
 // New returns the root model; r renders the styles (its colour profile decides the escapes).
 func New(o Options, r *lipgloss.Renderer) *Model {
-	return &Model{opts: o, keys: defaultKeys(), st: newStyles(r, o.Color), model: o.Resolve.Model,
+	return &Model{opts: o, keys: defaultKeys(), st: newStyles(termui.New(r, o.Theme, o.Color, false)), model: o.Resolve.Model,
 		width: 80, height: 24, loading: true, gen: 1}
 }
 

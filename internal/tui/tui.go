@@ -18,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/theme"
 )
 
 // Options configure the TUI.
@@ -35,6 +36,8 @@ type Options struct {
 	// Embedded runs the explorer inside the chat (/config): quitting hands the screen back
 	// (Done) instead of ending the program.
 	Embedded bool
+	// Theme colours it (nil: pi's system theme), as the chat is coloured.
+	Theme *theme.Theme
 }
 
 // Result is what a finished session did, for the command line to report after the
