@@ -29,7 +29,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") == "1",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "mkfifo": cmdMkfifo},
 		Setup: func(env *testscript.Env) error {
 			// A clean HOME per script: no user config unless the script writes one.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
