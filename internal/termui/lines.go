@@ -22,11 +22,12 @@ func Truncate(s string, w int, tail string) string {
 	return ansi.Truncate(s, w, tail)
 }
 
-// Doubt is how many columns terminals may disagree with Width on s: a ZWJ sequence, a
-// skin-tone modifier or a variation selector is one wide cluster for Width, but tmux 3.3 draws
-// a skin-toned hand in 4 columns, a wcwidth terminal a ZWJ family in 6 and a heart with VS16
-// in 1. A line whose real
-// width exceeds the screen would wrap and shift every line below it; Fit leaves room.
+// Doubt is how many columns terminals may disagree with Width on s. Width counts a grapheme
+// cluster (a ZWJ sequence, a skin-toned hand, a flag) as pi does, which modern terminals
+// follow; tmux 3.3 instead adds up the code points that do not follow a zero-width joiner, so
+// it draws a skin-toned hand in 4 columns and a text-default symbol with VS16 in 1. A line
+// whose real width exceeds the screen would wrap and shift every line below it; Fit leaves
+// room for the difference.
 func Doubt(s string) int {
 	extra := 0
 	for i := 0; i < len(s); {
@@ -39,18 +40,27 @@ func Doubt(s string) int {
 			i++
 			continue
 		}
-		if strings.ContainsRune(c, '\x1b') {
-			i += len(c)
+		i += len(c)
+		if strings.ContainsRune(c, '\x1b') || len([]rune(c)) == 1 {
 			continue
 		}
-		sum := 0
+		tmux, joined := 0, false
 		for _, r := range c {
-			sum += runewidth.RuneWidth(r)
+			switch {
+			case r == 0x200d:
+				joined = true
+				continue
+			case r == 0xfe0f || r == 0xfe0e:
+				continue
+			case joined:
+				joined = false
+				continue
+			}
+			tmux += runewidth.RuneWidth(r)
 		}
-		if n := sum - ansi.StringWidth(c); n != 0 {
+		if n := tmux - ansi.StringWidth(c); n != 0 {
 			extra += max(n, -n)
 		}
-		i += len(c)
 	}
 	return extra
 }
