@@ -115,6 +115,22 @@ func (c *CLI) chatLook(o *chat.Options, r *run, a *args) {
 	}
 	_ = loc
 	o.Clipboard = systemClipboard
+	if n := tmuxExtendedKeysNotice(c.getenv); n != "" {
+		o.Notices = append(o.Notices, n)
+	}
+}
+
+// tmuxExtendedKeysNotice warns, inside tmux with extended keys off, that Shift+Enter and the
+// other modified keys reach the chat as plain ones (pi warns the same way).
+func tmuxExtendedKeysNotice(getenv func(string) string) string {
+	if getenv("TMUX") == "" {
+		return ""
+	}
+	out, err := exec.Command("tmux", "show-options", "-gv", "extended-keys").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "off" {
+		return ""
+	}
+	return "Warning: tmux extended-keys is off, so Shift+Enter and other modified keys arrive as plain keys (Ctrl+J adds a line). Add `set -g extended-keys on` to ~/.tmux.conf and restart tmux."
 }
 
 func diagLine(d diag.Diagnostic) string {
@@ -324,6 +340,33 @@ func (c *CLI) chatHost(o *chat.Options, r *run, a *args, newAgent func() *agent.
 			return chat.HostResult{Text: "Model scope cleared: Ctrl+P cycles through every configured model"}, nil
 		}
 		return chat.HostResult{Text: "Models in scope: " + strings.Join(scoped, ", ")}, nil
+	}
+	o.Pick["model"] = func() (chat.Picker, error) {
+		// pi lists the models it can use; the configured providers' models come first here,
+		// then the rest of the catalogue.
+		cur := r.model.Provider + "/" + r.model.ID
+		p := chat.Picker{Title: "Select model", Empty: "No models available"}
+		conf := configuredRefs(r.cfg)
+		seen := map[string]bool{}
+		add := func(ref, desc string) {
+			if seen[strings.ToLower(ref)] {
+				return
+			}
+			seen[strings.ToLower(ref)] = true
+			label := ref
+			if strings.EqualFold(ref, cur) {
+				label += " ✓"
+				p.Current = len(p.Items)
+			}
+			p.Items = append(p.Items, chat.PickItem{Label: label, Arg: ref, Description: desc})
+		}
+		for _, ref := range conf {
+			add(ref, "configured")
+		}
+		for _, ref := range modelRefs(r.cfg) {
+			add(ref, "")
+		}
+		return p, nil
 	}
 	o.Pick["scoped-models"] = func() (chat.Picker, error) {
 		p := chat.Picker{Title: "Scoped models (enter toggles a model for Ctrl+P cycling; saved to settings enabledModels)", Empty: "No models available"}
