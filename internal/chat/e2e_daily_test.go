@@ -455,3 +455,84 @@ func TestE2EConfigInChat(t *testing.T) {
 	tm2.typeLine("hello")
 	tm2.waitFor("ok")
 }
+
+// menuNames reads the whole slash menu by walking it with Down until it comes back to the
+// first entry.
+func (tm *term) menuNames() []string {
+	tm.t.Helper()
+	sel := regexp.MustCompile(`(?m)^→ (\S+)`)
+	tm.keys("/")
+	var names []string
+	seen := map[string]bool{}
+	for i := 0; i < 200; i++ {
+		s := tm.waitFor("→ ")
+		m := sel.FindStringSubmatch(s)
+		if m == nil {
+			tm.t.Fatalf("no selected menu entry:\n%s", s)
+		}
+		if seen[m[1]] {
+			break
+		}
+		seen[m[1]] = true
+		names = append(names, m[1])
+		tm.keys("Down")
+		// Wait until the selection moved before reading it again.
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if n := sel.FindStringSubmatch(tm.screen()); n != nil && n[1] != m[1] {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	tm.keys("Escape", "C-u")
+	return names
+}
+
+// TestE2EMenuWalk runs every entry of the slash menu: none may reach the model as text, none
+// may fail as unknown. Dialogs a command opens are closed with Escape (the explorer with q);
+// /quit runs last and ends the chat.
+func TestE2EMenuWalk(t *testing.T) {
+	tm := startTerm(t, 200, 50, termCfg{args: []string{"--tui-mode", "regular"}}, textTurn("Hello."))
+	tm.ready()
+	tm.typeLine("first")
+	tm.waitFor("Hello.")
+	tm.idle()
+	names := tm.menuNames()
+	if len(names) < 15 {
+		t.Fatalf("the menu lists only %v", names)
+	}
+	for _, n := range names {
+		if n == "share" || n == "debug" || n == "arminsayshi" {
+			t.Fatalf("the menu lists /%s, which pigo does not run", n)
+		}
+	}
+	t.Logf("the menu: %v", names)
+	before := len(tm.srv.Requests())
+	for _, n := range names {
+		if n == "quit" {
+			continue
+		}
+		tm.keys("C-u")
+		tm.keys("-l", "/"+n)
+		tm.keys("Escape") // closes the menu the text opened
+		tm.keys("Enter")
+		s := tm.stable()
+		switch {
+		case strings.Contains(s, "1 Registry"):
+			tm.keys("q")
+		case strings.Contains(s, "esc cancel") || strings.Contains(s, "esc close") || strings.Contains(s, "→ "):
+			tm.keys("Escape")
+		}
+		tm.idle()
+		if strings.Contains(s, "Unknown command") || strings.Contains(s, "unknown command") {
+			t.Fatalf("/%s is unknown:\n%s", n, s)
+		}
+		if got := len(tm.srv.Requests()); got != before {
+			t.Fatalf("/%s went to the model as text: %s", n, tm.request(got-1))
+		}
+	}
+	tm.keys("C-u")
+	tm.typeLine("/quit")
+	tm.waitFor("EXIT=0")
+}

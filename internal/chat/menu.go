@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/keymap"
 	"github.com/pigo-agent/pigo/internal/termui"
 )
@@ -28,6 +29,12 @@ func (m *Model) updateMenu() {
 	q := strings.TrimPrefix(strings.TrimLeft(text, " "), "/")
 	var cs []Completion
 	for _, c := range m.o.Commands(q) {
+		if m.runs(c) {
+			cs = append(cs, c)
+		}
+	}
+	// pigo's own commands, after pi's.
+	for _, c := range engine.FuzzyFilter(ownCommands, q, func(c Completion) string { return c.Name }) {
 		if m.runs(c) {
 			cs = append(cs, c)
 		}
@@ -111,6 +118,12 @@ func (mn *menu) render(m *Model, w int) []string {
 	return mn.list.Render(w, m.st)
 }
 
+// ownCommands are pigo's commands pi does not have.
+var ownCommands = []Completion{
+	{Name: "config", Description: "Open the configuration explorer (tools, diagnostics, commands, sandbox)"},
+	{Name: "rewind", Description: "Go back to before a prompt, with the files the agent changed"},
+}
+
 // chatCommands are the commands the chat itself runs.
 var chatCommands = map[string]bool{
 	"quit": true, "exit": true, "config": true, "session": true, "rewind": true, "hotkeys": true,
@@ -121,7 +134,13 @@ var chatCommands = map[string]bool{
 // one the session expands (templates, skills, extension commands).
 func (m *Model) runs(c Completion) bool {
 	if chatCommands[c.Name] {
-		return c.Name != "config" || m.o.Config != nil
+		switch c.Name {
+		case "config":
+			return m.o.Config != nil
+		case "rewind":
+			return m.o.Rewind != nil
+		}
+		return true
 	}
 	if _, ok := m.o.Host[c.Name]; ok {
 		return true

@@ -260,8 +260,16 @@ func completions(r *run, q string) []chat.Completion {
 	if r.res.Commands == nil {
 		return nil
 	}
+	acts := map[string]bool{}
+	for _, c := range r.res.Commands.Commands {
+		// An extension command runs when it declares a prompt or an argv, or is talk's.
+		acts[c.Invocation] = c.Source != "extension" || c.Prompt != "" || len(c.Run) > 0 || (r.talk != nil && talkCommands[c.Invocation])
+	}
 	var out []chat.Completion
 	for _, it := range engine.FuzzyFilter(r.res.Commands.Autocomplete, q, func(it engine.AutocompleteItem) string { return it.Name }) {
+		if it.Source == "extension" && !acts[it.Name] {
+			continue
+		}
 		out = append(out, chat.Completion{Name: it.Name, Tag: it.Tag, Description: it.Description,
 			ArgumentHint: it.ArgumentHint, Builtin: it.Source == "builtin"})
 	}
