@@ -1,0 +1,118 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pigo-agent/pigo/internal/agent"
+)
+
+func ctrl(m *Model, t tea.KeyType) tea.Cmd {
+	_, cmd := m.Update(tea.KeyMsg{Type: t})
+	return cmd
+}
+
+// Ctrl+C clears the editor; a second within 500 ms quits. Ctrl+D quits only on an empty
+// editor.
+func TestClearAndExitKeys(t *testing.T) {
+	m := newTestModel(Options{Model: "local/m"}, 80, 24)
+	key(m, "draft")
+	if cmd := ctrl(m, tea.KeyCtrlC); cmd != nil || m.quitting || m.ed.Text() != "" {
+		t.Fatalf("first Ctrl+C: quit=%v text=%q", m.quitting, m.ed.Text())
+	}
+	m.lastCtrlC = time.Now().Add(-time.Second)
+	ctrl(m, tea.KeyCtrlC)
+	if m.quitting {
+		t.Fatal("a Ctrl+C a second after the last one quit")
+	}
+	ctrl(m, tea.KeyCtrlC)
+	if !m.quitting {
+		t.Fatal("a double Ctrl+C did not quit")
+	}
+	m = newTestModel(Options{Model: "local/m"}, 80, 24)
+	key(m, "ab")
+	ctrl(m, tea.KeyLeft)
+	ctrl(m, tea.KeyCtrlD)
+	if m.quitting || m.ed.Text() != "a" {
+		t.Fatalf("Ctrl+D with text: quit=%v text=%q", m.quitting, m.ed.Text())
+	}
+	ctrl(m, tea.KeyCtrlU)
+	ctrl(m, tea.KeyCtrlD)
+	if !m.quitting {
+		t.Fatal("Ctrl+D on an empty editor did not quit")
+	}
+}
+
+// A double Escape on an empty editor opens /tree (doubleEscapeAction), or /fork, or nothing.
+func TestDoubleEscape(t *testing.T) {
+	for _, c := range []struct{ setting, want string }{{"", "tree"}, {"fork", "fork"}, {"none", ""}} {
+		var got string
+		host := func(name string) func(context.Context, string) (HostResult, error) {
+			return func(context.Context, string) (HostResult, error) { got = name; return HostResult{}, nil }
+		}
+		m := newTestModel(Options{Model: "local/m", UI: UI{DoubleEscape: c.setting},
+			Host: map[string]func(context.Context, string) (HostResult, error){"tree": host("tree"), "fork": host("fork")}}, 80, 24)
+		settle(m, ctrl(m, tea.KeyEsc))
+		settle(m, ctrl(m, tea.KeyEsc))
+		if got != c.want {
+			t.Errorf("doubleEscapeAction %q ran %q", c.setting, got)
+		}
+	}
+}
+
+// Shift+Tab cycles the thinking level through the host; a model without thinking says so.
+func TestThinkingCycle(t *testing.T) {
+	var got []string
+	o := Options{Model: "local/m", Reasoning: true, Thinking: "medium",
+		Host: map[string]func(context.Context, string) (HostResult, error){
+			"thinking": func(_ context.Context, l string) (HostResult, error) {
+				got = append(got, l)
+				return HostResult{Thinking: l}, nil
+			}}}
+	m := newTestModel(o, 80, 24)
+	settle(m, ctrl(m, tea.KeyShiftTab))
+	settle(m, ctrl(m, tea.KeyShiftTab))
+	if strings.Join(got, ",") != "high,xhigh" || m.o.Thinking != "xhigh" {
+		t.Fatalf("cycled %v, now %q", got, m.o.Thinking)
+	}
+	if !strings.Contains(m.View(), "m • xhigh") {
+		t.Fatalf("the footer does not show the level:\n%s", m.View())
+	}
+	m2 := newTestModel(Options{Model: "local/m"}, 80, 24)
+	ctrl(m2, tea.KeyShiftTab)
+	if !strings.Contains(m2.View(), "does not support thinking") {
+		t.Fatal("no note for a model without thinking")
+	}
+}
+
+// Alt+Up takes the queued messages back into the editor.
+func TestDequeue(t *testing.T) {
+	b := NewBridge()
+	ag := agent.New(agent.Config{Emit: b.Emit})
+	m := newTestModel(Options{Model: "local/m", Agent: ag, Bridge: b}, 80, 24)
+	m.running = true
+	key(m, "one", "enter")
+	m.Update(<-b.ch)
+	key(m, "two", "alt+enter")
+	m.Update(<-b.ch)
+	m.Update(tea.KeyMsg{Type: tea.KeyUp, Alt: true})
+	if m.ed.Text() != "one\ntwo" || len(m.steering)+len(m.followUp) != 0 {
+		t.Fatalf("editor %q, queues %v %v", m.ed.Text(), m.steering, m.followUp)
+	}
+}
+
+// Ctrl+O expands tool output and the header; Ctrl+T hides and shows thinking.
+func TestExpandKeys(t *testing.T) {
+	m := newTestModel(Options{Model: "local/m"}, 80, 40)
+	if strings.Contains(m.View(), "to cycle thinking level") {
+		t.Fatal("the header starts expanded")
+	}
+	ctrl(m, tea.KeyCtrlO)
+	if !strings.Contains(m.View(), "to cycle thinking level") {
+		t.Fatalf("Ctrl+O did not expand the header:\n%s", m.View())
+	}
+}
