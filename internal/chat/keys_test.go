@@ -116,3 +116,26 @@ func TestExpandKeys(t *testing.T) {
 		t.Fatalf("Ctrl+O did not expand the header:\n%s", m.View())
 	}
 }
+
+// The mouse wheel scrolls the fullscreen transcript (Alt: five times as far) and back down.
+func TestMouseWheel(t *testing.T) {
+	m := newTestModel(Options{Model: "local/m"}, 80, 20)
+	for i := 0; i < 30; i++ {
+		m.info("line " + itoa(i))
+	}
+	m.View()
+	m.Update(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	if m.scroll != 3 || !strings.Contains(m.View(), "Jump to latest message") {
+		t.Fatalf("wheel up: scroll %d", m.scroll)
+	}
+	m.Update(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp, Alt: true})
+	if m.scroll != 18 {
+		t.Fatalf("alt+wheel: scroll %d", m.scroll)
+	}
+	for i := 0; i < 10; i++ {
+		m.Update(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelDown})
+	}
+	if m.scroll != 0 || strings.Contains(m.View(), "Jump to latest message") {
+		t.Fatalf("wheel down: scroll %d", m.scroll)
+	}
+}
