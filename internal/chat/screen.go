@@ -22,8 +22,15 @@ func (m *Model) View() string {
 		if m.fullscreen {
 			return ""
 		}
-		// The last frame stays in the terminal: what is not printed yet, and the footer.
-		return strings.Join(append(m.unprinted(m.width), m.footer(m.width)...), "\n")
+		// The last frame stays in the terminal as pi leaves it: what is not printed yet, the
+		// editor and the footer.
+		lines := append(m.unprinted(m.width), "")
+		lines = append(lines, m.editorLines(m.width)...)
+		lines = append(lines, m.footer(m.width)...)
+		for i, l := range lines {
+			lines[i] = termui.Fit(l, m.width)
+		}
+		return strings.Join(lines, "\n")
 	}
 	if m.embed != nil {
 		return m.embed.View()
