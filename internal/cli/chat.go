@@ -17,9 +17,11 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/bwrap"
 	"github.com/pigo-agent/pigo/internal/chat"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/theme"
@@ -269,7 +271,8 @@ func completions(r *run, q string) []chat.Completion {
 	acts := map[string]bool{}
 	for _, c := range r.res.Commands.Commands {
 		// An extension command runs when it declares a prompt or an argv, or is talk's.
-		acts[c.Invocation] = c.Source != "extension" || c.Prompt != "" || len(c.Run) > 0 || (r.talk != nil && talkCommands[c.Invocation])
+		acts[c.Invocation] = c.Source != "extension" || c.Prompt != "" || len(c.Run) > 0 || (r.talk != nil && talkCommands[c.Invocation]) ||
+			(bwrap.IsCommand(c.Invocation) && r.bwrap != nil) || lsp.IsCommand(c.Invocation)
 	}
 	var out []chat.Completion
 	for _, it := range engine.FuzzyFilter(r.res.Commands.Autocomplete, q, func(it engine.AutocompleteItem) string { return it.Name }) {
