@@ -620,6 +620,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.open(msg)
 		}
 		return m.o.Bridge.listen()
+	case inputMsg:
+		if m.dialog != nil {
+			m.pending = append(m.pending, msg)
+		} else {
+			m.dialog = newInputDialog(msg)
+		}
+		return m.o.Bridge.listen()
+	case showMsg:
+		m.info(msg.text)
+		return m.o.Bridge.listen()
 	case cancelDialogMsg:
 		// The asking call was aborted: its answer is no longer read.
 		m.dialog = nil
@@ -672,7 +682,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // which it handles even while the configuration explorer is open.
 func (m *Model) ownMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case tickMsg, eventMsg, doneMsg, writeAskMsg, commandAskMsg, questionMsg, cancelDialogMsg, hostDoneMsg,
+	case tickMsg, eventMsg, doneMsg, writeAskMsg, commandAskMsg, questionMsg, cancelDialogMsg, hostDoneMsg, inputMsg, showMsg,
 		pickOpenMsg, pickMsg, rewindPlanMsg, rewindDoneMsg, editorDoneMsg, copiedMsg, exportedMsg:
 		return true
 	}
@@ -758,6 +768,8 @@ func (m *Model) open(msg tea.Msg) {
 		m.dialog = newCommandDialog(v)
 	case questionMsg:
 		m.dialog = newQuestionDialog(v)
+	case inputMsg:
+		m.dialog = newInputDialog(v)
 	}
 }
 

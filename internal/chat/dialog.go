@@ -65,6 +65,9 @@ type dialog struct {
 	keep bool
 	out  tea.Cmd
 
+	// in is an input request (a command's question while it runs).
+	in *inputMsg
+
 	write    *writeAskMsg
 	command  *commandAskMsg
 	question *questionMsg
@@ -110,6 +113,9 @@ func newQuestionDialog(m questionMsg) *dialog {
 
 // key handles one key; done reports that the dialog answered and closes.
 func (d *dialog) key(k keymap.Key, km *keymap.Map) (done bool) {
+	if d.kind == "input" {
+		return d.inputKey(k, km)
+	}
 	is := func(a keymap.Action) bool { return km.Is(k.Name, a) }
 	if d.inputOn {
 		switch {
@@ -304,6 +310,9 @@ const (
 
 // lines renders the dialog at width w.
 func (d *dialog) lines(m *Model, w int) []string {
+	if d.kind == "input" {
+		return d.inputLines(m, w)
+	}
 	st := m.st
 	var out []string
 	for _, l := range strings.Split(d.title, "\n") {

@@ -139,3 +139,38 @@ func TestMouseWheel(t *testing.T) {
 		t.Fatalf("wheel down: scroll %d", m.scroll)
 	}
 }
+
+// A command's questions while it runs (a sign-in): a choice, a text, a secret never shown;
+// Escape cancels.
+func TestInputDialogs(t *testing.T) {
+	b := NewBridge()
+	m := newTestModel(Options{Model: "local/m", Bridge: b}, 80, 24)
+	ask := func(r InputRequest) chan inputReply {
+		reply := make(chan inputReply, 1)
+		m.Update(inputMsg{r, reply})
+		return reply
+	}
+	r := ask(InputRequest{Kind: "select", Message: "Sign in to?", Options: []InputOption{{"a", "Anthropic"}, {"o", "OpenAI"}}})
+	key(m, "down", "enter")
+	if a := <-r; a.text != "o" || a.err != nil {
+		t.Fatalf("select: %+v", a)
+	}
+	r = ask(InputRequest{Kind: "secret", Message: "Enter API key"})
+	key(m, "sk-secret")
+	if v := m.View(); strings.Contains(v, "sk-secret") || !strings.Contains(v, "•••••••••") {
+		t.Fatalf("the secret shows:\n%s", v)
+	}
+	key(m, "enter")
+	if a := <-r; a.text != "sk-secret" {
+		t.Fatalf("secret: %+v", a)
+	}
+	r = ask(InputRequest{Kind: "text", Message: "Paste the redirect URL"})
+	key(m, "esc")
+	if a := <-r; a.err != ErrInputCancelled {
+		t.Fatalf("escape: %+v", a)
+	}
+	m.Update(showMsg{"Open https://example.com/auth"})
+	if !strings.Contains(m.View(), "Open https://example.com/auth") {
+		t.Fatal("Show is not drawn")
+	}
+}
