@@ -90,6 +90,15 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 		if f.Kind != Settings && f.Diags.HasErrors() {
 			f.Applied = false
 		}
+		// A package's files are someone else's: their problems are warnings (the file is still
+		// skipped), never errors of the user's configuration (D26).
+		if f.Package != nil {
+			for i := range f.Diags {
+				if f.Diags[i].Severity == diag.Error {
+					f.Diags[i].Severity = diag.Warning
+				}
+			}
+		}
 	}()
 	if f.Broken && f.Root == nil && f.Src.Text == nil {
 		return

@@ -145,7 +145,9 @@ func (c *Config) Override(k Kind, s Scope, src []byte) (*Config, error) {
 	nc.discoverAgentDir()
 	nc.discoverProject()
 	for _, e := range c.Opts.Extensions {
-		nc.addFile(e, Extension, CLI, true)
+		if !IsPackageSource(e) && CodeExtension(e) == "" {
+			nc.addFile(e, Extension, CLI, true)
+		}
 	}
 	path := c.Path(k, s)
 	idx := -1
@@ -173,6 +175,7 @@ func (c *Config) Override(k Kind, s Scope, src []byte) (*Config, error) {
 		}
 	}
 	nc.decideTrust()
+	nc.discoverPackages()
 	return nc, nil
 }
 

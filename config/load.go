@@ -18,6 +18,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/frontmatter"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/pkgs"
 	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
@@ -72,6 +73,9 @@ type File struct {
 	Dialect string
 	// Diags are the problems found while reading and validating this file.
 	Diags diag.List
+	// Package is the pi package a skill or prompt template comes from (nil for the agent
+	// dir's and the project's own files).
+	Package *pkgs.Package
 
 	checked bool
 }
@@ -98,6 +102,8 @@ type Config struct {
 	unusable diag.List
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// pkgs are the declared pi packages, resolved (discoverPackages).
+	pkgs *pkgs.Result
 	// aft is the aft binary and aft.jsonc, looked for once (AFT).
 	aft *AFTSetup
 }
@@ -151,6 +157,9 @@ func Load(o Options) (*Config, error) {
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
+		if IsPackageSource(e) {
+			continue // a pi package for this run: discoverPackages
+		}
 		if msg := CodeExtension(e); msg != "" {
 			// pi would run it; pigo says so instead of parsing TypeScript as JSONC.
 			c.Diags.Add(diag.FileSpan(diag.NewSource(e, nil)), diag.Warning, "extension-skipped", "", msg)
@@ -159,6 +168,7 @@ func Load(o Options) (*Config, error) {
 		c.addFile(e, Extension, CLI, true)
 	}
 	c.decideTrust()
+	c.discoverPackages()
 	return c, nil
 }
 

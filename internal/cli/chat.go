@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -59,8 +58,10 @@ func (c *CLI) runChat(a *args) int {
 		r.bwrap.Interactive = true
 	}
 	r.toolSess.Abort = b.Abort
+	// /rewind's store sees every write through the one write path's hooks, whatever tool
+	// makes it (no list of tool names).
 	rw := chat.NewRewind(rewindDir(r.sess.Path()))
-	r.tools = recordWrites(r.tools, rw, r.cfg.ProjectDir)
+	r.toolSess.AddWriteHook(rw)
 	newAgent := func() *agent.Agent {
 		return agent.New(agent.Config{Provider: r.provider, Model: r.model,
 			Options:      llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
@@ -291,48 +292,6 @@ func rewindDir(sessionPath string) string {
 		return ""
 	}
 	return strings.TrimSuffix(sessionPath, ".jsonl") + ".rewind"
-}
-
-// writeTools are the file tools whose target /rewind restores, with their path argument.
-var writeTools = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-	"write": "filePath", "edit": "filePath"}
-
-// recordWrites wraps the file-writing tools so each call stores the file's before-image
-// for /rewind first, and the agent's result after.
-func recordWrites(ts []agent.Tool, rw *chat.Rewind, cwd string) []agent.Tool {
-	out := append([]agent.Tool(nil), ts...)
-	for i := range out {
-		t := &out[i]
-		key, ok := writeTools[t.Name]
-		if !ok || t.Execute == nil {
-			continue
-		}
-		run := t.Execute
-		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
-			var m map[string]any
-			_ = json.Unmarshal(args, &m)
-			p, _ := m[key].(string)
-			if p == "" {
-				p, _ = m["path"].(string) // pi's edit and write
-			}
-			if p == "" {
-				return run(ctx, id, args, update)
-			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(cwd, p)
-			}
-			if abs, err := filepath.Abs(p); err == nil {
-				p = abs
-			}
-			if err := rw.Before(p); err != nil {
-				return agent.ErrorResult("rewind: cannot keep the before-image of " + p + ": " + err.Error()), nil
-			}
-			res, err := run(ctx, id, args, update)
-			rw.After(p)
-			return res, err
-		}
-	}
-	return out
 }
 
 // userBash is `!cmd` (and `!!cmd`, kept out of the model's context): the person's command runs

@@ -83,9 +83,11 @@ func (c *CLI) chatLook(o *chat.Options, r *run, a *args) {
 	o.Providers = providerCount(r.cfg)
 	km, kd := keymap.Load(r.cfg.AgentDir)
 	o.Keys = km
-	places := []string{filepath.Join(r.cfg.AgentDir, "themes")}
-	if r.cfg.Trusted {
-		places = append(places, filepath.Join(r.cfg.ProjectDir, ".pi", "themes"))
+	// pi's order: the trusted project's themes, the agent dir's, then the packages' (their
+	// list is the configuration's), then the settings' themes paths.
+	var places []string
+	for _, t := range r.cfg.Themes() {
+		places = append(places, t.Path)
 	}
 	for _, p := range us.Themes {
 		if strings.HasPrefix(p, "~/") {

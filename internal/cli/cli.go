@@ -42,6 +42,9 @@ type CLI struct {
 	notes diag.List
 	// trustAnswers are the trust questions answered during this command line, by folder.
 	trustAnswers map[string][2]bool
+	// sessionStart is set while a session run loads its configuration: missing packages are
+	// installed then, and their code extensions named (pi's startup).
+	sessionStart bool
 }
 
 // command is one entry of the command table.
@@ -298,13 +301,16 @@ func (c *CLI) checkPlaces(a *args) int {
 		}
 	}
 	for _, e := range a.list("-e") {
+		if config.IsPackageSource(e) {
+			continue // npm:, git:, a git URL or a package folder (pi's -e): resolved as a package
+		}
 		st, err := os.Stat(e)
 		switch {
 		case err != nil && os.IsNotExist(err):
 			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
 			return ExitUsage
 		case err == nil && st.IsDir() && config.CodeExtension(e) == "":
-			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file\n", e)
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file or a pi package\n", e)
 			return ExitUsage
 		}
 	}
@@ -326,6 +332,11 @@ func (c *CLI) load(a *args) (*config.Config, int) {
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, ExitInternal
+	}
+	if c.sessionStart {
+		c.sessionStart = false // once: -p and the chat load once; /reload does not install
+		cfg = c.installMissing(cfg, c.Stderr)
+		defer c.packageNotes(cfg)
 	}
 	c.notice(append(append(diag.List{}, cfg.Diags...), cfg.NotApplied()...))
 	return cfg, ExitOK

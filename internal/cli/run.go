@@ -250,7 +250,7 @@ type run struct {
 	thinking string
 	provider llm.Provider
 	sess     *session.Session
-	tools    []agent.Tool
+	tools    agent.Tools
 	system   string
 	settings agent.Settings
 	policy   sandbox.Policy
@@ -314,7 +314,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 		emit = func(e agent.Event) { out.line(e) }
 	}
 	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy, Headers: requestHeaders(r.sess.ID()), ReportedCost: reportedCost(r.model)},
-		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
+		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit, SyncEmit: true})
 	cmdOut := c.Stdout
 	if mode == "json" {
 		cmdOut = c.Stderr // keep stdout JSON lines only

@@ -105,6 +105,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if ref != "" {
 		a.vals["--model"] = []string{ref}
 	}
+	c.sessionStart = true
 	cfg, res, ag, code := c.resolveAgent(a)
 	if res == nil {
 		return nil, &exitError{code: code}
@@ -293,10 +294,9 @@ func (c *CLI) sessionWarnings(s *session.Session) {
 	}
 }
 
-// bindTools turns the registry's active tools into the loop's tools, each running through the
-// one execution path (toolrun): the same list, names, descriptions and parameters as
-// `pigo tools` shows active.
-func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]agent.Tool, error) {
+// bindTools binds the registry's tools to the one execution path (toolrun) for the loop: the
+// same active list, names, descriptions and parameters as `pigo tools` shows.
+func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) (agent.Tools, error) {
 	// The same tool session `pigo tool run` builds (shell settings, PI_* environment, file
 	// toolset, approval rules), with the run's model, sandbox and session: read-before-write
 	// state is replayed from the session's branch, and lsp.json's servers give diagnostics.
@@ -326,29 +326,9 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 		r.lsp = l
 		r.closers = append(r.closers, func() { l.Close() })
 	}
-	runner := toolrun.New(res.Tools, tools.All(), ts)
-	var out []agent.Tool
-	for _, lt := range runner.LLMTools() {
-		t := agent.Tool{Tool: lt}
-		name := lt.Name
-		if d, ok := runner.Lookup(name); ok {
-			t.Sequential = d.Sequential()
-		}
-		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
-			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
-		}
-		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
-			call := toolrun.Call{ID: id, Name: name, Arguments: args}
-			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
-			return agentResult(r), nil
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func agentResult(r toolrun.Result) agent.Result {
-	return agent.Result{Content: r.Content, Details: r.Details, Terminate: r.Terminate, IsError: r.IsError}
+	// The loop drives the runner directly (agent.Tools): one lookup per call, one result
+	// type, nothing of the CLI on a call's route.
+	return toolrun.New(res.Tools, tools.All(), ts), nil
 }
 
 // skills are the run's loaded skills (the resolved command set's skill entries).

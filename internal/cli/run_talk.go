@@ -29,8 +29,8 @@ func requestHeaders(sessionID string) map[string]string {
 // disk, so a -p run that ends never swallows one.
 func (c *CLI) startTalk(r *run, settings []byte, ts *toolrun.Session) error {
 	active := false
-	for _, t := range r.tools {
-		if strings.HasPrefix(t.Tool.Name, "talk-") {
+	for _, t := range r.tools.LLMTools() {
+		if strings.HasPrefix(t.Name, "talk-") {
 			active = true
 		}
 	}

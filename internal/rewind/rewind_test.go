@@ -1,4 +1,4 @@
-package chat
+package rewind
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestRewindPlanAndApply(t *testing.T) {
 			if dir != "" {
 				dir = filepath.Join(t.TempDir(), "s.rewind")
 			}
-			rw := NewRewind(dir)
+			rw := New(dir)
 			mod, created, foreign := filepath.Join(ws, "mod.txt"), filepath.Join(ws, "new.txt"), filepath.Join(ws, "foreign.txt")
 			write(t, mod, "v1")
 			write(t, foreign, "f1")
@@ -40,13 +40,18 @@ func TestRewindPlanAndApply(t *testing.T) {
 				t.Fatalf("points %+v", rw.Points())
 			}
 			plan := rw.Plan(p)
-			got := PlanText(p, plan)
-			want := "Rewind to before: first prompt\n\nThe conversation goes back to before this prompt.\nFiles:\n" +
-				"  skip     " + foreign + " (changed outside this session since)\n" +
-				"  restore  " + mod + "\n" +
-				"  delete   " + created + " (created since)"
-			if got != want {
-				t.Fatalf("preview\n%s\nwant\n%s", got, want)
+			want := []Restore{
+				{Path: foreign, Refused: "changed outside this session since"},
+				{Path: mod},
+				{Path: created, Delete: true},
+			}
+			if len(plan) != len(want) {
+				t.Fatalf("plan %+v", plan)
+			}
+			for i, w := range want {
+				if plan[i].Path != w.Path || plan[i].Refused != w.Refused || plan[i].Delete != w.Delete {
+					t.Fatalf("plan[%d] = %+v, want %+v", i, plan[i], w)
+				}
 			}
 			if err := rw.Apply(p, plan); err != nil {
 				t.Fatal(err)
@@ -64,7 +69,7 @@ func TestRewindPlanAndApply(t *testing.T) {
 				t.Fatalf("points left: %+v", rw.Points())
 			}
 			if dir != "" {
-				again := NewRewind(dir)
+				again := New(dir)
 				if len(again.Points()) != 0 {
 					t.Fatalf("a reopened store has points %+v", again.Points())
 				}
@@ -82,14 +87,14 @@ func TestRewindReopened(t *testing.T) {
 	ws, dir := t.TempDir(), filepath.Join(t.TempDir(), "s.rewind")
 	f := filepath.Join(ws, "a.txt")
 	write(t, f, "v1")
-	rw := NewRewind(dir)
+	rw := New(dir)
 	rw.Begin("leaf0", "edit a")
 	if err := rw.Before(f); err != nil {
 		t.Fatal(err)
 	}
 	write(t, f, "v2")
 	rw.After(f)
-	again := NewRewind(dir)
+	again := New(dir)
 	pts := again.Points()
 	if len(pts) != 1 || pts[0].Text != "edit a" {
 		t.Fatalf("points %+v", pts)
@@ -111,14 +116,14 @@ func TestRewindSwitch(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a.rewind"), filepath.Join(t.TempDir(), "b.rewind")
 	ws := t.TempDir()
 	f := filepath.Join(ws, "f.txt")
-	rb := NewRewind(b)
+	rb := New(b)
 	rb.Begin("leafB", "in b")
 	if err := rb.Before(f); err != nil {
 		t.Fatal(err)
 	}
 	write(t, f, "x")
 	rb.After(f)
-	rw := NewRewind(a)
+	rw := New(a)
 	rw.Begin("leafA", "in a")
 	rw.Switch(b)
 	if pts := rw.Points(); len(pts) != 1 || pts[0].Text != "in b" {
@@ -127,5 +132,15 @@ func TestRewindSwitch(t *testing.T) {
 	rw.Switch(filepath.Join(t.TempDir(), "new.rewind"))
 	if pts := rw.Points(); len(pts) != 0 {
 		t.Fatalf("points in a new session %+v", pts)
+	}
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
