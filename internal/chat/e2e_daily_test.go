@@ -165,13 +165,13 @@ func TestE2EHistory(t *testing.T) {
 func (tm *term) again(args []string) *term {
 	t := tm.t
 	t.Helper()
-	n := &term{t: t, tmux: tm.tmux, sock: tm.sock + "-2", srv: tm.srv, dir: tm.dir, proj: tm.proj, home: tm.home, cfg: tm.cfg}
+	n := &term{t: t, tmux: tm.tmux, sock: tm.sock + "-2", srv: tm.srv, dir: tm.dir, proj: tm.proj, home: tm.home, cfg: tm.cfg, w: tm.w, h: tm.h}
 	n.cfg.args = args
 	t.Cleanup(func() { _ = n.runQuiet("kill-server") })
 	env := fmt.Sprintf("env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1", tm.home, os.Getenv("PATH"))
-	shell := fmt.Sprintf("until [ \"$(stty size)\" = \"24 80\" ]; do sleep 0.05; done; cd %q && %s %q %s; echo EXIT=$?; sleep 600",
-		tm.proj, env, pigoBinary(t), quoteArgs(args))
-	n.run("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", shell)
+	shell := fmt.Sprintf("until [ \"$(stty size)\" = \"%d %d\" ]; do sleep 0.05; done; cd %q && %s %q %s; echo EXIT=$?; sleep 600",
+		tm.h, tm.w, tm.proj, env, pigoBinary(t), quoteArgs(args))
+	n.run("new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(tm.w), "-y", fmt.Sprint(tm.h), shell)
 	return n
 }
 
@@ -535,4 +535,25 @@ func TestE2EMenuWalk(t *testing.T) {
 	tm.keys("C-u")
 	tm.typeLine("/quit")
 	tm.waitFor("EXIT=0")
+}
+
+// A pi theme from the agent dir's themes folder is used (settings theme); a bad colour in it
+// is a start-up warning with its position; an unknown key is only an info (not shown).
+func TestE2ETheme(t *testing.T) {
+	settings := `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}, "theme": "mine"}`
+	tm := startTerm(t, 200, 24, termCfg{settings: settings}, textTurn("ok"))
+	write(t, filepath.Join(tm.home, ".pi", "agent", "themes", "mine.json"),
+		"{\n  \"name\": \"mine\",\n  \"author\": \"me\",\n  \"colors\": {\"accent\": \"#ff00ff\", \"error\": \"nope\"}\n}\n")
+	again := tm.again([]string{"--no-session"})
+	s := again.ready()
+	if !strings.Contains(s, "mine.json:4:44") || !strings.Contains(s, `no variable named "nope"`) {
+		t.Fatalf("no positioned warning for the bad colour:\n%s", s)
+	}
+	if strings.Contains(s, "author") {
+		t.Fatalf("an unknown key is an info, not a start-up warning:\n%s", s)
+	}
+	unknown := startTerm(t, 200, 24, termCfg{settings: strings.Replace(settings, `"mine"`, `"absent"`, 1)}, textTurn("ok"))
+	if s := unknown.ready(); !strings.Contains(s, `theme "absent" not found`) {
+		t.Fatalf("no warning for an unknown theme:\n%s", s)
+	}
 }

@@ -49,6 +49,7 @@ type term struct {
 	dir, proj  string
 	home       string
 	cfg        termCfg
+	w, h       int
 }
 
 // termCfg says how a chat starts.
@@ -111,7 +112,7 @@ func startTerm(t *testing.T, w, h int, cfg termCfg, turns ...llmtest.Turn) *term
 		cfg.args = []string{"--no-session"}
 	}
 	tm := &term{t: t, tmux: tmux, sock: fmt.Sprintf("pigo-chat-%d-%d", os.Getpid(), time.Now().UnixNano()), srv: srv,
-		dir: dir, proj: proj, home: home, cfg: cfg}
+		dir: dir, proj: proj, home: home, cfg: cfg, w: w, h: h}
 	t.Cleanup(func() {
 		_ = exec.Command(tmux, "-L", tm.sock, "kill-server").Run()
 		// The killed processes may still be closing their files (talk's database, a shell's

@@ -190,8 +190,12 @@ func Load(path string) (*Theme, diag.List) {
 		}
 	}
 	if len(missing) > 0 {
+		list := strings.Join(missing, ", ")
+		if len(missing) > 4 {
+			list = strings.Join(missing[:4], ", ") + fmt.Sprintf(", … (%d roles)", len(missing))
+		}
 		ds.Add(diag.At(s, colors.Start, colors.Start+1), diag.Warning, "missing-color", "colors",
-			fmt.Sprintf("colors lacks %s (the system theme's colours are used)", strings.Join(missing, ", ")))
+			fmt.Sprintf("colors lacks %s: the system theme's colours are used for them", list))
 	}
 	return t, ds
 }

@@ -42,7 +42,7 @@ func TestLoad(t *testing.T) {
 		`16:14 warning colors.muted: no variable named "nope"`,
 		`17:5 info unknown colour role "glow"`,
 		`18:12 warning colors.dim: 300 is not a palette index 0-255`,
-		`thinkingText, selectedBg`,
+		`colors lacks warning, muted, dim, text, … (45 roles): the system theme's colours are used for them`,
 	} {
 		if !strings.Contains(all, w) {
 			t.Errorf("missing %q in\n%s", w, all)
