@@ -42,9 +42,6 @@ type Options struct {
 	Extensions []string
 	// Model is --model, the session model that check resolves for.
 	Model string
-	// Cache lets run-time commands reuse earlier schema checks of unchanged files (never used by
-	// Check callers that must validate fully, such as pigo check).
-	Cache bool
 	// Getenv reads the environment (nil means os.Getenv); Home overrides the home directory.
 	Getenv func(string) string
 	Home   string

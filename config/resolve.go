@@ -104,7 +104,31 @@ func (c *Config) condEnv(settings *Effective, headless bool) cond.Env {
 	a := c.AFT()
 	env.AFT.Found = a.Available()
 	env.AFT.Search, _ = a.Config.SearchReady()
+	env.Vision.Resolved = c.visionResolved(settings)
 	return env
+}
+
+// visionResolved reports whether settings.visionConfig names a model whose provider (or
+// defaultProvider) and id models.json or the catalogue know: the seed registers describe_image
+// only then.
+func (c *Config) visionResolved(settings *Effective) bool {
+	if settings == nil || settings.Root == nil {
+		return false
+	}
+	vc := settings.Root.Get("visionConfig")
+	if vc == nil || vc.Kind != jsonc.Object {
+		return false
+	}
+	model := strings.TrimSpace(scalarString(vc.Get("model")))
+	provider := strings.TrimSpace(scalarString(vc.Get("provider")))
+	if provider == "" {
+		provider = strings.TrimSpace(scalarString(settings.Root.Get("defaultProvider")))
+	}
+	if model == "" || provider == "" {
+		return false
+	}
+	info, err := c.SessionModel(provider + "/" + model)
+	return err == nil && info != nil && info.Source != "defaults"
 }
 
 // enabledLSPServers lists the ids of the effective lsp.json servers that are enabled.

@@ -40,6 +40,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/editor"
 	"github.com/pigo-agent/pigo/internal/keymap"
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -50,18 +52,10 @@ import (
 
 // Options configure a chat.
 type Options struct {
-	// Agent is the session's agent; its Config.Emit must be Bridge.Emit.
-	Agent *agent.Agent
-	// Bridge is the one the agent and the tools' session report to.
-	Bridge *Bridge
-	// Expand turns a typed prompt into what is sent (templates, skills, extension commands);
-	// handled means it ran itself. Output a command prints goes to out. Nil sends text as is.
-	Expand func(ctx context.Context, text string, out io.Writer) (sent string, handled bool, err error)
-	// Model is "provider/id"; Thinking the thinking level; ContextWindow the model's window.
-	Model, Thinking string
-	ContextWindow   int
-	// Reasoning says the model thinks (the footer shows the level, Shift+Tab cycles it).
-	Reasoning bool
+	// Session is the session the chat drives; Bridge is its front end and approver (the
+	// session was opened with it).
+	Session Session
+	Bridge  *Bridge
 	// Prompt, when set, is sent first.
 	Prompt string
 	// Start, when set, is a slash command run at start instead (`pigo -r` is "/resume").
@@ -82,8 +76,6 @@ type Options struct {
 	Notices []string
 	// Cwd is the working directory the footer shows (HOME abbreviated to ~).
 	Cwd, Home string
-	// Session is the current session (it changes on /new, /fork, /resume); nil: in memory.
-	Session func() *session.Session
 	// SessionDir is the session folder when it is not the default one (the resume line
 	// names it).
 	SessionDir string
@@ -91,28 +83,11 @@ type Options struct {
 	AutoCompact bool
 	// Providers is how many providers have models (the footer names the provider when >1).
 	Providers int
-	// Persist saves ticked "allow forever" patterns as allow rules (sandbox.json); nil: they
-	// are not saved and the chat says so.
-	Persist func(patterns []string) error
-	// Todo turns a todo tool's result details into widget lines (nil: no widget).
-	Todo func(tool string, details json.RawMessage) []string
-	// Commands lists the slash-command completions for a typed prefix (name, tag, description).
-	Commands func(prefix string) []Completion
 	// Config opens the configuration explorer (/config) inside the chat; nil: not available.
 	Config func(w, h int) Embedded
-	// Rewind keeps the files' before-images; Leaf is the session leaf a prompt is sent from;
-	// Restore moves the session back to a point and returns the agent to continue with.
-	// Nil Rewind: /rewind is not available.
-	Rewind  *Rewind
-	Leaf    func() string
-	Restore func(p Point) (*agent.Agent, error)
-	// Host are the commands the command line implements (/new, /name, and "!" / "!!" for
-	// `!cmd` and `!!cmd`), run off the UI goroutine; a result's Agent replaces the chat's.
-	Host map[string]func(ctx context.Context, arg string) (HostResult, error)
-	// Pick lists the choices of a host command typed without an argument (/model, /resume,
-	// /fork, /tree); the chosen item's Arg is passed to the Host command of the same name.
-	// It runs off the UI goroutine (it may read session files).
-	Pick map[string]func() (Picker, error)
+	// Rewind keeps the files' before-images (the session records them); nil: /rewind is not
+	// available.
+	Rewind *Rewind
 	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
 	// it), so the first frames already fit.
 	Width, Height int
@@ -157,32 +132,7 @@ type Embedded interface {
 	Done() bool
 }
 
-// HostResult is what a host command reports: a text to show and, when the session changed,
-// the agent to continue with.
-type HostResult struct {
-	Text string
-	// Error marks Text as a failure (drawn as an error).
-	Error bool
-	Agent *agent.Agent
-	// Keep leaves the transcript as it is when Agent is set (a `!cmd` only adds to it).
-	Keep bool
-	// Model and ContextWindow, when Model is set, are what the footer shows from now on;
-	// Reasoning whether it thinks.
-	Model         string
-	ContextWindow int
-	Reasoning     *bool
-	// Thinking, when set, is the thinking level the footer shows from now on.
-	Thinking string
-	// Input, when set, is put in the editor (a /fork's or /tree's user message to edit).
-	Input string
-	// Quit ends the chat after showing Text.
-	Quit bool
-	// Bash is a `!cmd` run to show as a card (the command, its output, whether it failed,
-	// and whether it is left out of the model's context).
-	Bash *BashRun
-}
-
-// BashRun is a `!cmd` the person ran.
+// BashRun is a `!cmd` the person ran, as its card shows it.
 type BashRun struct {
 	Command, Output string
 	ExitCode        int
@@ -190,44 +140,20 @@ type BashRun struct {
 	Duration        time.Duration
 }
 
-// Picker is a host command's selector: a title and the items to choose from.
-type Picker struct {
-	Title string
-	Items []PickItem
-	// Empty is shown instead of an empty selector.
-	Empty string
-	// Current is the item selected first.
-	Current int
-	// Hint is shown under the list.
-	Hint string
-}
-
-// PickItem is one choice: the line shown and the argument passed to the host command.
-type PickItem struct {
-	Label, Arg  string
-	Description string
-}
-
-// pickOpenMsg opens a computed selector; pickMsg runs the host command with the choice.
+// pickOpenMsg opens a computed selector; pickMsg runs the command with the choice.
 type pickOpenMsg struct {
 	name string
-	p    Picker
+	p    app.Picker
 	err  error
 }
 
 type pickMsg struct{ name, arg string }
 
-// hostDoneMsg ends a host command.
+// hostDoneMsg ends a command the session ran; bash marks a `!cmd`.
 type hostDoneMsg struct {
-	r   HostResult
-	err error
-}
-
-// Completion is one slash-command completion line.
-type Completion struct {
-	Name, Tag, Description, ArgumentHint string
-	// Builtin marks pi's built-in commands: they are listed only when this chat runs them.
-	Builtin bool
+	r    app.Result
+	err  error
+	bash *BashRun
 }
 
 // Run runs the chat on a terminal until the person quits, then prints what pi prints on exit.
@@ -248,7 +174,7 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	defer io.WriteString(out, "\x1b[>4;0m")
 	p := tea.NewProgram(m, opts...)
 	final, err := p.Run()
-	o.Bridge.Abort()
+	o.Session.Abort()
 	if fm, ok := final.(*Model); ok {
 		io.WriteString(out, "\x1b[>4;0m")
 		io.WriteString(out, fm.exitText())
@@ -339,6 +265,9 @@ type Model struct {
 	// statusUntil clears a transient status (a copy confirmation).
 	statusUntil time.Time
 
+	// state is the session's model and thinking level, as the footer shows them.
+	state app.State
+
 	// turn is the running turn's usage (the footer's totals come from the session).
 	turn llm.Usage
 	// live counts usage not yet in a session (in memory, or before the first flush).
@@ -376,21 +305,16 @@ func New(o Options, r *lipgloss.Renderer) *Model {
 	for _, n := range o.Notices {
 		m.add(&item{kind: kindWarning, text: n, final: true})
 	}
+	m.state = o.Session.State()
 	if s := m.sess(); s != nil {
 		m.ed.SetHistory(prompts(s))
 	}
-	if o.Agent != nil {
-		m.history(o.Agent.Messages())
-	}
+	m.history(o.Session.Messages())
 	return m
 }
 
-func (m *Model) sess() *session.Session {
-	if m.o.Session == nil {
-		return nil
-	}
-	return m.o.Session()
-}
+// sess is the session file (nil when the session has none).
+func (m *Model) sess() *session.Session { return m.o.Session.File() }
 
 // prompts are the session's user prompts, oldest first (the editor's history).
 func prompts(s *session.Session) []string {
@@ -454,11 +378,13 @@ func (m *Model) add(it *item) {
 // tickMsg advances the spinner: a frame every 100 ms while the agent works.
 type tickMsg struct{}
 
-// doneMsg ends a run (sent through the bridge, after the run's last event).
+// doneMsg ends a run (sent through the bridge, after the run's last event); reset says a
+// command the prompt ran replaced the conversation.
 type doneMsg struct {
-	last *llm.Message
-	err  error
-	out  string
+	last  *llm.Message
+	err   error
+	out   string
+	reset bool
 }
 
 // eventMsg is one agent event.
@@ -487,13 +413,14 @@ func (m *Model) first() tea.Cmd {
 
 // submit starts a run, or while one runs queues text as steering or a follow-up.
 func (m *Model) submit(text string, followUp bool) tea.Cmd {
+	sess := m.o.Session
 	if strings.HasPrefix(text, "!") && !m.running {
-		name, arg := "!", strings.TrimPrefix(text, "!")
+		arg, exclude := strings.TrimPrefix(text, "!"), false
 		if strings.HasPrefix(arg, "!") {
-			name, arg = "!!", arg[1:]
+			arg, exclude = arg[1:], true
 		}
-		if f := m.o.Host[name]; f != nil && strings.TrimSpace(arg) != "" {
-			return m.host(f, strings.TrimSpace(arg))
+		if arg = strings.TrimSpace(arg); arg != "" {
+			return m.userBash(arg, exclude)
 		}
 	}
 	if strings.HasPrefix(text, "/") {
@@ -507,41 +434,52 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 	}
 	if m.running {
 		if followUp {
-			m.o.Agent.FollowUp(text)
+			sess.FollowUp(text)
 		} else {
-			m.o.Agent.Steer(text)
+			sess.Steer(text)
 		}
 		return nil
 	}
-	if m.o.Agent == nil {
-		return nil
-	}
-	if m.o.Rewind != nil && m.o.Leaf != nil {
-		m.o.Rewind.Begin(m.o.Leaf(), text)
+	if m.o.Rewind != nil {
+		m.o.Rewind.Begin(sess.Leaf(), text)
 	}
 	m.running = true
 	m.scroll = 0
 	m.turn = llm.Usage{}
-	ctx, cancel := context.WithCancel(context.Background())
 	b := m.o.Bridge
-	b.setCancel(cancel)
-	ag, expand := m.o.Agent, m.o.Expand
 	go func() {
-		defer cancel()
-		sent := text
 		var out strings.Builder
-		if expand != nil {
-			t, handled, err := expand(ctx, text, &out)
-			if err != nil || handled {
-				b.ch <- doneMsg{err: err, out: out.String()}
-				return
-			}
-			sent = t
-		}
-		last, err := ag.Prompt(ctx, sent)
-		b.ch <- doneMsg{last: last, err: err, out: out.String()}
+		r, err := sess.Prompt(context.Background(), text, &out)
+		b.ch <- doneMsg{last: r.Message, err: err, out: out.String(), reset: r.Result.Reset}
 	}()
 	return tick()
+}
+
+// userBash runs `!cmd` (`!!cmd` kept out of the context) through the session and draws its
+// card from the bashExecution entry the session recorded.
+func (m *Model) userBash(command string, exclude bool) tea.Cmd {
+	sess := m.o.Session
+	m.running, m.hosting = true, true
+	return tea.Batch(tick(), func() tea.Msg {
+		start := time.Now()
+		r, err := sess.UserBash(context.Background(), command, exclude)
+		run := &BashRun{Command: command, Output: r.Text, Excluded: exclude, Duration: time.Since(start)}
+		if f := sess.File(); f != nil && err == nil {
+			if es := f.Entries(); len(es) > 0 {
+				if e := es[len(es)-1]; e.Message != nil && e.Message.Bash != nil {
+					be := e.Message.Bash
+					run.Output = be.Output
+					if be.ExitCode != nil {
+						run.ExitCode = *be.ExitCode
+					} else {
+						run.ExitCode = -1
+						run.Output = strings.TrimRight(run.Output, "\n") + "\n(cancelled)"
+					}
+				}
+			}
+		}
+		return hostDoneMsg{err: err, bash: run}
+	})
 }
 
 func (m *Model) info(s string)  { m.add(&item{kind: kindInfo, text: s, final: true}) }
@@ -593,7 +531,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.o.Bridge.listen()
 	case doneMsg:
 		m.running = false
-		m.o.Bridge.setCancel(nil)
+		m.state = m.o.Session.State()
+		if msg.reset {
+			m.reset()
+			m.history(m.o.Session.Messages())
+		}
 		if msg.out != "" {
 			m.info(strings.TrimRight(msg.out, "\n"))
 		}
@@ -606,14 +548,21 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if l := msg.last; l != nil && l.StopReason == llm.StopAborted {
 			m.fail("Operation aborted")
 			// pi puts queued messages back in the editor on abort.
-			if q := append(append([]string{}, m.steering...), m.followUp...); len(q) > 0 && m.ed.Empty() {
+			if q := m.o.Session.Dequeue(); len(q) > 0 && m.ed.Empty() {
 				m.ed.SetText(strings.Join(q, "\n"))
 			}
 		}
 		m.finishCards()
 		m.steering, m.followUp = nil, nil
 		return m.o.Bridge.listen()
-	case writeAskMsg, commandAskMsg, questionMsg:
+	case noticeMsg:
+		if msg.n.Error {
+			m.fail(msg.n.Text)
+		} else {
+			m.info(msg.n.Text)
+		}
+		return m.o.Bridge.listen()
+	case askMsg:
 		if m.dialog != nil {
 			m.pending = append(m.pending, msg)
 		} else {
@@ -641,8 +590,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.openPick(msg)
 		return nil
 	case pickMsg:
-		if f := m.o.Host[msg.name]; f != nil && !m.running {
-			return m.host(f, msg.arg)
+		if !m.running {
+			return m.sessionCommand(msg.name, msg.arg)
 		}
 		return nil
 	case rewindPlanMsg:
@@ -682,7 +631,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // which it handles even while the configuration explorer is open.
 func (m *Model) ownMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case tickMsg, eventMsg, doneMsg, writeAskMsg, commandAskMsg, questionMsg, cancelDialogMsg, hostDoneMsg, inputMsg, showMsg,
+	case tickMsg, eventMsg, doneMsg, noticeMsg, askMsg, inputMsg, showMsg, cancelDialogMsg, hostDoneMsg,
 		pickOpenMsg, pickMsg, rewindPlanMsg, rewindDoneMsg, editorDoneMsg, copiedMsg, exportedMsg:
 		return true
 	}
@@ -704,48 +653,28 @@ func (m *Model) resize(msg tea.WindowSizeMsg) tea.Cmd {
 
 func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
 	m.running, m.hosting = false, false
-	m.o.Bridge.setCancel(nil)
 	r := msg.r
 	if msg.err != nil {
 		m.fail(msg.err.Error())
 	}
-	if r.Model != "" {
-		m.o.Model, m.o.ContextWindow = r.Model, r.ContextWindow
-		if r.Reasoning != nil {
-			m.o.Reasoning = *r.Reasoning
-		}
-	}
-	if r.Thinking != "" {
-		m.o.Thinking = r.Thinking
+	m.state = m.o.Session.State()
+	if msg.bash != nil && msg.err == nil {
+		m.add(&item{kind: kindBash, bash: msg.bash, done: true, final: true, took: msg.bash.Duration})
 	}
 	if r.Input != "" {
 		m.ed.SetText(r.Input)
 	}
-	if r.Bash != nil {
-		m.add(&item{kind: kindBash, bash: r.Bash, done: true, final: true, took: r.Bash.Duration})
-	}
-	if a := r.Agent; a != nil {
-		m.o.Agent = a
-		if !r.Keep {
-			m.reset()
-			m.history(a.Messages())
-			if s := m.sess(); s != nil {
-				m.ed.SetHistory(prompts(s))
-			}
+	if r.Reset {
+		m.reset()
+		m.history(m.o.Session.Messages())
+		if s := m.sess(); s != nil {
+			m.ed.SetHistory(prompts(s))
 		}
 	}
 	if r.Text != "" {
-		if r.Error {
-			m.fail(r.Text)
-		} else {
-			m.info(r.Text)
-		}
+		m.info(r.Text)
 	}
-	if r.Quit {
-		m.quitting = true
-		return tea.Sequence(m.flush(), tea.Quit)
-	}
-	if a := r.Agent; a != nil && !r.Keep && !m.fullscreen {
+	if r.Reset && !m.fullscreen {
 		return m.reprint()
 	}
 	return nil
@@ -761,15 +690,19 @@ func (m *Model) reset() {
 }
 
 func (m *Model) open(msg tea.Msg) {
-	switch v := msg.(type) {
-	case writeAskMsg:
-		m.dialog = newWriteDialog(v)
-	case commandAskMsg:
-		m.dialog = newCommandDialog(v)
-	case questionMsg:
-		m.dialog = newQuestionDialog(v)
-	case inputMsg:
+	if v, ok := msg.(inputMsg); ok {
 		m.dialog = newInputDialog(v)
+		return
+	}
+	if v, ok := msg.(askMsg); ok {
+		switch v.req.Kind {
+		case approve.KindWrite:
+			m.dialog = newWriteDialog(v)
+		case approve.KindCommand:
+			m.dialog = newCommandDialog(v)
+		default:
+			m.dialog = newQuestionDialog(v)
+		}
 	}
 }
 
@@ -880,10 +813,10 @@ func (m *Model) finishCards() {
 }
 
 func (m *Model) updateTodo(tool string, details json.RawMessage) {
-	if m.o.Todo == nil || len(details) == 0 {
+	if len(details) == 0 {
 		return
 	}
-	if lines := m.o.Todo(tool, details); lines != nil {
+	if lines := app.TodoLines(tool, details); lines != nil {
 		m.todo = lines
 	}
 }
@@ -964,14 +897,18 @@ func tokens(n int) string {
 	return fmt.Sprintf("%dM", (n+500000)/1000000)
 }
 
-// host runs a host command in the background; the chat shows it working meanwhile.
-func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error), arg string) tea.Cmd {
+// host runs a session command in the background (Esc aborts it through the session); the
+// chat shows it working meanwhile.
+func (m *Model) host(f func(ctx context.Context) (app.Result, error)) tea.Cmd {
 	m.running, m.hosting = true, true
-	ctx, cancel := context.WithCancel(context.Background())
-	m.o.Bridge.setCancel(cancel)
 	return tea.Batch(tick(), func() tea.Msg {
-		defer cancel()
-		r, err := f(ctx, arg)
-		return hostDoneMsg{r, err}
+		r, err := f(context.Background())
+		return hostDoneMsg{r: r, err: err}
 	})
+}
+
+// sessionCommand runs the session's command name in the background.
+func (m *Model) sessionCommand(name, arg string) tea.Cmd {
+	sess := m.o.Session
+	return m.host(func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
 }

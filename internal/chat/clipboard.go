@@ -18,8 +18,8 @@ type copiedMsg struct{ err error }
 // set-clipboard) pass to the clipboard of the machine the person sits at.
 func (m *Model) copyLast() tea.Cmd {
 	text := ""
-	if m.o.Agent != nil {
-		msgs := m.o.Agent.Messages()
+	{
+		msgs := m.o.Session.Messages()
 		for i := len(msgs) - 1; i >= 0 && text == ""; i-- {
 			if msgs[i].Role == llm.RoleAssistant {
 				for _, c := range msgs[i].Content {

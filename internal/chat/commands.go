@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -8,7 +9,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/termui"
 )
 
@@ -52,18 +52,19 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			return nil, true
 		}
 	}
-	if f := m.o.Host[name]; f != nil {
+	if c, ok := m.o.Session.Lookup(name); ok && c.Interactive {
 		if m.running {
 			m.info("Wait for the agent to finish (or press Esc) before /" + name)
 			return nil, true
 		}
-		if pick := m.o.Pick[name]; pick != nil && arg == "" {
+		if c.Pick != nil && arg == "" {
+			sess := m.o.Session
 			return func() tea.Msg {
-				p, err := pick()
+				p, err := sess.Pick(context.Background(), name)
 				return pickOpenMsg{name, p, err}
 			}, true
 		}
-		return m.host(f, arg), true
+		return m.sessionCommand(name, arg), true
 	}
 	return nil, false
 }
@@ -194,10 +195,10 @@ type rewindPlanMsg struct {
 
 // rewindDoneMsg reports a finished rewind.
 type rewindDoneMsg struct {
-	p     Point
-	agent *agent.Agent
-	files []Restore
-	err   error
+	p        Point
+	restored bool
+	files    []Restore
+	err      error
 }
 
 // openRewind offers the prompts of this chat to go back to, newest first.
@@ -206,7 +207,7 @@ func (m *Model) openRewind() {
 		m.info("Wait for the agent to finish (or press Esc) before /rewind")
 		return
 	}
-	if m.o.Rewind == nil || m.o.Restore == nil {
+	if m.o.Rewind == nil {
 		m.info("/rewind is not available in this session")
 		return
 	}
@@ -230,7 +231,7 @@ func (m *Model) openRewind() {
 func (m *Model) openRewindConfirm(p Point, plan []Restore) {
 	d := &dialog{kind: "rewind-confirm", title: PlanText(p, plan), point: p, plan: plan,
 		opts: []string{optRewindAll, optRewindConv, optCancel}}
-	rw, restore := m.o.Rewind, m.o.Restore
+	rw, sess := m.o.Rewind, m.o.Session
 	d.start = func(d *dialog, i int) tea.Cmd {
 		if d.opts[i] == optCancel {
 			return func() tea.Msg { return nil }
@@ -245,8 +246,8 @@ func (m *Model) openRewindConfirm(p Point, plan []Restore) {
 				plan = nil
 				err = rw.Apply(p, nil)
 			}
-			ag, rerr := restore(p)
-			return rewindDoneMsg{p: p, agent: ag, files: plan, err: errors.Join(err, rerr)}
+			rerr := sess.SetLeaf(p.Leaf)
+			return rewindDoneMsg{p: p, restored: rerr == nil, files: plan, err: errors.Join(err, rerr)}
 		}
 	}
 	m.dialog = d
@@ -255,10 +256,9 @@ func (m *Model) openRewindConfirm(p Point, plan []Restore) {
 // rewound shows the conversation as it was before the point, with its prompt back in the
 // input to edit and resend.
 func (m *Model) rewound(msg rewindDoneMsg) {
-	if msg.agent != nil {
-		m.o.Agent = msg.agent
+	if msg.restored {
 		m.reset()
-		m.history(msg.agent.Messages())
+		m.history(m.o.Session.Messages())
 		m.ed.SetText(msg.p.Text)
 	}
 	n := 0

@@ -147,13 +147,13 @@ func (m *Model) footer(w int) []string {
 	}
 	ctx := ""
 	pct := 0.0
-	if m.o.ContextWindow > 0 && s.ContextKnown {
-		pct = float64(s.Context) * 100 / float64(m.o.ContextWindow)
+	if m.state.ContextWindow > 0 && s.ContextKnown {
+		pct = float64(s.Context) * 100 / float64(m.state.ContextWindow)
 	}
 	if !s.ContextKnown && s.Context > 0 {
-		ctx = "?/" + tokens(m.o.ContextWindow) + auto
+		ctx = "?/" + tokens(m.state.ContextWindow) + auto
 	} else {
-		ctx = fmt.Sprintf("%.1f%%/%s%s", pct, tokens(m.o.ContextWindow), auto)
+		ctx = fmt.Sprintf("%.1f%%/%s%s", pct, tokens(m.state.ContextWindow), auto)
 	}
 	switch {
 	case pct > 90:
@@ -163,7 +163,7 @@ func (m *Model) footer(w int) []string {
 	default:
 		ctx = st.Fg("dim", ctx)
 	}
-	model := m.o.Model
+	model := m.state.Model
 	prov := ""
 	if i := strings.IndexByte(model, '/'); i >= 0 {
 		prov, model = model[:i], model[i+1:]
@@ -172,8 +172,8 @@ func (m *Model) footer(w int) []string {
 		model = "no-model"
 	}
 	right := model
-	if m.o.Reasoning {
-		lvl := m.o.Thinking
+	if m.state.Reasoning {
+		lvl := m.state.Thinking
 		if lvl == "" || lvl == "off" {
 			right += " • thinking off"
 		} else {

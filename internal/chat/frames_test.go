@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/termui"
 )
@@ -24,7 +25,7 @@ const frameAnswer = "# Report 📋\n\nThe **build** passed; `go vet` is *clean* 
 func TestFrames(t *testing.T) {
 	for _, sz := range [][2]int{{40, 30}, {80, 40}, {200, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			m := newTestModel(Options{Model: "local/m", ContextWindow: 200000}, sz[0], sz[1])
+			m := newTestModel(Options{Session: &fakeSession{state: app.State{Model: "local/m", ContextWindow: 200000}}}, sz[0], sz[1])
 			m.Update(ev(agent.Event{Type: agent.EventMessageStart, Message: &llm.Message{Role: llm.RoleUser,
 				Content: []llm.Content{llm.TextBlock("make a report 中文 👨‍👩‍👧")}}}))
 			a := assistant(frameAnswer, "", &llm.Usage{Input: 2000, Output: 300})

@@ -85,11 +85,7 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 		}
 		return nil
 	case is(keymap.Dequeue):
-		var q []string
-		if m.o.Agent != nil {
-			q = m.o.Agent.Dequeue()
-		}
-		if len(q) > 0 {
+		if q := m.o.Session.Dequeue(); len(q) > 0 {
 			m.steering, m.followUp = nil, nil
 			if t := m.ed.Text(); t != "" {
 				q = append(q, t)
@@ -132,7 +128,7 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 // empty editor, the double-Escape action (the session tree by default).
 func (m *Model) escape() tea.Cmd {
 	if m.running {
-		m.o.Bridge.Abort()
+		m.o.Session.Abort()
 		return nil
 	}
 	if m.menu != nil {
@@ -159,7 +155,7 @@ func (m *Model) escape() tea.Cmd {
 // quit ends the chat.
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
-	m.o.Bridge.Abort()
+	m.o.Session.Abort()
 	return tea.Quit
 }
 

@@ -1,14 +1,13 @@
 package chat
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
 )
 
 func ctrl(m *Model, t tea.KeyType) tea.Cmd {
@@ -19,7 +18,7 @@ func ctrl(m *Model, t tea.KeyType) tea.Cmd {
 // Ctrl+C clears the editor; a second within 500 ms quits. Ctrl+D quits only on an empty
 // editor.
 func TestClearAndExitKeys(t *testing.T) {
-	m := newTestModel(Options{Model: "local/m"}, 80, 24)
+	m := newTestModel(Options{}, 80, 24)
 	key(m, "draft")
 	if cmd := ctrl(m, tea.KeyCtrlC); cmd != nil || m.quitting || m.ed.Text() != "" {
 		t.Fatalf("first Ctrl+C: quit=%v text=%q", m.quitting, m.ed.Text())
@@ -33,7 +32,7 @@ func TestClearAndExitKeys(t *testing.T) {
 	if !m.quitting {
 		t.Fatal("a double Ctrl+C did not quit")
 	}
-	m = newTestModel(Options{Model: "local/m"}, 80, 24)
+	m = newTestModel(Options{}, 80, 24)
 	key(m, "ab")
 	ctrl(m, tea.KeyLeft)
 	ctrl(m, tea.KeyCtrlD)
@@ -51,11 +50,10 @@ func TestClearAndExitKeys(t *testing.T) {
 func TestDoubleEscape(t *testing.T) {
 	for _, c := range []struct{ setting, want string }{{"", "tree"}, {"fork", "fork"}, {"none", ""}} {
 		var got string
-		host := func(name string) func(context.Context, string) (HostResult, error) {
-			return func(context.Context, string) (HostResult, error) { got = name; return HostResult{}, nil }
+		host := func(name string) app.Command {
+			return cmd(name, func(string) (app.Result, error) { got = name; return app.Result{}, nil })
 		}
-		m := newTestModel(Options{Model: "local/m", UI: UI{DoubleEscape: c.setting},
-			Host: map[string]func(context.Context, string) (HostResult, error){"tree": host("tree"), "fork": host("fork")}}, 80, 24)
+		m := newTestModel(Options{Session: fake("local/m", host("tree"), host("fork")), UI: UI{DoubleEscape: c.setting}}, 80, 24)
 		settle(m, ctrl(m, tea.KeyEsc))
 		settle(m, ctrl(m, tea.KeyEsc))
 		if got != c.want {
@@ -67,22 +65,23 @@ func TestDoubleEscape(t *testing.T) {
 // Shift+Tab cycles the thinking level through the host; a model without thinking says so.
 func TestThinkingCycle(t *testing.T) {
 	var got []string
-	o := Options{Model: "local/m", Reasoning: true, Thinking: "medium",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"thinking": func(_ context.Context, l string) (HostResult, error) {
-				got = append(got, l)
-				return HostResult{Thinking: l}, nil
-			}}}
-	m := newTestModel(o, 80, 24)
+	f := fake("local/m")
+	f.state = app.State{Model: "local/m", Reasoning: true, Thinking: "medium"}
+	f.cmds["thinking"] = cmd("thinking", func(l string) (app.Result, error) {
+		got = append(got, l)
+		f.state.Thinking = l
+		return app.Result{}, nil
+	})
+	m := newTestModel(Options{Session: f}, 80, 24)
 	settle(m, ctrl(m, tea.KeyShiftTab))
 	settle(m, ctrl(m, tea.KeyShiftTab))
-	if strings.Join(got, ",") != "high,xhigh" || m.o.Thinking != "xhigh" {
-		t.Fatalf("cycled %v, now %q", got, m.o.Thinking)
+	if strings.Join(got, ",") != "high,xhigh" || m.state.Thinking != "xhigh" {
+		t.Fatalf("cycled %v, now %q", got, m.state.Thinking)
 	}
 	if !strings.Contains(m.View(), "m • xhigh") {
 		t.Fatalf("the footer does not show the level:\n%s", m.View())
 	}
-	m2 := newTestModel(Options{Model: "local/m"}, 80, 24)
+	m2 := newTestModel(Options{}, 80, 24)
 	ctrl(m2, tea.KeyShiftTab)
 	if !strings.Contains(m2.View(), "does not support thinking") {
 		t.Fatal("no note for a model without thinking")
@@ -92,8 +91,9 @@ func TestThinkingCycle(t *testing.T) {
 // Alt+Up takes the queued messages back into the editor.
 func TestDequeue(t *testing.T) {
 	b := NewBridge()
-	ag := agent.New(agent.Config{Emit: b.Emit})
-	m := newTestModel(Options{Model: "local/m", Agent: ag, Bridge: b}, 80, 24)
+	f := fake("local/m")
+	f.bridge = b
+	m := newTestModel(Options{Session: f, Bridge: b}, 80, 24)
 	m.running = true
 	key(m, "one", "enter")
 	m.Update(<-b.ch)
@@ -107,7 +107,7 @@ func TestDequeue(t *testing.T) {
 
 // Ctrl+O expands tool output and the header; Ctrl+T hides and shows thinking.
 func TestExpandKeys(t *testing.T) {
-	m := newTestModel(Options{Model: "local/m"}, 80, 40)
+	m := newTestModel(Options{}, 80, 40)
 	if strings.Contains(m.View(), "to cycle thinking level") {
 		t.Fatal("the header starts expanded")
 	}
@@ -119,7 +119,7 @@ func TestExpandKeys(t *testing.T) {
 
 // The mouse wheel scrolls the fullscreen transcript (Alt: five times as far) and back down.
 func TestMouseWheel(t *testing.T) {
-	m := newTestModel(Options{Model: "local/m"}, 80, 20)
+	m := newTestModel(Options{}, 80, 20)
 	for i := 0; i < 30; i++ {
 		m.info("line " + itoa(i))
 	}
@@ -144,7 +144,7 @@ func TestMouseWheel(t *testing.T) {
 // Escape cancels.
 func TestInputDialogs(t *testing.T) {
 	b := NewBridge()
-	m := newTestModel(Options{Model: "local/m", Bridge: b}, 80, 24)
+	m := newTestModel(Options{Bridge: b}, 80, 24)
 	ask := func(r InputRequest) chan inputReply {
 		reply := make(chan inputReply, 1)
 		m.Update(inputMsg{r, reply})

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/keymap"
 	"github.com/pigo-agent/pigo/internal/termui"
@@ -15,26 +16,26 @@ import (
 // Enter to run, Escape to close.
 type menu struct {
 	list  *termui.List
-	items []Completion
+	items []app.Completion
 }
 
 // updateMenu opens, refilters or closes the menu after the editor's text changed.
 func (m *Model) updateMenu() {
 	text := m.ed.Text()
 	line, _ := m.ed.Cursor()
-	if line != 0 || !strings.HasPrefix(strings.TrimLeft(text, " "), "/") || strings.ContainsAny(text, " \n") || m.o.Commands == nil {
+	if line != 0 || !strings.HasPrefix(strings.TrimLeft(text, " "), "/") || strings.ContainsAny(text, " \n") {
 		m.menu = nil
 		return
 	}
 	q := strings.TrimPrefix(strings.TrimLeft(text, " "), "/")
-	var cs []Completion
-	for _, c := range m.o.Commands(q) {
+	var cs []app.Completion
+	for _, c := range m.o.Session.Completions(q) {
 		if m.runs(c) {
 			cs = append(cs, c)
 		}
 	}
 	// pigo's own commands, after pi's.
-	for _, c := range engine.FuzzyFilter(ownCommands, q, func(c Completion) string { return c.Name }) {
+	for _, c := range engine.FuzzyFilter(ownCommands, q, func(c app.Completion) string { return c.Name }) {
 		if m.runs(c) {
 			cs = append(cs, c)
 		}
@@ -119,7 +120,7 @@ func (mn *menu) render(m *Model, w int) []string {
 }
 
 // ownCommands are pigo's commands pi does not have.
-var ownCommands = []Completion{
+var ownCommands = []app.Completion{
 	{Name: "config", Description: "Open the configuration explorer (tools, diagnostics, commands, sandbox)"},
 	{Name: "rewind", Description: "Go back to before a prompt, with the files the agent changed"},
 }
@@ -130,9 +131,9 @@ var chatCommands = map[string]bool{
 	"copy": true, "thinking": true, "settings": true, "export": true, "changelog": true,
 }
 
-// runs reports whether a listed command would run: the chat's own, the command line's, or
-// one the session expands (templates, skills, extension commands).
-func (m *Model) runs(c Completion) bool {
+// runs reports whether a listed command would run: the chat's own, or one the session runs
+// (its commands, templates, skills, extension commands with an action).
+func (m *Model) runs(c app.Completion) bool {
 	if chatCommands[c.Name] {
 		switch c.Name {
 		case "config":
@@ -142,11 +143,5 @@ func (m *Model) runs(c Completion) bool {
 		}
 		return true
 	}
-	if _, ok := m.o.Host[c.Name]; ok {
-		return true
-	}
-	if _, ok := m.o.Pick[c.Name]; ok {
-		return true
-	}
-	return !c.Builtin && m.o.Expand != nil
+	return c.Runs
 }

@@ -108,8 +108,8 @@ func (m *Model) editorLines(w int) []string {
 		}
 	}
 	border := "border"
-	if m.o.Reasoning {
-		border = thinkingRole(m.o.Thinking)
+	if m.state.Reasoning {
+		border = thinkingRole(m.state.Thinking)
 	}
 	if m.bashMode() {
 		border = "bashMode"

@@ -62,8 +62,7 @@ var settingsTable = []setting{
 // choice and saves it to settings.json through the command line's Set hook. false when the
 // session cannot save settings (the command is then not the chat's).
 func (m *Model) settingsDialog() bool {
-	set := m.o.Host["set-setting"]
-	if set == nil {
+	if _, ok := m.o.Session.Lookup("set-setting"); !ok {
 		return false
 	}
 	items := make([]termui.Item, len(settingsTable))
@@ -95,7 +94,7 @@ func (m *Model) settingsDialog() bool {
 		items[i].Description = next
 		d.list.SetItems(items)
 		d.list.Select(i)
-		return m.host(set, s.key+"="+next)
+		return m.sessionCommand("set-setting", s.key+"="+next)
 	}
 	m.dialog = d
 	return true

@@ -13,7 +13,7 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 
 // cycleThinking is Shift+Tab: the next thinking level.
 func (m *Model) cycleThinking() tea.Cmd {
-	if !m.o.Reasoning {
+	if !m.state.Reasoning {
 		m.flash("Current model does not support thinking")
 		return nil
 	}
@@ -21,23 +21,22 @@ func (m *Model) cycleThinking() tea.Cmd {
 		m.flash("Wait for the agent to finish before changing the thinking level")
 		return nil
 	}
-	i := slices.Index(thinkingLevels, m.o.Thinking)
+	i := slices.Index(thinkingLevels, m.state.Thinking)
 	next := thinkingLevels[(i+1)%len(thinkingLevels)]
 	return m.setThinking(next)
 }
 
 func (m *Model) setThinking(level string) tea.Cmd {
-	f := m.o.Host["thinking"]
-	if f == nil {
+	if _, ok := m.o.Session.Lookup("thinking"); !ok {
 		m.fail("Changing the thinking level is not available in this session")
 		return nil
 	}
-	return m.host(f, level)
+	return m.sessionCommand("thinking", level)
 }
 
 // thinkingCommand is /thinking [level]: with a level, set it; without, choose it.
 func (m *Model) thinkingCommand(arg string) tea.Cmd {
-	if !m.o.Reasoning {
+	if !m.state.Reasoning {
 		m.info("Current model does not support thinking")
 		return nil
 	}
@@ -52,7 +51,7 @@ func (m *Model) thinkingCommand(arg string) tea.Cmd {
 	cur := 0
 	for i, l := range thinkingLevels {
 		items[i] = termui.Item{Label: l, Value: l, Description: thinkingDescription[l]}
-		if l == m.o.Thinking {
+		if l == m.state.Thinking {
 			cur = i
 		}
 	}
@@ -80,8 +79,7 @@ var thinkingDescription = map[string]string{
 // cycleModel is Ctrl+P / Shift+Ctrl+P: the next or previous model of the scoped models
 // (settings enabledModels), else of all configured models.
 func (m *Model) cycleModel(dir int) tea.Cmd {
-	f := m.o.Host["cycle-model"]
-	if f == nil {
+	if _, ok := m.o.Session.Lookup("cycle-model"); !ok {
 		m.flash("Only one model available")
 		return nil
 	}
@@ -93,5 +91,5 @@ func (m *Model) cycleModel(dir int) tea.Cmd {
 	if dir < 0 {
 		arg = "previous"
 	}
-	return m.host(f, arg)
+	return m.sessionCommand("cycle-model", arg)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/config"
-	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/chat"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/keymap"
@@ -52,12 +52,14 @@ type uiSettings struct {
 	EnabledModels []string `json:"enabledModels"`
 }
 
-// chatLook fills the chat's display options from the run: settings, keybindings.json, the
-// theme (the agent dir's and a trusted project's themes folders, the settings' themes
-// paths), the terminal's hyperlink support; problems with those files become notices.
-func (c *CLI) chatLook(o *chat.Options, r *run, a *args) {
+// chatLook fills the chat's display options from the session's configuration: settings,
+// keybindings.json, the theme (the agent dir's and a trusted project's themes folders, the
+// settings' themes paths), the terminal's hyperlink support; problems with those files
+// become notices.
+func (c *CLI) chatLook(o *chat.Options, s *app.Session, ac *appConfig, st *app.Setup, a *args) {
+	cfg := ac.cfg
 	var us uiSettings
-	_ = json.Unmarshal(r.settingsJSON, &us)
+	_ = json.Unmarshal(st.Settings, &us)
 	quiet := ""
 	switch strings.TrimSpace(string(us.Quiet)) {
 	case "true":
@@ -74,26 +76,25 @@ func (c *CLI) chatLook(o *chat.Options, r *run, a *args) {
 		DoubleEscape: us.DoubleEscape, EditorPadding: us.EditorPadding, OutputPad: us.OutputPad, Env: c.getenv}
 	o.AutoCompact = us.Compaction.Enabled == nil || *us.Compaction.Enabled
 	o.Version = Version
-	o.Cwd = r.cfg.ProjectDir
+	o.Cwd = cfg.ProjectDir
 	if abs, err := filepath.Abs(o.Cwd); err == nil {
 		o.Cwd = abs
 	}
-	o.Home = r.cfg.Home
-	o.Reasoning = r.model.Reasoning
-	o.Providers = providerCount(r.cfg)
-	km, kd := keymap.Load(r.cfg.AgentDir)
+	o.Home = cfg.Home
+	o.Providers = providerCount(cfg)
+	km, kd := keymap.Load(cfg.AgentDir)
 	o.Keys = km
 	// pi's order: the trusted project's themes, the agent dir's, then the packages' (their
 	// list is the configuration's), then the settings' themes paths.
 	var places []string
-	for _, t := range r.cfg.Themes() {
+	for _, t := range cfg.Themes() {
 		places = append(places, t.Path)
 	}
 	for _, p := range us.Themes {
 		if strings.HasPrefix(p, "~/") {
-			p = filepath.Join(r.cfg.Home, p[2:])
+			p = filepath.Join(cfg.Home, p[2:])
 		} else if !filepath.IsAbs(p) {
-			p = filepath.Join(r.cfg.AgentDir, p)
+			p = filepath.Join(cfg.AgentDir, p)
 		}
 		places = append(places, p)
 	}
@@ -111,11 +112,9 @@ func (c *CLI) chatLook(o *chat.Options, r *run, a *args) {
 		}
 		o.Notices = append(o.Notices, diagLine(d))
 	}
-	loc := session.Locate(r.cfg.AgentDir, r.cfg.ProjectDir, a.str("--session-dir"), c.getenv(session.EnvDir))
-	if d := r.sess.Dir(); d != "" && d != session.DefaultDir(r.cfg.AgentDir, r.cfg.ProjectDir) {
+	if d := s.File().Dir(); d != "" && d != session.DefaultDir(cfg.AgentDir, cfg.ProjectDir) {
 		o.SessionDir = d
 	}
-	_ = loc
 	o.Clipboard = systemClipboard
 	if n := tmuxExtendedKeysNotice(c.getenv); n != "" {
 		o.Notices = append(o.Notices, n)
@@ -183,14 +182,14 @@ func (e explorer) Update(msg tea.Msg) (chat.Embedded, tea.Cmd) {
 	return e, cmd
 }
 
-func (c *CLI) configEmbed(a *args, r *run, color bool, th func() *theme.Theme) func(w, h int) chat.Embedded {
+func (c *CLI) configEmbed(a *args, ac *appConfig, s *app.Session, color bool, th func() *theme.Theme) func(w, h int) chat.Embedded {
 	return func(w, h int) chat.Embedded {
 		load := c.loadOptions(a)
-		trusted := r.cfg.Trusted
+		trusted := ac.cfg.Trusted
 		load.Approve = &trusted
 		load.AskTrust = nil
 		o := tui.Options{Load: load, Color: color, Embedded: true, Theme: th(),
-			Resolve: config.ResolveOptions{Model: r.model.Provider + "/" + r.model.ID, Tools: a.csv("--tools"),
+			Resolve: config.ResolveOptions{Model: s.State().Model, Tools: a.csv("--tools"),
 				ExcludeTools: a.csv("--exclude-tools"), NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools")}}
 		rd := lipgloss.NewRenderer(c.Stdout)
 		if !color {
@@ -202,184 +201,140 @@ func (c *CLI) configEmbed(a *args, r *run, color bool, th func() *theme.Theme) f
 	}
 }
 
-// chatHost adds the host commands of the chat's keys and pi's commands: the thinking level,
-// cycling models, saving a setting, /clone, /import, /trust, /scoped-models.
-func (c *CLI) chatHost(o *chat.Options, r *run, a *args, newAgent func() *agent.Agent, ag **agent.Agent) {
+// chatCommands are the commands the chat's keys and pi's settings commands run on top of the
+// session's: /model listing the configured providers' models first, cycling models (Ctrl+P),
+// saving a setting (/settings), /scoped-models and /trust. They write the configuration
+// files, which only the command line reaches.
+func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
+	cfg := ac.cfg
 	var us uiSettings
-	_ = json.Unmarshal(r.settingsJSON, &us)
+	_ = json.Unmarshal(st.Settings, &us)
 	scoped := us.EnabledModels
-	o.Host["thinking"] = func(_ context.Context, level string) (chat.HostResult, error) {
-		t := clampThinking(r.model, level)
-		r.thinking = t
-		if _, err := r.sess.AppendThinkingLevelChange(t); err != nil {
-			return chat.HostResult{}, err
+	switchTo := func(s *app.Session, ref string) (app.Result, error) {
+		if err := s.SwitchModel(ref); err != nil {
+			return app.Result{}, err
 		}
-		*ag = newAgent()
-		return chat.HostResult{Text: "Thinking level: " + t, Agent: *ag, Keep: true, Thinking: t}, nil
+		return app.Result{Text: "Model: " + s.State().Model}, nil
 	}
-	o.Host["cycle-model"] = func(_ context.Context, dir string) (chat.HostResult, error) {
-		refs := modelRefs(r.cfg)
-		if len(scoped) > 0 {
-			var in []string
-			for _, ref := range refs {
-				if matchesAny(scoped, ref) {
-					in = append(in, ref)
+	saveSetting := func(key string, v json.RawMessage) error {
+		ch, err := cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: key, Value: v})
+		if err != nil {
+			return err
+		}
+		return ch.Write()
+	}
+	return []app.Command{
+		{Name: "model", Interactive: true, Run: func(_ context.Context, s *app.Session, ref string) (app.Result, error) {
+			return switchTo(s, ref)
+		}, Pick: func(_ context.Context, s *app.Session) (app.Picker, error) {
+			// pi lists the models it can use; the configured providers' models come first
+			// here, then the rest of the catalogue.
+			cur := s.State().Model
+			p := app.Picker{Title: "Select model", Empty: "No models available"}
+			seen := map[string]bool{}
+			add := func(ref, desc string) {
+				if seen[strings.ToLower(ref)] {
+					return
 				}
+				seen[strings.ToLower(ref)] = true
+				label := ref
+				if strings.EqualFold(ref, cur) {
+					label += " ✓"
+					p.Current = len(p.Items)
+				}
+				p.Items = append(p.Items, app.PickItem{Label: label, Arg: ref, Description: desc})
 			}
-			refs = in
-		} else {
-			refs = configuredRefs(r.cfg)
-		}
-		if len(refs) < 2 {
-			msg := "Only one model available"
+			for _, ref := range configuredRefs(cfg) {
+				add(ref, "configured")
+			}
+			for _, ref := range cfg.ModelRefs() {
+				add(ref, "")
+			}
+			return p, nil
+		}},
+		{Name: "cycle-model", Interactive: true, Run: func(_ context.Context, s *app.Session, dir string) (app.Result, error) {
+			refs := cfg.ModelRefs()
 			if len(scoped) > 0 {
-				msg = "Only one model in scope"
+				var in []string
+				for _, ref := range refs {
+					if matchesAny(scoped, ref) {
+						in = append(in, ref)
+					}
+				}
+				refs = in
+			} else {
+				refs = configuredRefs(cfg)
 			}
-			return chat.HostResult{Text: msg}, nil
-		}
-		cur := r.model.Provider + "/" + r.model.ID
-		i := slices.IndexFunc(refs, func(s string) bool { return strings.EqualFold(s, cur) })
-		step := 1
-		if dir == "previous" {
-			step = -1
-		}
-		next := refs[((i+step)%len(refs)+len(refs))%len(refs)]
-		res, err := switchModel(c, r, next, newAgent, ag)
-		if err == nil {
-			res.Text = "Switched to " + r.model.ID
-			if r.model.Reasoning && r.thinking != "off" && r.thinking != "" {
-				res.Text += " (thinking: " + r.thinking + ")"
+			if len(refs) < 2 {
+				msg := "Only one model available"
+				if len(scoped) > 0 {
+					msg = "Only one model in scope"
+				}
+				return app.Result{Text: msg}, nil
 			}
-			reasoning := r.model.Reasoning
-			res.Reasoning = &reasoning
-		}
-		return res, err
-	}
-	o.Host["set-setting"] = func(_ context.Context, kv string) (chat.HostResult, error) {
-		k, v, _ := strings.Cut(kv, "=")
-		raw := v
-		if v != "true" && v != "false" && strings.Trim(v, "0123456789") != "" {
-			b, _ := json.Marshal(v)
-			raw = string(b)
-		}
-		ch, err := r.cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: k, Value: json.RawMessage(raw)})
-		if err != nil {
-			return chat.HostResult{}, err
-		}
-		if err := ch.Write(); err != nil {
-			return chat.HostResult{}, err
-		}
-		return chat.HostResult{}, nil
-	}
-	o.Host["clone"] = func(context.Context, string) (chat.HostResult, error) {
-		old := r.sess
-		ns, err := cloneSession(old, r.cfg.ProjectDir)
-		if err != nil {
-			return chat.HostResult{}, err
-		}
-		if err := old.Close(); err != nil {
-			return chat.HostResult{}, err
-		}
-		r.sess = ns
-		*ag = newAgent()
-		return chat.HostResult{Text: "Cloned to new session", Agent: *ag}, nil
-	}
-	o.Host["import"] = func(_ context.Context, path string) (chat.HostResult, error) {
-		if path == "" {
-			return chat.HostResult{Text: "Usage: /import <path.jsonl>", Error: true}, nil
-		}
-		path = strings.Trim(path, `"'`)
-		if strings.HasPrefix(path, "~/") {
-			path = filepath.Join(r.cfg.Home, path[2:])
-		} else if !filepath.IsAbs(path) {
-			path = filepath.Join(r.cfg.ProjectDir, path)
-		}
-		ns, err := importSession(path, r.sess.Dir())
-		if err != nil {
-			return chat.HostResult{}, err
-		}
-		if err := r.sess.Close(); err != nil {
-			ns.Close()
-			return chat.HostResult{}, err
-		}
-		r.sess = ns
-		note := restoreModel(c, r)
-		*ag = newAgent()
-		text := "Session imported from: " + path
-		if note != "" {
-			text += "\n" + note
-		}
-		return chat.HostResult{Text: text, Agent: *ag, Model: r.model.Provider + "/" + r.model.ID,
-			ContextWindow: r.model.ContextWindow, Thinking: r.thinking}, nil
-	}
-	o.Host["trust"] = func(_ context.Context, arg string) (chat.HostResult, error) {
-		return trustFromChat(r, arg)
-	}
-	o.Pick["trust"] = func() (chat.Picker, error) {
-		return chat.Picker{Title: "Trust " + r.cfg.ProjectDir + "?", Items: []chat.PickItem{
-			{Label: "Trust this folder", Arg: "trust", Description: "load its .pi/ settings, extensions and packages from now on"},
-			{Label: "Do not trust this folder", Arg: "untrust", Description: "ignore its .pi/ folder from now on"},
-		}, Hint: "The decision is saved in trust.json and applies when pigo starts again"}, nil
-	}
-	o.Host["scoped-models"] = func(_ context.Context, ref string) (chat.HostResult, error) {
-		if ref == "" {
-			return chat.HostResult{}, nil
-		}
-		if i := slices.Index(scoped, ref); i >= 0 {
-			scoped = slices.Delete(scoped, i, i+1)
-		} else {
-			scoped = append(scoped, ref)
-		}
-		v, _ := json.Marshal(scoped)
-		ch, err := r.cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: "enabledModels", Value: v})
-		if err == nil {
-			err = ch.Write()
-		}
-		if err != nil {
-			return chat.HostResult{}, err
-		}
-		if len(scoped) == 0 {
-			return chat.HostResult{Text: "Model scope cleared: Ctrl+P cycles through every configured model"}, nil
-		}
-		return chat.HostResult{Text: "Models in scope: " + strings.Join(scoped, ", ")}, nil
-	}
-	o.Pick["model"] = func() (chat.Picker, error) {
-		// pi lists the models it can use; the configured providers' models come first here,
-		// then the rest of the catalogue.
-		cur := r.model.Provider + "/" + r.model.ID
-		p := chat.Picker{Title: "Select model", Empty: "No models available"}
-		conf := configuredRefs(r.cfg)
-		seen := map[string]bool{}
-		add := func(ref, desc string) {
-			if seen[strings.ToLower(ref)] {
-				return
+			cur := s.State().Model
+			i := slices.IndexFunc(refs, func(r string) bool { return strings.EqualFold(r, cur) })
+			step := 1
+			if dir == "previous" {
+				step = -1
 			}
-			seen[strings.ToLower(ref)] = true
-			label := ref
-			if strings.EqualFold(ref, cur) {
-				label += " ✓"
-				p.Current = len(p.Items)
+			next := refs[((i+step)%len(refs)+len(refs))%len(refs)]
+			if err := s.SwitchModel(next); err != nil {
+				return app.Result{}, err
 			}
-			p.Items = append(p.Items, chat.PickItem{Label: label, Arg: ref, Description: desc})
-		}
-		for _, ref := range conf {
-			add(ref, "configured")
-		}
-		for _, ref := range modelRefs(r.cfg) {
-			add(ref, "")
-		}
-		return p, nil
-	}
-	o.Pick["scoped-models"] = func() (chat.Picker, error) {
-		p := chat.Picker{Title: "Scoped models (enter toggles a model for Ctrl+P cycling; saved to settings enabledModels)", Empty: "No models available"}
-		for _, ref := range configuredRefs(r.cfg) {
-			label := "[ ] " + ref
-			if matchesAny(scoped, ref) {
-				label = "[x] " + ref
+			stt := s.State()
+			_, id, _ := strings.Cut(stt.Model, "/")
+			text := "Switched to " + id
+			if stt.Reasoning && stt.Thinking != "off" && stt.Thinking != "" {
+				text += " (thinking: " + stt.Thinking + ")"
 			}
-			p.Items = append(p.Items, chat.PickItem{Label: label, Arg: ref})
-		}
-		return p, nil
+			return app.Result{Text: text}, nil
+		}},
+		{Name: "set-setting", Interactive: true, Run: func(_ context.Context, _ *app.Session, kv string) (app.Result, error) {
+			k, v, _ := strings.Cut(kv, "=")
+			raw := v
+			if v != "true" && v != "false" && strings.Trim(v, "0123456789") != "" {
+				b, _ := json.Marshal(v)
+				raw = string(b)
+			}
+			return app.Result{}, saveSetting(k, json.RawMessage(raw))
+		}},
+		{Name: "trust", Interactive: true, Run: func(_ context.Context, _ *app.Session, arg string) (app.Result, error) {
+			return trustFromChat(cfg, arg)
+		}, Pick: func(context.Context, *app.Session) (app.Picker, error) {
+			return app.Picker{Title: "Trust " + cfg.ProjectDir + "?", Items: []app.PickItem{
+				{Label: "Trust this folder", Arg: "trust", Description: "load its .pi/ settings, extensions and packages from now on"},
+				{Label: "Do not trust this folder", Arg: "untrust", Description: "ignore its .pi/ folder from now on"},
+			}, Hint: "The decision is saved in trust.json and applies when pigo starts again"}, nil
+		}},
+		{Name: "scoped-models", Interactive: true, Run: func(_ context.Context, _ *app.Session, ref string) (app.Result, error) {
+			if ref == "" {
+				return app.Result{}, nil
+			}
+			if i := slices.Index(scoped, ref); i >= 0 {
+				scoped = slices.Delete(scoped, i, i+1)
+			} else {
+				scoped = append(scoped, ref)
+			}
+			v, _ := json.Marshal(scoped)
+			if err := saveSetting("enabledModels", v); err != nil {
+				return app.Result{}, err
+			}
+			if len(scoped) == 0 {
+				return app.Result{Text: "Model scope cleared: Ctrl+P cycles through every configured model"}, nil
+			}
+			return app.Result{Text: "Models in scope: " + strings.Join(scoped, ", ")}, nil
+		}, Pick: func(context.Context, *app.Session) (app.Picker, error) {
+			p := app.Picker{Title: "Scoped models (enter toggles a model for Ctrl+P cycling; saved to settings enabledModels)", Empty: "No models available"}
+			for _, ref := range configuredRefs(cfg) {
+				label := "[ ] " + ref
+				if matchesAny(scoped, ref) {
+					label = "[x] " + ref
+				}
+				p.Items = append(p.Items, app.PickItem{Label: label, Arg: ref})
+			}
+			return p, nil
+		}},
 	}
 }
 
@@ -401,7 +356,7 @@ func matchesAny(patterns []string, ref string) bool {
 // providers with a key in the environment): what /model lists first and Ctrl+P cycles.
 func configuredRefs(cfg *config.Config) []string {
 	var out []string
-	for _, ref := range modelRefs(cfg) {
+	for _, ref := range cfg.ModelRefs() {
 		if configured(cfg, ref) {
 			out = append(out, ref)
 		}
@@ -441,62 +396,10 @@ func envKeys(provider string) []string {
 	return keys
 }
 
-// cloneSession is /clone: a new session file holding the current branch (pi's clone).
-func cloneSession(s *session.Session, cwd string) (*session.Session, error) {
-	if s.Path() == "" || !s.Persisted() {
-		ns := session.New(cwd, s.Dir(), session.Options{ParentSession: s.Path()})
-		for _, e := range s.Branch(s.Leaf()) {
-			if _, err := ns.Append(cloneEntry(e)); err != nil {
-				return nil, err
-			}
-		}
-		return ns, nil
-	}
-	return session.Fork(s.Path(), cwd, s.Dir())
-}
-
-func cloneEntry(e *session.Entry) *session.Entry {
-	c := *e
-	return &c
-}
-
-// importSession is /import PATH: the JSONL session is copied into the session folder, keeping
-// its id and working directory (pi's import), and opened.
-func importSession(path, dir string) (*session.Session, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var h session.Header
-	first, _, _ := strings.Cut(string(b), "\n")
-	if err := json.Unmarshal([]byte(first), &h); err != nil || h.Type != "session" || h.ID == "" {
-		return nil, fmt.Errorf("%s is not a session file (its first line is not a session header)", path)
-	}
-	if dir == "" {
-		return nil, errors.New("this session is in memory (--no-session): there is no session folder to import into")
-	}
-	dst := filepath.Join(dir, filepath.Base(path))
-	if !strings.HasSuffix(dst, ".jsonl") {
-		dst += ".jsonl"
-	}
-	if _, err := os.Stat(dst); err == nil && dst != path {
-		return nil, fmt.Errorf("%s already exists", dst)
-	}
-	if dst != path {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return session.Open(dst, session.OpenOptions{Dir: dir, Cwd: h.Cwd})
-}
-
 // trustFromChat is /trust: the project folder's decision saved in trust.json, as
 // `pigo trust` saves it; it applies when pigo starts again.
-func trustFromChat(r *run, arg string) (chat.HostResult, error) {
-	dir := r.cfg.ProjectDir
+func trustFromChat(cfg *config.Config, arg string) (app.Result, error) {
+	dir := cfg.ProjectDir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
@@ -510,11 +413,11 @@ func trustFromChat(r *run, arg string) (chat.HostResult, error) {
 		f := false
 		decision, word = &f, "not trusted"
 	default:
-		return chat.HostResult{Text: "Usage: /trust [always|never]", Error: true}, nil
+		return app.Result{}, errors.New("Usage: /trust [always|never]")
 	}
-	path, err := config.SaveTrust(r.cfg.AgentDir, dir, decision)
+	path, err := config.SaveTrust(cfg.AgentDir, dir, decision)
 	if err != nil {
-		return chat.HostResult{}, fmt.Errorf("%s: %v", path, err)
+		return app.Result{}, fmt.Errorf("%s: %v", path, err)
 	}
-	return chat.HostResult{Text: fmt.Sprintf("%s is %s (saved in %s; restart pigo to apply it)", dir, word, path)}, nil
+	return app.Result{Text: fmt.Sprintf("%s is %s (saved in %s; restart pigo to apply it)", dir, word, path)}, nil
 }

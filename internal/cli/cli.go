@@ -246,7 +246,7 @@ func writeFlags(w io.Writer, flags []flag) {
 
 // loadOptions turns the global flags into config options.
 func (c *CLI) loadOptions(a *args) config.Options {
-	o := config.Options{AgentDir: a.str("--agent-dir"), ProjectDir: a.str("-C"), Extensions: a.list("-e"), Model: a.str("--model"), Cache: true,
+	o := config.Options{AgentDir: a.str("--agent-dir"), ProjectDir: a.str("-C"), Extensions: a.list("-e"), Model: a.str("--model"),
 		Getenv: c.getenv}
 	if c.Terminal {
 		o.AskTrust = c.askTrust

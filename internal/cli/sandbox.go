@@ -14,8 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/sandbox"
@@ -93,15 +91,11 @@ func commandLine(a *args) (string, error) {
 
 // quoteWords shell-quotes each word (bash) and joins them with spaces.
 func quoteWords(words []string) (string, error) {
-	q := make([]string, len(words))
-	for i, w := range words {
-		s, err := syntax.Quote(w, syntax.LangBash)
-		if err != nil {
-			return "", usagef("cannot quote %q for the shell: %v", w, err)
-		}
-		q[i] = s
+	line, err := sandbox.QuoteWords(words)
+	if err != nil {
+		return "", usagef("%v", err)
 	}
-	return strings.Join(q, " "), nil
+	return line, nil
 }
 
 func (c *CLI) usageFail(name, usage string, err error) int {

@@ -237,7 +237,8 @@ func registryWith(t *testing.T, e *env, tools ...string) *toolrun.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return toolrun.New(res.Tools, All(), &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true})
+	e.s = &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true}
+	return toolrun.New(res.Tools, All(), e.s)
 }
 
 // TestWebNetworkPolicy: the web tools follow the sandbox's network.mode (the seed's ignore

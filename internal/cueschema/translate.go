@@ -1,17 +1,16 @@
-package validate
+package cueschema
 
 import (
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/token"
 
 	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 var (
@@ -105,7 +104,7 @@ func cleanMsg(m, got string) string {
 		if s[2] == got && s[1] != got {
 			want = s[3]
 		}
-		return fmt.Sprintf("expected %s, got %s", article(want), got)
+		return fmt.Sprintf("expected %s, got %s", validate.Article(want), got)
 	}
 	if s := reConflict2.FindStringSubmatch(m); s != nil {
 		return fmt.Sprintf("expected %s, got %s", s[1], s[2])
@@ -117,26 +116,6 @@ func cleanMsg(m, got string) string {
 		return "unknown field"
 	}
 	return m
-}
-
-func article(kind string) string {
-	switch kind {
-	case "int":
-		return "an integer"
-	case "float", "number":
-		return "a number"
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "list":
-		return "an array"
-	case "struct":
-		return "an object"
-	case "null":
-		return "null"
-	}
-	return kind
 }
 
 // Errors translates a whole-document CUE error (from unifying a CUE declaration file with a
@@ -249,101 +228,3 @@ func tokenLen(text []byte, off int) int {
 	}
 	return max(1, i-off)
 }
-
-// suggest returns the candidate closest to s when it is close enough to be a likely typo.
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if c == s {
-			continue
-		}
-		if strings.EqualFold(s, c) {
-			best, bestD = c, 0
-			continue
-		}
-		if n := utf8.RuneCountInString(s) - utf8.RuneCountInString(c); n > 3 || n < -3 {
-			continue // farther than any limit below: skip the quadratic distance (40k unknown keys)
-		}
-		d := distance(strings.ToLower(s), strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 1
-	if len(s) >= 5 {
-		limit = 2
-	}
-	if len(s) >= 10 {
-		limit = 3
-	}
-	if bestD <= limit {
-		return best
-	}
-	return ""
-}
-
-// distance is the optimal string alignment distance (Levenshtein plus adjacent swaps). It keeps
-// three rows only, on the stack for the short strings keys are, since it runs for every unknown
-// key against every known one.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	var buf [3][48]int
-	var rows [3][]int
-	for k := range rows {
-		if len(rb)+1 <= len(buf[k]) {
-			rows[k] = buf[k][:len(rb)+1]
-		} else {
-			rows[k] = make([]int, len(rb)+1)
-		}
-	}
-	prev2, prev, cur := rows[0], rows[1], rows[2]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
-// enumSuggest is suggest for an enum value, which also accepts a unique prefix match either
-// way ("open" → "opencode", "workspace" → "workspace-write"), the usual way such values are
-// shortened.
-func enumSuggest(s string, candidates []string) string {
-	if best := suggest(s, candidates); best != "" {
-		return best
-	}
-	if len(s) < 2 {
-		return ""
-	}
-	ls, found := strings.ToLower(s), ""
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if strings.HasPrefix(lc, ls) || len(lc) >= 2 && strings.HasPrefix(ls, lc) {
-			if found != "" {
-				return "" // ambiguous
-			}
-			found = c
-		}
-	}
-	return found
-}
-
-// Suggest is suggest for other packages (enum values, tool names).
-func Suggest(s string, candidates []string) string { return suggest(s, candidates) }
-
-var _ = cue.Value{}
-
-// Distance is the case-insensitive edit distance suggest uses (Levenshtein plus adjacent swaps).
-func Distance(a, b string) int { return distance(strings.ToLower(a), strings.ToLower(b)) }
