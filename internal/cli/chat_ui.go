@@ -206,7 +206,7 @@ func (c *CLI) configEmbed(a *args, ac *appConfig, s *app.Session, color bool, th
 // saving a setting (/settings), /scoped-models and /trust. They write the configuration
 // files, which only the command line reaches.
 func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
-	cfg := ac.cfg
+	// The configuration is read at each call: /reload replaces it.
 	var us uiSettings
 	_ = json.Unmarshal(st.Settings, &us)
 	scoped := us.EnabledModels
@@ -217,7 +217,7 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 		return app.Result{Text: "Model: " + s.State().Model}, nil
 	}
 	saveSetting := func(key string, v json.RawMessage) error {
-		ch, err := cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: key, Value: v})
+		ch, err := ac.cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: key, Value: v})
 		if err != nil {
 			return err
 		}
@@ -244,16 +244,16 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 				}
 				p.Items = append(p.Items, app.PickItem{Label: label, Arg: ref, Description: desc})
 			}
-			for _, ref := range configuredRefs(cfg) {
+			for _, ref := range configuredRefs(ac.cfg) {
 				add(ref, "configured")
 			}
-			for _, ref := range cfg.ModelRefs() {
+			for _, ref := range ac.cfg.ModelRefs() {
 				add(ref, "")
 			}
 			return p, nil
 		}},
 		{Name: "cycle-model", Interactive: true, Run: func(_ context.Context, s *app.Session, dir string) (app.Result, error) {
-			refs := cfg.ModelRefs()
+			refs := ac.cfg.ModelRefs()
 			if len(scoped) > 0 {
 				var in []string
 				for _, ref := range refs {
@@ -263,7 +263,7 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 				}
 				refs = in
 			} else {
-				refs = configuredRefs(cfg)
+				refs = configuredRefs(ac.cfg)
 			}
 			if len(refs) < 2 {
 				msg := "Only one model available"
@@ -300,9 +300,9 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 			return app.Result{}, saveSetting(k, json.RawMessage(raw))
 		}},
 		{Name: "trust", Interactive: true, Run: func(_ context.Context, _ *app.Session, arg string) (app.Result, error) {
-			return trustFromChat(cfg, arg)
+			return trustFromChat(ac.cfg, arg)
 		}, Pick: func(context.Context, *app.Session) (app.Picker, error) {
-			return app.Picker{Title: "Trust " + cfg.ProjectDir + "?", Items: []app.PickItem{
+			return app.Picker{Title: "Trust " + ac.cfg.ProjectDir + "?", Items: []app.PickItem{
 				{Label: "Trust this folder", Arg: "trust", Description: "load its .pi/ settings, extensions and packages from now on"},
 				{Label: "Do not trust this folder", Arg: "untrust", Description: "ignore its .pi/ folder from now on"},
 			}, Hint: "The decision is saved in trust.json and applies when pigo starts again"}, nil
@@ -326,7 +326,7 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 			return app.Result{Text: "Models in scope: " + strings.Join(scoped, ", ")}, nil
 		}, Pick: func(context.Context, *app.Session) (app.Picker, error) {
 			p := app.Picker{Title: "Scoped models (enter toggles a model for Ctrl+P cycling; saved to settings enabledModels)", Empty: "No models available"}
-			for _, ref := range configuredRefs(cfg) {
+			for _, ref := range configuredRefs(ac.cfg) {
 				label := "[ ] " + ref
 				if matchesAny(scoped, ref) {
 					label = "[x] " + ref
