@@ -208,6 +208,10 @@ func TestE2EExit(t *testing.T) {
 			if !regexp.MustCompile(`pigo --session [0-9a-f-]{36}`).MatchString(s) {
 				t.Fatalf("no resume command:\n%s", s)
 			}
+			// pi leaves the footer whole and prints the resume line right under it.
+			if !regexp.MustCompile(`\(auto\)\s+m[^\n]*\nTo resume this session:\n`).MatchString(tm.history()) {
+				t.Fatalf("the footer's last line is not right above the resume line:\n%s", tm.history())
+			}
 		})
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // exitText is what the chat prints when it ends: in fullscreen mode the transcript and the
 // editor and footer as they were (pi's fullscreenExitOutput "transcript"), then, for a session
-// saved to a file, pi's "To resume this session:" and the command that does it.
+// saved to a file, pi's "To resume this session:" and the command that does it, on the line
+// after the footer (no blank line between, as pi).
 func (m *Model) exitText() string {
 	var b strings.Builder
 	if m.fullscreen && m.o.UI.ExitOutput != "resume-hint" {
@@ -22,7 +23,6 @@ func (m *Model) exitText() string {
 		}
 	}
 	if s := m.sess(); s != nil && s.Persisted() && s.Path() != "" && fileExists(s.Path()) {
-		b.WriteString("\n")
 		b.WriteString(m.st.Faint("To resume this session:"))
 		b.WriteString("\n")
 		b.WriteString(m.resumeCommand())

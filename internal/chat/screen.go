@@ -30,7 +30,9 @@ func (m *Model) View() string {
 		for i, l := range lines {
 			lines[i] = termui.Fit(l, m.width)
 		}
-		return strings.Join(lines, "\n")
+		// The program erases the row the cursor ends on when it stops: an empty last row
+		// keeps the footer, and the resume line follows it directly, as pi prints it.
+		return strings.Join(append(lines, ""), "\n")
 	}
 	if m.embed != nil {
 		return m.embed.View()
