@@ -47,6 +47,11 @@ type Options struct {
 	// Approver asks the person (the chat's dialogs); nil: nobody can be asked, and every
 	// request is refused with its reference text (pi's headless texts).
 	Approver approve.Approver
+	// Dialog asks the person while a command runs (the chat's input dialogs): /login and
+	// /logout are offered only with one. OpenURL opens a sign-in URL in a browser (nil: the URL
+	// is only shown).
+	Dialog  Dialog
+	OpenURL func(url string)
 	// Rewind, when set, keeps the before-image of every file a write tool changes (the chat's
 	// /rewind).
 	Rewind Rewinder

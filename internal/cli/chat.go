@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -23,7 +25,7 @@ func (c *CLI) runChat(a *args) int {
 	}
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
-	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Rewind: rw, Stderr: c.Stderr}, chatCommands)
+	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: openBrowser, Rewind: rw, Stderr: c.Stderr}, chatCommands)
 	if err != nil {
 		return c.exitCode(err)
 	}
@@ -63,3 +65,20 @@ func (c *CLI) runChat(a *args) int {
 	}
 	return code
 }
+
+// chatDialog is the chat's input dialogs as the session's app.Dialog (/login's questions).
+type chatDialog struct{ b *chat.Bridge }
+
+func (d chatDialog) Input(ctx context.Context, r app.InputRequest) (string, error) {
+	cr := chat.InputRequest{Kind: r.Kind, Message: r.Message, Placeholder: r.Placeholder}
+	for _, o := range r.Options {
+		cr.Options = append(cr.Options, chat.InputOption{ID: o.ID, Label: o.Label})
+	}
+	ans, err := d.b.Input(ctx, cr)
+	if errors.Is(err, chat.ErrInputCancelled) {
+		return "", app.ErrCancelled
+	}
+	return ans, err
+}
+
+func (d chatDialog) Show(text string) { d.b.Show(text) }
