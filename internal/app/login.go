@@ -128,28 +128,11 @@ func runLogin(ctx context.Context, s *Session, arg string) (Result, error) {
 	if id == "" {
 		return Result{}, fmt.Errorf("Unknown provider %q.", arg)
 	}
-	info, _ := auth.Provider(id)
-	canOAuth := !custom && info.OAuthName != "" && auth.FlowFor(id) != nil
-	canKey := custom || info.KeyName != ""
-	method := ""
-	switch {
-	case canOAuth && canKey:
-		keyLabel := "Enter an API key"
-		if info.KeyName != "" {
-			keyLabel = "Enter " + info.KeyName
-		}
-		m, err := s.o.Dialog.Input(ctx, InputRequest{Kind: "select", Message: "Log in to " + providerLabel(id),
-			Options: []InputOption{{ID: auth.TypeOAuth, Label: "Sign in with " + info.OAuthName}, {ID: auth.TypeAPIKey, Label: keyLabel}}})
-		if err != nil {
-			return Result{Text: "Login cancelled."}, nil
-		}
-		method = m
-	default:
-		m, err := auth.LoginMethod(id, false, custom)
-		if err != nil {
-			return Result{}, err
-		}
-		method = m
+	// pi's /login <provider>: the account sign-in where there is one, else the key (a key for
+	// a provider with a sign-in: `pigo auth login <provider> --api-key`).
+	method, err := auth.LoginMethod(id, false, custom)
+	if err != nil {
+		return Result{}, err
 	}
 	store := auth.NewStore(s.setup.AgentDir)
 	cred, err := auth.Login(ctx, store, id, method, dialogLogin{s})
