@@ -131,6 +131,11 @@ func runLogin(ctx context.Context, s *Session, arg string) (Result, error) {
 	// pi's /login <provider>: the account sign-in where there is one, else the key (a key for
 	// a provider with a sign-in: `pigo auth login <provider> --api-key`).
 	method, err := auth.LoginMethod(id, false, custom)
+	if info, ok := auth.Provider(id); err != nil && ok && info.KeyName != "" {
+		// An account sign-in pigo does not have yet (pi does): the key instead, said first.
+		s.o.Dialog.Show(fmt.Sprintf("pigo cannot sign in to %s with an account yet; enter the %s instead.", info.Name, info.KeyName))
+		method, err = auth.TypeAPIKey, nil
+	}
 	if err != nil {
 		return Result{}, err
 	}

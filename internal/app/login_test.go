@@ -125,6 +125,13 @@ func TestLoginLogout(t *testing.T) {
 	if _, err := s.Run(context.Background(), "login", "no-such-provider"); err == nil || !strings.Contains(err.Error(), "Unknown provider") {
 		t.Errorf("unknown provider: %v", err)
 	}
+	// A provider whose account sign-in pigo does not have yet (openai's ChatGPT sign-in): the
+	// key instead, said first.
+	d.answer = "sk-openai-typed"
+	if res, err := s.Run(context.Background(), "login", "openai"); err != nil || !strings.Contains(res.Text, "Saved API key for OpenAI") ||
+		!strings.Contains(strings.Join(d.shown, "\n"), "cannot sign in to OpenAI with an account yet") {
+		t.Errorf("openai: %v %q, shown %q", err, res.Text, d.shown)
+	}
 	bare, _ := h.open(Options{Frontend: &events{}})
 	if _, ok := bare.Lookup("login"); ok {
 		t.Error("/login offered without a dialog")
