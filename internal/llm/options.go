@@ -137,41 +137,7 @@ func ClampMaxTokens(m *Model, c *Context, maxTokens int) int {
 // system message; after a reply with usage, that usage plus what follows it.
 func EstimateRequestTokens(c *Context) int {
 	est := func(chars int) int { return int(math.Ceil(float64(chars) / 3.5)) }
-	content := func(cs []Content) int {
-		n := 0
-		for _, b := range cs {
-			if b.Type == TypeText {
-				n += JSLen(b.Text)
-			} else {
-				n += 4800
-			}
-		}
-		return est(n)
-	}
-	message := func(msg *Message) int {
-		if msg.Role != RoleAssistant {
-			return content(msg.Content)
-		}
-		n := 0
-		for _, b := range msg.Content {
-			switch b.Type {
-			case TypeText:
-				n += JSLen(b.Text)
-			case TypeThinking:
-				n += JSLen(b.Thinking)
-			default:
-				args := b.Arguments
-				if len(args) == 0 {
-					args = json.RawMessage("{}")
-				}
-				if s, err := JSONStringify(args); err == nil {
-					args = s
-				}
-				n += JSLen(b.Name) + JSLen(string(args))
-			}
-		}
-		return est(n)
-	}
+	message := func(msg *Message) int { return est(messageChars(msg)) }
 	system := 0
 	hasSystem := c.SystemPrompt != "" || len(c.Tools) > 0
 	if hasSystem {
@@ -236,9 +202,13 @@ func contentChars(cs []Content) int {
 }
 
 // EstimateMessageTokens is pi's estimateMessageTokens (chars/4, images as 4800 chars).
-func EstimateMessageTokens(msg *Message) int {
+func EstimateMessageTokens(msg *Message) int { return ceilDiv4(messageChars(msg)) }
+
+// messageChars is the characters pi's estimates count of a message: its text (images as 4800),
+// an assistant's thinking, and its tool calls' names and JSON arguments.
+func messageChars(msg *Message) int {
 	if msg.Role != RoleAssistant {
-		return ceilDiv4(contentChars(msg.Content))
+		return contentChars(msg.Content)
 	}
 	n := 0
 	for _, b := range msg.Content {
@@ -258,7 +228,7 @@ func EstimateMessageTokens(msg *Message) int {
 			n += JSLen(b.Name) + JSLen(string(args))
 		}
 	}
-	return ceilDiv4(n)
+	return n
 }
 
 func contextTokens(u *Usage) int {
