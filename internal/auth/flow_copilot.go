@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -163,12 +164,12 @@ func (copilotFlow) Refresh(ctx context.Context, c *Credential) (*Credential, err
 	return next, nil
 }
 
-var proxyEP = regexp.MustCompile(`proxy-ep=([^;]+)`)
+var proxyEP = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`proxy-ep=([^;]+)`) })
 
 // CopilotBaseURL is the API endpoint a Copilot token names (proxy-ep, "proxy." turned into
 // "api."), else the enterprise's, else the individual endpoint.
 func CopilotBaseURL(token, enterprise string) string {
-	if m := proxyEP.FindStringSubmatch(token); m != nil {
+	if m := proxyEP().FindStringSubmatch(token); m != nil {
 		host := m[1]
 		if strings.HasPrefix(host, "proxy.") {
 			host = "api." + host[len("proxy."):]

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,20 +34,22 @@ const (
 type Provider struct{ API string }
 
 var (
-	gemini3OrLater = regexp.MustCompile(`gemini-3(?:\.\d+)?-(?:pro|flash)|gemini-(?:[4-9]|[1-9]\d)|gemma-?4`)
-	geminiMajor    = regexp.MustCompile(`^gemini(?:-live)?-(\d+)`)
-	base64Sig      = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+	gemini3OrLater = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`gemini-3(?:\.\d+)?-(?:pro|flash)|gemini-(?:[4-9]|[1-9]\d)|gemma-?4`)
+	})
+	geminiMajor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^gemini(?:-live)?-(\d+)`) })
+	base64Sig   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`) })
 )
 
 // usesThinkingLevel is pi's usesGoogleThinkingLevel: the models that take a discrete level
 // instead of a token budget.
 func usesThinkingLevel(m *llm.Model) bool {
 	id := strings.ToLower(m.ID)
-	return gemini3OrLater.MatchString(id) || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
+	return gemini3OrLater().MatchString(id) || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
 }
 
 func majorVersion(id string) (int, bool) {
-	mm := geminiMajor.FindStringSubmatch(strings.ToLower(id))
+	mm := geminiMajor().FindStringSubmatch(strings.ToLower(id))
 	if mm == nil {
 		return 0, false
 	}
@@ -65,7 +68,7 @@ func multimodalFunctionResponse(id string) bool {
 	return !ok || v >= 3
 }
 
-func validSignature(s string) bool { return s != "" && len(s)%4 == 0 && base64Sig.MatchString(s) }
+func validSignature(s string) bool { return s != "" && len(s)%4 == 0 && base64Sig().MatchString(s) }
 
 // googleLevel is pi's resolveGoogleThinkingLevel.
 func googleLevel(m *llm.Model, level string) (string, error) {

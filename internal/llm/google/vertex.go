@@ -31,7 +31,7 @@ type vertexRequest struct {
 	headers []llm.Header
 }
 
-var placeholderKey = regexp.MustCompile(`^<[^>]+>$`)
+var placeholderKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<[^>]+>$`) })
 
 func env(m *llm.Model, name string) string {
 	if v := m.Env[name]; v != "" {
@@ -46,7 +46,7 @@ func env(m *llm.Model, name string) string {
 // "{location}" replaces the endpoint (the path after it is kept).
 func vertexTarget(ctx context.Context, m *llm.Model, o *llm.Options) (vertexRequest, error) {
 	key := strings.TrimSpace(m.APIKey)
-	if key == "gcp-vertex-credentials" || placeholderKey.MatchString(key) {
+	if key == "gcp-vertex-credentials" || placeholderKey().MatchString(key) {
 		key = ""
 	}
 	custom := strings.TrimSpace(m.BaseURL)
@@ -54,7 +54,7 @@ func vertexTarget(ctx context.Context, m *llm.Model, o *llm.Options) (vertexRequ
 		custom = ""
 	}
 	version := "/v1"
-	if custom != "" && versionInPath.MatchString(custom) {
+	if custom != "" && versionInPath().MatchString(custom) {
 		version = ""
 	}
 	model := "/publishers/google/models/" + m.ID + ":streamGenerateContent?alt=sse"
@@ -92,7 +92,7 @@ func vertexTarget(ctx context.Context, m *llm.Model, o *llm.Options) (vertexRequ
 	return vertexRequest{url: url, headers: []llm.Header{{Name: "Authorization", Value: "Bearer " + token}}}, nil
 }
 
-var versionInPath = regexp.MustCompile(`(?:^|/)v\d+(?:beta\d*)?(?:/|$)`)
+var versionInPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|/)v\d+(?:beta\d*)?(?:/|$)`) })
 
 // adcFile is Google's application default credentials file: GOOGLE_APPLICATION_CREDENTIALS,
 // else gcloud's well-known one.

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/sse"
@@ -27,10 +28,10 @@ type Provider struct{}
 
 const idLength = 9
 
-var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
+var nonAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9]`) })
 
 func deriveID(id string, attempt int) string {
-	n := nonAlnum.ReplaceAllString(id, "")
+	n := nonAlnum().ReplaceAllString(id, "")
 	if attempt == 0 && len(n) == idLength {
 		return n
 	}
@@ -41,7 +42,7 @@ func deriveID(id string, attempt int) string {
 	if attempt > 0 {
 		seed = fmt.Sprintf("%s:%d", seed, attempt)
 	}
-	h := nonAlnum.ReplaceAllString(llm.ShortHash(seed), "")
+	h := nonAlnum().ReplaceAllString(llm.ShortHash(seed), "")
 	if len(h) > idLength {
 		h = h[:idLength]
 	}

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -242,7 +243,9 @@ func (Codex) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Op
 	return runResponsesStream(ctx, b, m, rc, true)
 }
 
-var usageLimit = regexp.MustCompile(`(?i)usage_limit_reached|usage_not_included|rate_limit_exceeded`)
+var usageLimit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)usage_limit_reached|usage_not_included|rate_limit_exceeded`)
+})
 
 // codexHTTPError is pi's parseErrorResponse: ChatGPT's usage-limit answer becomes a friendly
 // sentence; otherwise the error's message, else the body.
@@ -268,7 +271,7 @@ func codexHTTPError(status int, text string) string {
 	if code == "" {
 		code = e.Type
 	}
-	if usageLimit.MatchString(code) || status == 429 {
+	if usageLimit().MatchString(code) || status == 429 {
 		plan := ""
 		if e.PlanType != "" {
 			plan = " (" + strings.ToLower(e.PlanType) + " plan)"
