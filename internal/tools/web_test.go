@@ -16,6 +16,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	webtools "github.com/pigo-agent/pigo/internal/tools/web"
 	"github.com/pigo-agent/pigo/internal/web"
 )
 
@@ -30,11 +31,11 @@ func webEnv(t *testing.T, srv *httptest.Server) *env {
 	t.Setenv("HOME", filepath.Dir(ws))
 	t.Setenv("SEARCH1API_KEY", "")
 	ap := netip.MustParseAddrPort(srv.Listener.Addr().String())
-	old := newWebClient
-	newWebClient = func(*toolrun.Session) (*web.Client, error) {
+	old := webtools.NewClient
+	webtools.NewClient = func(*toolrun.Session) (*web.Client, error) {
 		return web.New(web.Options{Allow: []netip.AddrPort{ap}, SearchURL: srv.URL + "/search"}), nil
 	}
-	t.Cleanup(func() { newWebClient = old })
+	t.Cleanup(func() { webtools.NewClient = old })
 	return e
 }
 
