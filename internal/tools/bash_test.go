@@ -104,7 +104,7 @@ func TestRunBashProgressAbortTimeout(t *testing.T) {
 		t.Fatalf("progress updates: %q", updates)
 	}
 	mu.Unlock()
-	out, err = toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "echo a; sleep 30", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, Timeout: 300 * time.Millisecond})
+	out, err = toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "echo a; sleep 30", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, Timeout: 3 * time.Second})
 	if err != nil || !out.TimedOut || out.Output != "a\n" {
 		t.Fatalf("timeout: %+v %v", out, err)
 	}
