@@ -98,6 +98,8 @@ type Config struct {
 	unusable diag.List
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// mcpCfg is the effective mcp.json (MCP), read once.
+	mcpCfg *MCPConfig
 }
 
 func (o *Options) getenv(k string) string {
