@@ -78,6 +78,9 @@ type AfterResult struct {
 type Hooks struct {
 	BeforeToolCall func(ctx context.Context, c CallInfo) (*BeforeResult, error)
 	AfterToolCall  func(ctx context.Context, c CallInfo, r Result, isError bool) (*AfterResult, error)
+	// BeforeModelCall runs before every model request; it may change the tools or the system
+	// prompt (SetTools, SetSystemPrompt) for that request.
+	BeforeModelCall func(ctx context.Context)
 }
 
 // Queue modes (settings steeringMode and followUpMode).
@@ -230,6 +233,39 @@ func New(cfg Config) *Agent {
 	a.followUp.mode = cfg.Settings.FollowUpMode
 	a.messages = cfg.Store.Context()
 	return a
+}
+
+// SetTools replaces the tool set from the next model call on (MCP servers that connected or
+// changed their tools, tools tool_search loaded). Calls already running keep their tools.
+func (a *Agent) SetTools(tools []Tool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Tools = tools
+	a.tools = make(map[string]*Tool, len(tools))
+	for i := range a.cfg.Tools {
+		a.tools[a.cfg.Tools[i].Name] = &a.cfg.Tools[i]
+	}
+}
+
+// SetSystemPrompt replaces the system prompt from the next model call on.
+func (a *Agent) SetSystemPrompt(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.SystemPrompt = s
+}
+
+// tool looks a tool up in the current set.
+func (a *Agent) tool(name string) *Tool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.tools[name]
+}
+
+// Tools returns the current tool set.
+func (a *Agent) Tools() []Tool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.Tools
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

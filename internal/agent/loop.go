@@ -157,14 +157,18 @@ func contentText(cs []llm.Content) string {
 
 // streamAssistant streams one reply and records it in the transcript.
 func (a *Agent) streamAssistant(ctx context.Context) *llm.Message {
+	if h := a.cfg.Hooks.BeforeModelCall; h != nil {
+		h(ctx)
+	}
 	a.mu.Lock()
 	msgs := append([]llm.Message(nil), a.messages...)
-	a.mu.Unlock()
 	tools := make([]llm.Tool, len(a.cfg.Tools))
 	for i, t := range a.cfg.Tools {
 		tools[i] = t.Tool
 	}
-	c := &llm.Context{SystemPrompt: a.cfg.SystemPrompt, Messages: msgs, Tools: tools}
+	system := a.cfg.SystemPrompt
+	a.mu.Unlock()
+	c := &llm.Context{SystemPrompt: system, Messages: msgs, Tools: tools}
 	started := false
 	opts := a.cfg.Options
 	final := a.cfg.Provider.Stream(ctx, a.cfg.Model, c, &opts, func(ev llm.Event) {
@@ -226,7 +230,7 @@ func (a *Agent) failTruncated(calls []llm.Content) []llm.Message {
 func (a *Agent) executeCalls(ctx context.Context, msg *llm.Message, calls []llm.Content) ([]llm.Message, bool) {
 	seq := a.cfg.Settings.Sequential
 	for _, c := range calls {
-		if t := a.tools[c.Name]; t != nil && t.Sequential {
+		if t := a.tool(c.Name); t != nil && t.Sequential {
 			seq = true
 		}
 	}
@@ -328,7 +332,7 @@ func (a *Agent) prepare(ctx context.Context, msg *llm.Message, c llm.Content) pr
 		r.Terminate = terminate
 		return prepared{immediate: &finalized{call: c, result: r, isError: true}}
 	}
-	t := a.tools[c.Name]
+	t := a.tool(c.Name)
 	if t == nil {
 		return imm(fmt.Sprintf("Tool %s not found", c.Name), false)
 	}
