@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +30,13 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") == "1",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "mcpservers": cmdMCPServers},
+		Condition: func(cond string) (bool, error) {
+			if cond == "mcpservers" {
+				return mcpServersInstalled(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			// A clean HOME per script: no user config unless the script writes one.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))

@@ -57,10 +57,14 @@ func (c *CLI) runChat(a *args) int {
 	r.toolSess.Abort = b.Abort
 	rw := chat.NewRewind(rewindDir(r.sess.Path()))
 	r.tools = recordWrites(r.tools, rw, r.cfg.ProjectDir)
+	r.wrapTools = func(t []agent.Tool) []agent.Tool { return recordWrites(t, rw, r.cfg.ProjectDir) }
 	newAgent := func() *agent.Agent {
-		return agent.New(agent.Config{Provider: r.provider, Model: r.model,
+		ag := agent.New(agent.Config{Provider: r.provider, Model: r.model,
 			Options:      llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy},
-			SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: b.Emit})
+			SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: b.Emit,
+			Hooks: agent.Hooks{BeforeModelCall: r.mcpHook()}})
+		r.attachMCP(ag)
+		return ag
 	}
 	ag := newAgent()
 	expand := func(ctx context.Context, text string, out io.Writer) (string, bool, error) {

@@ -42,6 +42,9 @@ type CLI struct {
 	notes diag.List
 	// trustAnswers are the trust questions answered during this command line, by folder.
 	trustAnswers map[string][2]bool
+	// liveMCP is set by a session run: its registry lists the tools of connected MCP
+	// servers, not the schema cache.
+	liveMCP bool
 }
 
 // command is one entry of the command table.
@@ -53,6 +56,9 @@ type command struct {
 	run     func(c *CLI, a *args) int
 	// sub lists subcommands (config, sandbox, lsp): the first positional word picks one.
 	sub []*command
+	// maxPositionals, when set, ends flag parsing after that many positional words: the rest
+	// are the words of a command line (pi's `mcp add NAME COMMAND ARGS...`).
+	maxPositionals int
 }
 
 var commandTable []*command
@@ -123,7 +129,7 @@ func (c *CLI) Main(argv []string) (code int) {
 		s.name = cmd.name + " " + s.name
 		cmd = s
 	}
-	a, err := parse(rest, append(append([]flag{}, globalFlags...), cmd.flags...))
+	a, err := parseMax(rest, append(append([]flag{}, globalFlags...), cmd.flags...), cmd.maxPositionals)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", cmd.name, err)
 		fmt.Fprintf(c.Stderr, "usage: pigo %s\n", cmd.usage)

@@ -261,6 +261,10 @@ type run struct {
 	// expand turns a prompt into what is sent (templates, skills, extension commands).
 	expand  func(ctx context.Context, text string) (string, bool, error)
 	closers []func()
+	// mcp is the run's MCP servers (nil without any); wrapTools, when set, wraps every tool
+	// list the agent gets (the chat records writes for /rewind).
+	mcp       *mcpRun
+	wrapTools func([]agent.Tool) []agent.Tool
 }
 
 func (r *run) close() {
@@ -306,7 +310,9 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 		emit = func(e agent.Event) { out.line(e) }
 	}
 	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy, Headers: requestHeaders(r.sess.ID()), ReportedCost: reportedCost(r.model)},
-		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit})
+		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit,
+		Hooks: agent.Hooks{BeforeModelCall: r.mcpHook()}})
+	r.attachMCP(ag)
 	cmdOut := c.Stdout
 	if mode == "json" {
 		cmdOut = c.Stderr // keep stdout JSON lines only

@@ -105,6 +105,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if ref != "" {
 		a.vals["--model"] = []string{ref}
 	}
+	c.liveMCP = true
 	cfg, res, ag, code := c.resolveAgent(a)
 	if res == nil {
 		return nil, &exitError{code: code}
@@ -175,6 +176,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 		}
 	}
 
+	r.mcp = c.startMCP(a, r)
 	if r.tools, err = c.bindTools(cfg, res, r); err != nil {
 		return nil, err
 	}
@@ -323,25 +325,11 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 		ts.LSP = l
 		r.closers = append(r.closers, func() { l.Close() })
 	}
-	runner := toolrun.New(res.Tools, tools.All(), ts)
-	var out []agent.Tool
-	for _, lt := range runner.LLMTools() {
-		t := agent.Tool{Tool: lt}
-		name := lt.Name
-		if d, ok := runner.Lookup(name); ok {
-			t.Sequential = d.Sequential()
-		}
-		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
-			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
-		}
-		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
-			call := toolrun.Call{ID: id, Name: name, Arguments: args}
-			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
-			return agentResult(r), nil
-		}
-		out = append(out, t)
+	impls := tools.All()
+	if r.mcp != nil {
+		impls = r.mcp.impls(res)
 	}
-	return out, nil
+	return agentTools(toolrun.New(res.Tools, impls, ts)), nil
 }
 
 func agentResult(r toolrun.Result) agent.Result {

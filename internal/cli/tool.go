@@ -75,7 +75,7 @@ func runToolRun(c *CLI, a *args) int {
 		return code
 	}
 	res, err := cfg.Resolve(config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: true})
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp"), Headless: true})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
