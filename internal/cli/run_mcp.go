@@ -37,6 +37,7 @@ type mcpRun struct {
 	waited  bool
 	section string
 	ag      *agent.Agent
+	runner  *toolrun.Runner
 	// reported is closed once the startup problems were printed.
 	reported chan struct{}
 }
@@ -232,7 +233,10 @@ func (m *mcpRun) refresh(context.Context) {
 		return
 	}
 	runner := toolrun.New(res.Tools, m.impls(res), m.r.toolSess)
-	list := agentTools(runner)
+	m.mu.Lock()
+	m.runner = runner
+	m.mu.Unlock()
+	list := agentTools(runner, m)
 	if m.r.wrapTools != nil {
 		list = m.r.wrapTools(list)
 	}
@@ -259,8 +263,13 @@ func (m *mcpRun) summaries() []mcp.ServerSummary {
 }
 
 // agentTools turns a runner's active tools into the loop's tools, each through the one
-// execution path.
-func agentTools(runner *toolrun.Runner) []agent.Tool {
+// execution path. With MCP servers, a call runs on the session's current runner (m.current),
+// after waiting for the servers it may reach (m.reach).
+func agentTools(runner *toolrun.Runner, m *mcpRun) []agent.Tool {
+	current := func() *toolrun.Runner { return runner }
+	if m != nil {
+		current = m.current
+	}
 	var out []agent.Tool
 	for _, lt := range runner.LLMTools() {
 		t := agent.Tool{Tool: lt}
@@ -269,16 +278,58 @@ func agentTools(runner *toolrun.Runner) []agent.Tool {
 			t.Sequential = d.Sequential()
 		}
 		t.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
-			return runner.PrepareCall(toolrun.Call{Name: name, Arguments: args})
+			return current().PrepareCall(toolrun.Call{Name: name, Arguments: args})
 		}
 		t.Execute = func(ctx context.Context, id string, args json.RawMessage, update func(agent.Result)) (agent.Result, error) {
+			if m != nil {
+				m.reach(ctx, name, args)
+			}
 			call := toolrun.Call{ID: id, Name: name, Arguments: args}
-			r := runner.ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
+			r := current().ExecutePrepared(ctx, call, args, func(p toolrun.Result) { update(agentResult(p)) })
 			return agentResult(r), nil
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// current is the runner of the latest registry.
+func (m *mcpRun) current() *toolrun.Runner {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.runner
+}
+
+// reach waits, before a tool that reaches other tools runs, for the servers it may reach, and
+// brings the registry up to date (pi's tool_call wait): tool_search and the resource tools
+// reach every server; a codemode script the servers it names (mcp__<server>), or every server
+// when it enumerates ALL_TOOLS.
+func (m *mcpRun) reach(ctx context.Context, name string, args json.RawMessage) {
+	var servers []string
+	switch {
+	case name == mcp.ToolSearchName || mcp.IsResourceTool(name):
+		servers = nil
+	case name == "codemode":
+		var a struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(args, &a)
+		if !strings.Contains(a.Code, "ALL_TOOLS") {
+			servers = []string{}
+			for _, c := range m.mgr.Conns() {
+				if strings.Contains(a.Code, mcp.Namespace(c.Server.Name)) {
+					servers = append(servers, c.Server.Name)
+				}
+			}
+			if len(servers) == 0 {
+				return
+			}
+		}
+	default:
+		return
+	}
+	m.mgr.Wait(ctx, servers)
+	m.refresh(ctx)
 }
 
 // mcpAuth is the OAuth credential store of the agent dir (mcp-auth.json).

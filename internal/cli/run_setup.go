@@ -329,7 +329,11 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 	if r.mcp != nil {
 		impls = r.mcp.impls(res)
 	}
-	return agentTools(toolrun.New(res.Tools, impls, ts)), nil
+	runner := toolrun.New(res.Tools, impls, ts)
+	if r.mcp != nil {
+		r.mcp.runner = runner
+	}
+	return agentTools(runner, r.mcp), nil
 }
 
 func agentResult(r toolrun.Result) agent.Result {
