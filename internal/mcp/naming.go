@@ -32,7 +32,7 @@ func ToolName(server, tool string, taken func(string) bool) string {
 	}
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	hash := hex.EncodeToString(sum[:])[:8]
-	return name[:MaxToolNameLength-len(hash)-1] + "_" + hash
+	return name[:min(len(name), MaxToolNameLength-len(hash)-1)] + "_" + hash
 }
 
 // sanitizeUnits replaces each UTF-16 code unit outside [A-Za-z0-9_] by "_", as JavaScript's

@@ -77,7 +77,10 @@ type client struct {
 }
 
 type pending struct {
-	ch         chan result
+	ch chan result
+	// stopSend ends a send still blocked (a server that does not read its stdin) once the
+	// request is answered, timed out or cancelled.
+	stopSend   context.CancelFunc
 	timer      *time.Timer
 	timeout    time.Duration
 	onProgress func(Progress)
@@ -171,7 +174,8 @@ func (c *client) request(ctx context.Context, method string, params json.RawMess
 	c.nextID++
 	id := c.nextID
 	key := strconv.FormatInt(id, 10)
-	p := &pending{ch: make(chan result, 1), timeout: o.timeout, onProgress: o.onProgress, method: method}
+	sendCtx, stopSend := context.WithCancel(ctx)
+	p := &pending{ch: make(chan result, 1), timeout: o.timeout, onProgress: o.onProgress, method: method, stopSend: stopSend}
 	if p.timeout <= 0 {
 		p.timeout = c.timeout
 	}
@@ -186,7 +190,7 @@ func (c *client) request(ctx context.Context, method string, params json.RawMess
 	})
 	c.mu.Unlock()
 
-	if err := c.t.send(ctx, encodeRequest(id, method, params), json.RawMessage(key)); err != nil {
+	if err := c.t.send(sendCtx, encodeRequest(id, method, params), json.RawMessage(key)); err != nil {
 		c.cancelPending(key, err, false, "")
 	}
 	select {
@@ -246,6 +250,7 @@ func (c *client) cancelPending(key string, err error, notify bool, reason string
 func (c *client) removeLocked(key string, p *pending) {
 	delete(c.pending, key)
 	p.timer.Stop()
+	p.stopSend()
 	if p.token != "" {
 		delete(c.progress, p.token)
 	}
@@ -397,6 +402,7 @@ func (c *client) markClosed(err error) {
 	c.mu.Unlock()
 	for _, p := range pend {
 		p.timer.Stop()
+		p.stopSend()
 		e := ErrClosed
 		if err != nil && !errors.Is(err, ErrClosed) {
 			e = fmt.Errorf("%w: %v", ErrClosed, err)

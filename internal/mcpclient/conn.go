@@ -283,13 +283,33 @@ func (c *Conn) connectOnce() error {
 	c.mu.Lock()
 	c.stderr = ""
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout())
+	// Each request of the handshake has the server's timeout; the whole connect ends with Close.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+				c.mu.Lock()
+				down := c.shutdown
+				c.mu.Unlock()
+				if down {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
 	init, err := cl.connect(ctx)
 	if err == nil {
 		var tools []mcp.Tool
+		total := 0
 		if _, ok := init.Capabilities["tools"]; ok {
-			tools, err = c.listTools(ctx, cl)
+			tools, total, err = c.listTools(ctx, cl)
 		}
 		if err == nil && !cl.connected() {
 			err = errors.New("connection closed during setup")
@@ -303,7 +323,8 @@ func (c *Conn) connectOnce() error {
 			}
 			_, res := init.Capabilities["resources"]
 			c.cl, c.state, c.err = cl, StateConnected, ""
-			c.tools, c.hasResources, c.instructions = c.cap(tools), res, strings.TrimSpace(init.Instructions)
+			c.setTools(tools, total)
+			c.hasResources, c.instructions = res, strings.TrimSpace(init.Instructions)
 			c.mu.Unlock()
 			if c.onTools != nil {
 				c.onTools(c)
@@ -326,14 +347,9 @@ func (c *Conn) connectOnce() error {
 	return err
 }
 
-// cap keeps at most MaxTools tools.
-func (c *Conn) cap(tools []mcp.Tool) []mcp.Tool {
-	c.dropped = 0
-	if len(tools) > MaxTools {
-		c.dropped = len(tools) - MaxTools
-		tools = tools[:MaxTools]
-	}
-	return tools
+// setTools keeps a new tool list and how many tools were left out (c.mu held).
+func (c *Conn) setTools(tools []mcp.Tool, total int) {
+	c.tools, c.dropped = tools, max(0, total-len(tools))
 }
 
 func tailChars(s string, n int) string {
@@ -344,9 +360,11 @@ func tailChars(s string, n int) string {
 	return string(r[len(r)-n:])
 }
 
-// listTools lists every page of tools (pi: up to 1000 pages; a repeated cursor fails).
-func (c *Conn) listTools(ctx context.Context, cl *client) ([]mcp.Tool, error) {
+// listTools lists every page of tools (pi: up to 1000 pages; a repeated cursor fails). It keeps
+// at most MaxTools and returns how many the server announced.
+func (c *Conn) listTools(ctx context.Context, cl *client) ([]mcp.Tool, int, error) {
 	var out []mcp.Tool
+	total := 0
 	cursors := map[string]bool{}
 	cursor := ""
 	for page := 0; page < maxListPages; page++ {
@@ -356,14 +374,14 @@ func (c *Conn) listTools(ctx context.Context, cl *client) ([]mcp.Tool, error) {
 		}
 		raw, err := cl.request(ctx, "tools/list", params, requestOptions{})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var res struct {
 			Tools      []json.RawMessage `json:"tools"`
 			NextCursor json.RawMessage   `json:"nextCursor"`
 		}
 		if json.Unmarshal(raw, &res) != nil || res.Tools == nil {
-			return nil, &RPCError{Code: codeInvalidRequest, Message: "Invalid MCP tools/list result"}
+			return nil, 0, &RPCError{Code: codeInvalidRequest, Message: "Invalid MCP tools/list result"}
 		}
 		for _, t := range res.Tools {
 			var tool mcp.Tool
@@ -372,7 +390,7 @@ func (c *Conn) listTools(ctx context.Context, cl *client) ([]mcp.Tool, error) {
 				InputSchema json.RawMessage `json:"inputSchema"`
 			}
 			if json.Unmarshal(t, &shape) != nil || shape.Name == nil || len(shape.InputSchema) == 0 || shape.InputSchema[0] != '{' {
-				return nil, &RPCError{Code: codeInvalidRequest, Message: "Invalid entry in MCP tools/list result"}
+				return nil, 0, &RPCError{Code: codeInvalidRequest, Message: "Invalid entry in MCP tools/list result"}
 			}
 			if err := json.Unmarshal(t, &tool); err != nil {
 				// Annotations of another shape: keep the tool without them.
@@ -386,34 +404,34 @@ func (c *Conn) listTools(ctx context.Context, cl *client) ([]mcp.Tool, error) {
 				_ = json.Unmarshal(t, &bare)
 				tool = mcp.Tool{Name: bare.Name, Title: bare.Title, Description: bare.Description, InputSchema: bare.InputSchema, OutputSchema: bare.OutputSchema}
 			}
-			out = append(out, tool)
-			if len(out) > MaxTools*2 {
-				break // the rest would be dropped anyway
+			total++
+			if len(out) < MaxTools {
+				out = append(out, tool)
 			}
 		}
 		next := ""
 		if len(res.NextCursor) > 0 && string(res.NextCursor) != "null" {
 			if json.Unmarshal(res.NextCursor, &next) != nil {
-				return nil, &RPCError{Code: codeInvalidRequest, Message: "Invalid MCP tools/list cursor"}
+				return nil, 0, &RPCError{Code: codeInvalidRequest, Message: "Invalid MCP tools/list cursor"}
 			}
 		}
-		if next == "" || len(out) > MaxTools*2 {
-			return out, nil
+		if next == "" {
+			return out, total, nil
 		}
 		if cursors[next] {
-			return nil, fmt.Errorf("MCP tools/list returned duplicate cursor: %s", next)
+			return nil, 0, fmt.Errorf("MCP tools/list returned duplicate cursor: %s", next)
 		}
 		cursors[next] = true
 		cursor = next
 	}
-	return nil, fmt.Errorf("MCP tools/list exceeded %d pages", maxListPages)
+	return nil, 0, fmt.Errorf("MCP tools/list exceeded %d pages", maxListPages)
 }
 
 // refreshTools reads the tool list again after list_changed.
 func (c *Conn) refreshTools(cl *client) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout())
 	defer cancel()
-	tools, err := c.listTools(ctx, cl)
+	tools, total, err := c.listTools(ctx, cl)
 	c.mu.Lock()
 	if c.cl != cl || c.shutdown {
 		c.mu.Unlock()
@@ -425,7 +443,7 @@ func (c *Conn) refreshTools(cl *client) {
 		c.changed()
 		return
 	}
-	c.tools = c.cap(tools)
+	c.setTools(tools, total)
 	c.mu.Unlock()
 	if c.onTools != nil {
 		c.onTools(c)
