@@ -111,7 +111,14 @@ type Settings struct {
 	FollowUpMode string
 	// Sequential forces one-at-a-time tool execution for every batch.
 	Sequential bool
+	// MaxParallelTools caps the tool calls of one batch that run at once (0:
+	// DefaultMaxParallelTools). The others wait their turn in call order; results keep the
+	// call order. pi has no cap: one reply with 300 bash calls started 300 commands at once.
+	MaxParallelTools int
 }
+
+// DefaultMaxParallelTools is the default cap on concurrent tool executions of one batch.
+const DefaultMaxParallelTools = 8
 
 // DefaultSettings are pi's defaults.
 func DefaultSettings() Settings {

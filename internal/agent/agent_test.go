@@ -3,8 +3,10 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -325,4 +327,48 @@ func TestToolUpdatesAndEventJSON(t *testing.T) {
 	eq(t, "toolcall_start json", starts, []string{`{"type":"message_update","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"assistantMessageEvent":{"type":"toolcall_start","contentIndex":1,"id":"c1","toolName":"bash"}}`})
 	b, _ = json.Marshal(rec.find(EventToolExecutionEnd)[0])
 	eq(t, "end json", string(b), `{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash","result":{"content":[{"type":"text","text":"full"}]},"isError":false}`)
+}
+
+// TestParallelCap is issue 20's batch finding: one reply with many calls runs at most
+// MaxParallelTools of them at once (the rest queue, not refused), and the results still
+// follow the call order. The safe twin: a batch under the cap runs all at once.
+func TestParallelCap(t *testing.T) {
+	for _, c := range []struct{ calls, cap, wantPeak int }{{40, 4, 4}, {3, 8, 3}} {
+		var mu sync.Mutex
+		running, peak := 0, 0
+		tool := Tool{Tool: llm.Tool{Name: "work", Parameters: json.RawMessage(`{"type":"object"}`)},
+			Execute: func(ctx context.Context, id string, args json.RawMessage, update func(Result)) (Result, error) {
+				mu.Lock()
+				running++
+				peak = max(peak, running)
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return Result{Content: []llm.Content{llm.TextBlock(id)}}, nil
+			}}
+		var cs []call
+		for i := 0; i < c.calls; i++ {
+			cs = append(cs, call{fmt.Sprintf("c%d", i), "work", "{}"})
+		}
+		p := &fakeProvider{}
+		p.add(calls("", cs...), text("done"))
+		a, _, _ := newTestAgent(t, p, []Tool{tool}, func(cfg *Config) { cfg.Settings.MaxParallelTools = c.cap })
+		if _, err := a.Prompt(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		if peak != c.wantPeak {
+			t.Errorf("%d calls, cap %d: peak %d running, want %d", c.calls, c.cap, peak, c.wantPeak)
+		}
+		msgs := p.contexts[1].Messages
+		for i := 0; i < c.calls; i++ {
+			if got := msgs[2+i].ToolCallID; got != fmt.Sprintf("c%d", i) {
+				t.Fatalf("result %d is %s", i, got)
+			}
+		}
+	}
+	if DefaultSettings().MaxParallelTools != 0 || DefaultMaxParallelTools != 8 {
+		t.Fatal("the default cap moved")
+	}
 }

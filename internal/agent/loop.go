@@ -293,10 +293,17 @@ func (a *Agent) executeParallel(ctx context.Context, msg *llm.Message, calls []l
 			break
 		}
 	}
+	// At most MaxParallelTools run at once; the rest start in call order as slots free up.
+	limit := a.cfg.Settings.MaxParallelTools
+	if limit <= 0 {
+		limit = DefaultMaxParallelTools
+	}
+	sem := make(chan struct{}, limit)
 	for _, j := range jobs {
+		sem <- struct{}{}
 		wg.Add(1)
 		go func(j job) {
-			defer wg.Done()
+			defer func() { <-sem; wg.Done() }()
 			f := a.finalize(ctx, msg, j.p, a.executePrepared(ctx, j.p))
 			a.endCall(f)
 			slots[j.idx] = f

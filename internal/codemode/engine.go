@@ -135,6 +135,25 @@ type Outcome struct {
 	Writes []Write
 }
 
+// The wall-clock limits of a script that sets no timeout_ms (the seed has none: headless,
+// `while(true){}` ran forever). Headless nobody can press Esc, so the limit is the bash
+// tool's default; in the chat it is the bash tool's maximum. timeout_ms overrides either.
+const (
+	DefaultHeadlessTimeout = 120 * time.Second
+	DefaultTimeout         = 600 * time.Second
+)
+
+// scriptTimeout is the wall-clock limit of a script: its timeout_ms, else the default.
+func scriptTimeout(set time.Duration, headless bool) time.Duration {
+	switch {
+	case set > 0:
+		return set
+	case headless:
+		return DefaultHeadlessTimeout
+	}
+	return DefaultTimeout
+}
+
 // The abort and timeout texts.
 const (
 	textAborted = "codemode execution was aborted"

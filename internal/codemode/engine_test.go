@@ -68,3 +68,15 @@ func TestOutputCap(t *testing.T) {
 		t.Fatalf("%+v %q", o.Err, o.Value)
 	}
 }
+
+// TestDefaultTimeout: a script without timeout_ms still has a wall-clock limit (the seed has
+// none: headless `while(true){}` ran forever); timeout_ms overrides it.
+func TestDefaultTimeout(t *testing.T) {
+	if scriptTimeout(0, true) != DefaultHeadlessTimeout || scriptTimeout(0, false) != DefaultTimeout ||
+		scriptTimeout(5*time.Millisecond, true) != 5*time.Millisecond {
+		t.Fatal("scriptTimeout")
+	}
+	if DefaultHeadlessTimeout != 120*time.Second || DefaultTimeout != 600*time.Second {
+		t.Fatal("the defaults moved")
+	}
+}

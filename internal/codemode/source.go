@@ -19,7 +19,8 @@ const DefaultOutputTokens = 10000
 type Options struct {
 	// MaxOutputTokens is the output budget (0: DefaultOutputTokens).
 	MaxOutputTokens float64
-	// Timeout is timeout_ms (0: none; the seed has no default timeout).
+	// Timeout is timeout_ms (0: not set; the run then gets DefaultTimeout or
+	// DefaultHeadlessTimeout, where the seed has none).
 	Timeout time.Duration
 }
 

@@ -219,7 +219,7 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 	var seq int
 	var seqMu sync.Mutex
 	out := Run(ctx, Script{
-		Code: code, Tools: tools, Store: st.snapshot(), Timeout: opts.Timeout,
+		Code: code, Tools: tools, Store: st.snapshot(), Timeout: scriptTimeout(opts.Timeout, s.Headless),
 		Output: func(it Item) {
 			if !it.Image && it.Text != "" {
 				progressMu.Lock()

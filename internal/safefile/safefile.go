@@ -3,6 +3,13 @@
 // device such as /dev/zero never ends), a size limit holds even for a file that grows while it
 // is read, and a file can be confined to a directory tree so that a symbolic link in a cloned
 // repository cannot make pigo read (and echo in a snippet) a secret from elsewhere.
+//
+// The same rules hold for the file tools: [ReadRegular] is their read (regular files only,
+// refused before the open when the path is a FIFO or a device, a ceiling named in the
+// refusal), and [Resolve] with [Target.Write] is where their writes go: the target resolved
+// component by component from directory handles (a dangling link followed to where it
+// leads, so the caller judges the real destination), then written through the handle,
+// atomically, so nothing swapped in after the decision can redirect the write.
 package safefile
 
 import (

@@ -194,7 +194,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		// a directory (bwrap would fail every command) and a tmpfs cannot cover a file.
 		pl.Deny = append(pl.Deny, Mount{Path: r, Dir: fi.IsDir()})
 	}
-	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home)))
+	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home), false))
 	pl.protect(homeStartupFiles(env.Home, pl))
 	pl.pin()
 	if p.NetMode != NetAllowAll {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // Link is a protected path that is a symbolic link: a mount cannot cover the link itself
@@ -19,20 +21,115 @@ type Link struct {
 	Target string `json:"target"` // the link's text
 }
 
-// protectedPaths are the paths whose content decides pigo's own policy or runs code
-// outside the sandbox later: the workspace's .pi, .agent and .git (and what a .git file
-// points to), nested .git entries when the workspace has none, and the agent dir (global
-// sandbox.json, settings, trust.json).
-func protectedPaths(ws, agentDir string) []string {
-	ps := []string{filepath.Join(ws, ".pi"), filepath.Join(ws, ".agent"), filepath.Join(ws, ".git")}
-	if _, err := os.Lstat(ps[2]); err != nil {
-		ps = append(ps, gitPaths(ws)...)
+// ProtectedNames are the workspace entries whose content decides pigo's own policy or runs
+// code outside the sandbox later: the project's pigo config (.pi), its agent config (.agent)
+// and git's config and hooks (.git). With the agent dir and trust.json they make the one
+// protected list ([ProtectedList]): bash cannot write them (except under fs "allow-all",
+// which drops the three workspace entries as the reference does), and the file tools ask
+// before writing them ([WriteProtected]).
+var ProtectedNames = []string{".pi", ".agent", ".git"}
+
+// Protection is one entry of the protected list.
+type Protection struct {
+	Path string `json:"path"`
+	// Why says what the path holds, for a dialog or a refusal.
+	Why string `json:"why"`
+	// Workspace is true for the workspace's .pi, .agent and .git entries (fs "allow-all"
+	// leaves those writable to bash).
+	Workspace bool `json:"workspace"`
+}
+
+// Reasons of the protected list.
+const (
+	whyPi       = "the project's pi config: its sandbox.json, settings and extensions decide what later commands may do"
+	whyAgent    = "the project's agent config"
+	whyGit      = "git's config and hooks run outside the sandbox"
+	whyAgentDir = "the agent dir: the global sandbox.json, settings and credentials"
+	whyTrust    = "trust.json decides which projects' .pi applies"
+)
+
+// ProtectedList is the one list of protected paths for workspace ws and agent dir agentDir
+// (paths as written: cleaned, not resolved): the workspace's .pi, .agent and .git (what a
+// .git file points to, nested .git entries when the workspace has none), the agent dir and
+// its trust.json.
+func ProtectedList(ws, agentDir string) []Protection {
+	var out []Protection
+	for _, n := range ProtectedNames {
+		why := whyPi
+		switch n {
+		case ".agent":
+			why = whyAgent
+		case ".git":
+			why = whyGit
+		}
+		out = append(out, Protection{Path: filepath.Join(ws, n), Why: why, Workspace: true})
 	}
-	ps = append(ps, gitFileTargets(ps[2])...)
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+		for _, g := range gitPaths(ws) {
+			out = append(out, Protection{Path: g, Why: whyGit, Workspace: true})
+		}
+	}
+	for _, g := range gitFileTargets(filepath.Join(ws, ".git")) {
+		out = append(out, Protection{Path: g, Why: whyGit, Workspace: true})
+	}
 	if agentDir != "" {
-		ps = append(ps, filepath.Clean(agentDir))
+		ad := filepath.Clean(agentDir)
+		out = append(out, Protection{Path: ad, Why: whyAgentDir}, Protection{Path: filepath.Join(ad, "trust.json"), Why: whyTrust})
+	}
+	return out
+}
+
+// protectedPaths are the paths the sandbox keeps read-only: the protected list, less the
+// workspace entries under fs "allow-all" (the reference binds none there) and trust.json,
+// which the agent dir's bind covers.
+func protectedPaths(ws, agentDir string, allowAll bool) []string {
+	var ps []string
+	for _, p := range ProtectedList(ws, agentDir) {
+		if (allowAll && p.Workspace) || p.Why == whyTrust {
+			continue
+		}
+		ps = append(ps, p.Path)
 	}
 	return ps
+}
+
+// WriteProtected says why a file tool must ask before writing real (a resolved path: no
+// link in it), "" when real is not protected: it is, or lies inside, the real path of an
+// entry of the protected list, or of the target of a link directly in the agent dir (a
+// settings.json kept in a dotfiles repository), or it has a .git component inside the
+// workspace (every nested repository, found or not). Each entry's real path is resolved as
+// a write would resolve it (a dangling link followed).
+func WriteProtected(real, ws, agentDir string) string {
+	resolve := safefile.ResolvePath
+	for _, p := range ProtectedList(ws, agentDir) {
+		if within(resolve(p.Path), real) {
+			return p.Why
+		}
+	}
+	if agentDir != "" {
+		ad := resolve(filepath.Clean(agentDir))
+		if ents, err := os.ReadDir(ad); err == nil {
+			for _, e := range ents {
+				if e.Type()&os.ModeSymlink != 0 && within(resolve(filepath.Join(ad, e.Name())), real) {
+					return whyAgentDir
+				}
+			}
+		}
+	}
+	rws := resolve(ws)
+	if rel, err := filepath.Rel(rws, real); err == nil && within(rws, real) {
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			if c == ".git" {
+				return whyGit
+			}
+		}
+	}
+	return ""
+}
+
+// within reports whether p is root or below it.
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }
 
 // homeStartupNames are files in $HOME that run code outside the sandbox later: the shell

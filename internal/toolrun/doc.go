@@ -45,14 +45,24 @@
 //   - the per-file mutation queue ([Session.WithFile]), keyed like the read state, so writers
 //     of one file run one after another and different files in parallel;
 //   - the read-before-write state, one [Reads] per toolset (reference §1.4): sha256 of the
-//     whole file keyed by [ReadKey] (realpath of the deepest existing ancestor + the rest),
-//     the strict and lenient checks with the exact texts, the `details.reads` entry each
-//     recording tool returns, and [Session.Replay] from a branch's toolResult messages;
-//   - the write guard ([Session.GuardWrite], reference §1.5): free inside the workspace or
-//     /tmp, decided on realpaths — a symlink inside the workspace that points outside is
-//     outside, a deliberate tightening of the seed, which compares the paths as written. The
-//     caller computes the final content and runs the read check first, so a match or read
-//     error surfaces before any dialog; headless refuses with `Path "<abs>" is outside
-//     workspace. No UI available for approval.`; the dialog shows [Preview], a unified diff
-//     (2 context lines, at most 100 lines, fenced longer than any backtick run inside).
+//     whole file keyed by [ReadKey] (the real path a write would land on), the strict and
+//     lenient checks with the exact texts, the `details.reads` entry each recording tool
+//     returns, and [Session.Replay] from a branch's toolResult messages;
+//   - the one write path ([Session.WriteFile], spec D27): every tool that writes a file calls
+//     it. Under the file's lock it resolves the target from directory handles, component by
+//     component ([safefile.Resolve]: a dangling link is judged by where it leads, a link
+//     swapped in afterwards cannot redirect the write), reads the old content (regular files
+//     only, at most [MaxWholeFile]), runs the read check, computes the new content, runs the
+//     write guard, the [WriteHook]s /rewind uses, the atomic write (mode kept) and the LSP
+//     hook. [Session.PrepareAll] prepares several files before writing any (lsp-rename);
+//   - the write guard (reference §1.5): free inside the workspace or /tmp, decided on the
+//     real target — a symlink inside the workspace that points outside is outside, a
+//     deliberate tightening of the seed, which compares the paths as written — and off the
+//     protected list (the workspace's .pi, .agent and .git, the agent dir, trust.json;
+//     [sandbox.WriteProtected], the list bash is kept away from). Otherwise a person is
+//     asked: headless refuses with `Path "<abs>" is outside workspace. No UI available for
+//     approval.` (or `is protected (<why>)`), a typed [Refusal]; the dialog shows [Preview],
+//     a unified diff (2 context lines, at most 100 lines, fenced longer than any backtick
+//     run inside), and the real target when a link leads elsewhere. The read check and the
+//     new content come first, so a match or read error surfaces before any dialog.
 package toolrun

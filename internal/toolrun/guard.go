@@ -4,41 +4,44 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/pigo-agent/pigo/internal/safefile"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
 // previewLines caps the diff preview of the write dialog.
 const previewLines = 100
 
-// Write is one write a tool is about to make: the file's bytes now (Old, nil with !Exists)
-// and the complete new content, computed and read-checked before the guard runs.
-type Write struct {
-	Tool   string
-	Path   string // absolute
-	Old    []byte
-	Exists bool
-	New    []byte
-}
-
-// Inside reports whether path may be written without asking: inside the workspace or /tmp,
-// decided on realpaths (the deepest existing ancestor's), so a symlink inside the workspace
+// Inside reports whether path may be written without asking as far as the workspace goes:
+// inside the workspace or /tmp, decided on the real path a write would land on (links
+// resolved, a dangling one followed to where it leads), so a symlink inside the workspace
 // that points outside is outside. This is a deliberate tightening of the seed, which
-// compares the paths as written.
-func (s *Session) Inside(path string) bool {
-	key := ReadKey(path)
+// compares the paths as written. The protected list is checked apart ([Session.Protected]).
+func (s *Session) Inside(path string) bool { return s.insideReal(ReadKey(path)) }
+
+func (s *Session) insideReal(real string) bool {
 	for _, root := range []string{s.Cwd, "/tmp"} {
 		if root == "" {
 			continue
 		}
-		if within(ReadKey(root), key) {
+		if within(ReadKey(root), real) {
 			return true
 		}
 	}
 	return false
+}
+
+// Protected says why path (resolved as a write would resolve it) is on the protected list
+// ([sandbox.WriteProtected]: the workspace's .pi, .agent and .git, the agent dir,
+// trust.json), "" when it is not.
+func (s *Session) Protected(path string) string {
+	return sandbox.WriteProtected(ReadKey(path), s.Cwd, s.AgentDir)
 }
 
 func within(root, p string) bool {
@@ -46,26 +49,46 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
-// GuardWrite is the write guard (reference §1.5): nil when w may go ahead. Outside the
-// workspace it refuses when requests are denied or nobody can answer, else it asks the
-// Approver with the diff preview; after "Approve once" the disk must still hold w.Old.
-func (s *Session) GuardWrite(ctx context.Context, w Write) error {
-	if s.Inside(w.Path) {
+// guard is the write guard (reference §1.5) on a resolved target: nil when the write may go
+// ahead. Inside the workspace and off the protected list it never asks; both are decided on
+// the real target. Otherwise it refuses when requests are denied or nobody can answer (the
+// reference text, with the path as the model named it), else it asks the Approver with the
+// diff preview and the real target; after "Approve once" the file must still hold old.
+func (s *Session) guard(ctx context.Context, tool string, t *safefile.Target, old []byte, exists bool, newb []byte) error {
+	real := t.Real
+	inside := s.insideReal(real)
+	why := sandbox.WriteProtected(real, s.Cwd, s.AgentDir)
+	if inside && why == "" {
 		return nil
 	}
-	deny := "user deny " + w.Tool + ": "
+	deny := "user deny " + tool + ": "
 	if s.DenyRequests {
-		return errors.New(deny + "blocked")
+		return &Refusal{Text: deny + "blocked", Kind: RefusedPolicy}
 	}
-	if runtime.GOOS == "windows" {
-		return errors.New(`Path "` + w.Path + `" is outside workspace. Writes outside the workspace are not allowed on Windows.`)
+	if runtime.GOOS == "windows" && !inside {
+		return &Refusal{Text: `Path "` + t.Path + `" is outside workspace. Writes outside the workspace are not allowed on Windows.`, Kind: RefusedPolicy}
 	}
-	if s.headless() {
-		return errors.New(`Path "` + w.Path + `" is outside workspace. No UI available for approval.`)
+	ap := s.ApproverFor(ctx)
+	if s.Headless || ap == nil {
+		if !inside {
+			return &Refusal{Text: `Path "` + t.Path + `" is outside workspace. No UI available for approval.`, Kind: RefusedHeadless}
+		}
+		return &Refusal{Text: `Path "` + t.Path + `" is protected (` + why + `). No UI available for approval.`, Kind: RefusedHeadless}
 	}
-	preview := Preview(filepath.Base(w.Path), w.Old, w.New)
-	title := "Model requests write access outside workspace:\n\n  Tool:  " + w.Tool + "\n  Path:  " + w.Path + "\n\n" + preview + "\n\nAllow?"
-	d, err := s.ApproverFor(ctx).ApproveWrite(ctx, WriteRequest{Tool: w.Tool, Path: w.Path, Preview: preview, Title: title})
+	preview := Preview(filepath.Base(real), old, newb)
+	head := "Model requests write access outside workspace:"
+	if inside {
+		head = "Model requests write access to a protected path:"
+	}
+	lines := "\n\n  Tool:  " + tool + "\n  Path:  " + t.Path
+	if t.Path != real {
+		lines += "\n  Target: " + real + " (where a symbolic link leads)"
+	}
+	if why != "" {
+		lines += "\n  Why:   protected: " + why
+	}
+	title := head + lines + "\n\n" + preview + "\n\nAllow?"
+	d, err := ap.ApproveWrite(ctx, WriteRequest{Tool: tool, Path: real, Asked: t.Path, Protected: why, Preview: preview, Title: title})
 	if err != nil {
 		if ctx.Err() == nil {
 			return err
@@ -74,26 +97,26 @@ func (s *Session) GuardWrite(ctx context.Context, w Write) error {
 	}
 	switch d.Choice {
 	case WriteApproveOnce:
-		now, _, err := ReadFile(w.Path) // a missing file counts as empty
-		if err != nil {
+		now, err := t.ReadExisting(MaxWholeFile) // a missing file counts as empty
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if Digest(now) != Digest(w.Old) {
+		if Digest(now) != Digest(old) {
 			return errors.New(TextModified)
 		}
 		return nil
 	case WriteBlock:
-		return errors.New(deny + "blocked")
+		return &Refusal{Text: deny + "blocked", Kind: RefusedUser}
 	case WriteBlockWithReason:
 		if strings.TrimSpace(d.Reason) == "" {
-			return errors.New(deny + "blocked")
+			return &Refusal{Text: deny + "blocked", Kind: RefusedUser}
 		}
-		return errors.New(deny + d.Reason)
+		return &Refusal{Text: deny + d.Reason, Kind: RefusedUser}
 	}
 	if s.Abort != nil {
 		s.Abort()
 	}
-	return errors.New(deny + "cancelled")
+	return &Refusal{Text: deny + "cancelled", Kind: RefusedUser}
 }
 
 // Preview is the write dialog's diff block: a unified diff of the LF-normalised contents

@@ -2,6 +2,7 @@ package toolrun
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,26 +72,34 @@ func TestInsideOnRealpaths(t *testing.T) {
 	}
 }
 
+// write is one WriteFile of content to path by tool Write (strict check off).
+func write(s *Session, path, content string) error {
+	_, err := s.WriteFile(context.Background(), FileWrite{Tool: "Write", Path: path,
+		Update: func([]byte, bool) ([]byte, error) { return []byte(content), nil }})
+	return err
+}
+
 func TestGuardWrite(t *testing.T) {
 	root := outsideTmp(t)
 	ws := filepath.Join(root, "ws")
 	os.MkdirAll(ws, 0o755)
 	outside := filepath.Join(root, "o.txt")
-	os.WriteFile(outside, []byte("a\nb\n"), 0o644)
-	w := Write{Tool: "Write", Path: outside, Old: []byte("a\nb\n"), Exists: true, New: []byte("a\nc\n")}
-	ctx := context.Background()
+	reset := func() { os.WriteFile(outside, []byte("a\nb\n"), 0o644) }
+	reset()
 
 	s := &Session{Cwd: ws, Headless: true}
-	if err := s.GuardWrite(ctx, w); err == nil || err.Error() != `Path "`+outside+`" is outside workspace. No UI available for approval.` {
+	if err := write(s, outside, "a\nc\n"); err == nil || err.Error() != `Path "`+outside+`" is outside workspace. No UI available for approval.` {
 		t.Fatalf("headless: %v", err)
 	}
+	var r *Refusal
+	if err := write(s, outside, "x"); !errors.As(err, &r) || r.Kind != RefusedHeadless {
+		t.Fatalf("not a typed refusal: %#v", err)
+	}
 	s = &Session{Cwd: ws, DenyRequests: true, Approver: &fakeApprover{}}
-	if err := s.GuardWrite(ctx, w); err == nil || err.Error() != "user deny Write: blocked" {
+	if err := write(s, outside, "a\nc\n"); err == nil || err.Error() != "user deny Write: blocked" {
 		t.Fatalf("deny requests: %v", err)
 	}
-	inside := w
-	inside.Path = filepath.Join(ws, "x.txt")
-	if err := (&Session{Cwd: ws, Headless: true}).GuardWrite(ctx, inside); err != nil {
+	if err := write(&Session{Cwd: ws, Headless: true}, filepath.Join(ws, "x.txt"), "x"); err != nil {
 		t.Fatalf("inside: %v", err)
 	}
 
@@ -105,9 +114,10 @@ func TestGuardWrite(t *testing.T) {
 		{WriteDecision{Choice: WriteBlockWithReason}, "user deny Write: blocked"},
 		{WriteDecision{Choice: WriteDismissed}, "user deny Write: cancelled"},
 	} {
+		reset()
 		f := &fakeApprover{write: c.d}
 		s := &Session{Cwd: ws, Approver: f, Abort: func() { aborted = true }}
-		err := s.GuardWrite(ctx, w)
+		err := write(s, outside, "a\nc\n")
 		if got := errString(err); got != c.want {
 			t.Errorf("%+v: got %q, want %q", c.d, got, c.want)
 		}
@@ -116,21 +126,103 @@ func TestGuardWrite(t *testing.T) {
 		if f.req == nil || f.req.Title != wantTitle {
 			t.Errorf("title:\n%q\nwant\n%q", f.req.Title, wantTitle)
 		}
+		b, _ := os.ReadFile(outside)
+		if want := map[bool]string{true: "a\nc\n", false: "a\nb\n"}[c.want == ""]; string(b) != want {
+			t.Errorf("%+v: file holds %q", c.d, b)
+		}
 	}
 	if !aborted {
 		t.Error("a dismissed dialog did not abort the turn")
 	}
 	// The file changes while the dialog is open: approve once refuses.
+	reset()
 	f := &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}, onAsk: func() { os.WriteFile(outside, []byte("changed"), 0o644) }}
 	s = &Session{Cwd: ws, Approver: f}
-	if err := s.GuardWrite(ctx, w); errString(err) != TextModified {
+	if err := write(s, outside, "x"); errString(err) != TextModified {
 		t.Fatalf("changed during dialog: %v", err)
 	}
 	// A new file outside: a missing file counts as empty.
-	nw := Write{Tool: "write", Path: filepath.Join(root, "new.txt"), New: []byte("x")}
 	s = &Session{Cwd: ws, Approver: &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}}}
-	if err := s.GuardWrite(ctx, nw); err != nil {
+	if err := write(s, filepath.Join(root, "new.txt"), "x"); err != nil {
 		t.Fatalf("new file: %v", err)
+	}
+}
+
+// TestGuardDanglingLink is issue 20's critical finding: a link inside the workspace whose
+// target does not exist yet (made by an earlier bash call or shipped in a cloned repository)
+// is judged by where it leads, and the dialog names the real target.
+func TestGuardDanglingLink(t *testing.T) {
+	root := outsideTmp(t)
+	ws, ad := filepath.Join(root, "ws"), filepath.Join(root, "agent")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(ad, 0o755)
+	link := filepath.Join(ws, "notes.md")
+	os.Symlink("../agent/sandbox.json", link)
+	s := &Session{Cwd: ws, AgentDir: ad, Headless: true}
+	err := write(s, link, `{"fs":{"mode":"allow-all"}}`)
+	if want := `Path "` + link + `" is outside workspace. No UI available for approval.`; errString(err) != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	if _, err := os.Lstat(filepath.Join(ad, "sandbox.json")); err == nil {
+		t.Fatal("the link was followed")
+	}
+	f := &fakeApprover{write: WriteDecision{Choice: WriteBlock}}
+	s = &Session{Cwd: ws, AgentDir: ad, Approver: f}
+	write(s, link, "x")
+	if f.req == nil || f.req.Path != filepath.Join(ad, "sandbox.json") || f.req.Asked != link ||
+		!strings.Contains(f.req.Title, "  Path:  "+link+"\n  Target: "+filepath.Join(ad, "sandbox.json")+" (where a symbolic link leads)\n") {
+		t.Fatalf("dialog: %+v", f.req)
+	}
+
+	// The safe twin: a link that stays inside is written through, without asking.
+	os.Symlink("docs/new.md", filepath.Join(ws, "inner.md"))
+	s = &Session{Cwd: ws, AgentDir: ad, Headless: true}
+	if err := write(s, filepath.Join(ws, "inner.md"), "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "docs", "new.md")); string(b) != "ok" {
+		t.Fatalf("target holds %q", b)
+	}
+}
+
+// TestGuardProtected: the workspace's .pi, .agent and .git and the agent dir are on the one
+// protected list; a file tool asks before writing them (headless refuses), even inside the
+// workspace.
+func TestGuardProtected(t *testing.T) {
+	root := outsideTmp(t)
+	ws, ad := filepath.Join(root, "ws"), filepath.Join(root, "agent")
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	os.MkdirAll(filepath.Join(ws, "sub", ".git"), 0o755)
+	os.MkdirAll(ad, 0o755)
+	s := &Session{Cwd: ws, AgentDir: ad, Headless: true}
+	for _, p := range []string{".git/config", ".git/hooks/pre-commit", ".pi/sandbox.json", ".agent/x.md", "sub/.git/config", "ag/sandbox.json"} {
+		full := filepath.Join(ws, p)
+		if strings.HasPrefix(p, "ag/") {
+			full = filepath.Join(ad, strings.TrimPrefix(p, "ag/"))
+		}
+		err := write(s, full, "x")
+		var r *Refusal
+		if !errors.As(err, &r) || !strings.Contains(r.Text, "No UI available for approval.") {
+			t.Errorf("%s: %v", p, err)
+		}
+		if _, err := os.Lstat(full); err == nil {
+			t.Errorf("%s: written", p)
+		}
+	}
+	f := &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}}
+	s = &Session{Cwd: ws, AgentDir: ad, Approver: f}
+	if err := write(s, filepath.Join(ws, ".git", "config"), "[core]\n"); err != nil {
+		t.Fatal(err)
+	}
+	if f.req == nil || !strings.HasPrefix(f.req.Title, "Model requests write access to a protected path:") || f.req.Protected == "" {
+		t.Fatalf("dialog: %+v", f.req)
+	}
+	// The safe twin: .gitignore and a file named like .pi elsewhere are ordinary.
+	s = &Session{Cwd: ws, AgentDir: ad, Headless: true}
+	for _, p := range []string{".gitignore", "docs/.pi.md", "sub/x.go"} {
+		if err := write(s, filepath.Join(ws, p), "x"); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }
 

@@ -15,11 +15,16 @@ type queueLock struct {
 }
 
 // WithFile runs fn while holding path's mutation lock. The key is the path's read key (the
-// realpath of its deepest existing ancestor plus the rest), so a file reached through a
-// symlinked directory and by its real path shares one queue, before and after it exists.
+// real path a write would land on), so a file reached through a symlinked directory and by
+// its real path shares one queue, before and after it exists.
 func (s *Session) WithFile(path string, fn func() error) error {
-	q := &s.queue
-	key := ReadKey(path)
+	unlock := s.queue.lock(ReadKey(path))
+	defer unlock()
+	return fn()
+}
+
+// lock takes key's lock and returns its release.
+func (q *mutationQueue) lock(key string) func() {
 	q.mu.Lock()
 	if q.locks == nil {
 		q.locks = map[string]*queueLock{}
@@ -31,15 +36,13 @@ func (s *Session) WithFile(path string, fn func() error) error {
 	}
 	l.users++
 	q.mu.Unlock()
-
 	l.mu.Lock()
-	defer func() {
+	return func() {
 		l.mu.Unlock()
 		q.mu.Lock()
 		if l.users--; l.users == 0 {
 			delete(q.locks, key)
 		}
 		q.mu.Unlock()
-	}()
-	return fn()
+	}
 }

@@ -5,12 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // The read-before-write refusals (reference §1.4), byte for byte.
@@ -39,40 +38,25 @@ func Digest(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// ReadKey is the state key of path: its realpath, or for a path that does not exist (yet)
-// the realpath of its deepest existing ancestor joined with the remaining segments, so the
-// key is the same before and after the file is created and through symlinked directories.
+// ReadKey is the state key of path: the real path a write to it would land on
+// ([safefile.Resolve]: links resolved component by component, a dangling link followed to
+// where it leads, the missing rest joined as written), so the key is the same before and
+// after the file is created, through symlinked directories and through links.
 func ReadKey(path string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return path
 	}
-	rest := ""
-	cur := abs
-	for {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return real
-			}
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs
-		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
-		}
-		cur = parent
-	}
+	return safefile.ResolvePath(abs)
 }
 
 // Record stores a snapshot of content for path and returns the `details.reads` entry the
 // recording tool puts in its result.
 func (r *Reads) Record(path string, content []byte, textEditable bool) map[string]Snapshot {
-	key := ReadKey(path)
+	return r.record(ReadKey(path), content, textEditable)
+}
+
+func (r *Reads) record(key string, content []byte, textEditable bool) map[string]Snapshot {
 	snap := Snapshot{Digest: Digest(content), TextEditable: textEditable}
 	r.mu.Lock()
 	r.m[key] = snap
@@ -81,10 +65,12 @@ func (r *Reads) Record(path string, content []byte, textEditable bool) map[strin
 }
 
 // Get returns the snapshot recorded for path.
-func (r *Reads) Get(path string) (Snapshot, bool) {
+func (r *Reads) Get(path string) (Snapshot, bool) { return r.get(ReadKey(path)) }
+
+func (r *Reads) get(key string) (Snapshot, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.m[ReadKey(path)]
+	s, ok := r.m[key]
 	return s, ok
 }
 
@@ -106,10 +92,14 @@ func (r *Reads) Clear() {
 // fs.write on an existing file) against current, the file's bytes on disk now. A file that
 // does not exist needs no read.
 func (r *Reads) CheckStrict(path string, current []byte, exists bool) error {
+	return r.checkStrict(ReadKey(path), path, current, exists)
+}
+
+func (r *Reads) checkStrict(key, path string, current []byte, exists bool) error {
 	if !exists {
 		return nil
 	}
-	snap, ok := r.Get(path)
+	snap, ok := r.get(key)
 	switch {
 	case !ok:
 		return errors.New(TextNotRead)
@@ -124,7 +114,11 @@ func (r *Reads) CheckStrict(path string, current []byte, exists bool) error {
 // CheckLenient is opencode write's check: an unread file may be written; a read one must be
 // unchanged and still exist.
 func (r *Reads) CheckLenient(path string, current []byte, exists bool) error {
-	snap, ok := r.Get(path)
+	return r.checkLenient(ReadKey(path), current, exists)
+}
+
+func (r *Reads) checkLenient(key string, current []byte, exists bool) error {
+	snap, ok := r.get(key)
 	if !ok {
 		return nil
 	}
@@ -132,18 +126,6 @@ func (r *Reads) CheckLenient(path string, current []byte, exists bool) error {
 		return errors.New(TextModified)
 	}
 	return nil
-}
-
-// ReadFile reads path for a check: exists is false (and err nil) when it does not exist.
-func ReadFile(path string) (content []byte, exists bool, err error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return b, true, nil
 }
 
 // replayTools maps the recording tools' names onto their toolset; lsp-rename records into

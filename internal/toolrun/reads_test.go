@@ -56,7 +56,8 @@ func TestStrictAndLenient(t *testing.T) {
 	os.WriteFile(p, []byte("one\n"), 0o644)
 	s := &Session{Cwd: d}
 	r := s.Reads("claude-code")
-	cur, ok, _ := ReadFile(p)
+	cur, err := os.ReadFile(p)
+	ok := err == nil
 	if err := r.CheckStrict(p, cur, ok); err == nil || err.Error() != "File has not been read yet. Read it first before writing to it." {
 		t.Fatalf("unread: %v", err)
 	}
@@ -73,7 +74,8 @@ func TestStrictAndLenient(t *testing.T) {
 		t.Fatalf("details.reads = %s, want %s", b, want)
 	}
 	os.WriteFile(p, []byte("two\n"), 0o644)
-	cur, ok, _ = ReadFile(p)
+	cur, err = os.ReadFile(p)
+	ok = err == nil
 	mod := "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 	if err := r.CheckStrict(p, cur, ok); err == nil || err.Error() != mod {
 		t.Fatalf("modified: %v", err)

@@ -53,6 +53,7 @@ type Session struct {
 	state map[any]any
 	reads map[string]*Reads
 	queue mutationQueue
+	hooksState
 }
 
 // Shell is pi's shell settings.
@@ -84,9 +85,13 @@ type Approver interface {
 	ApproveCommand(ctx context.Context, req CommandRequest) (CommandDecision, error)
 }
 
-// WriteRequest is one write outside the workspace.
+// WriteRequest is one write outside the workspace or to a protected path.
 type WriteRequest struct {
-	Tool, Path string
+	// Tool names the tool; Path is the resolved target (where the bytes would go), Asked the
+	// path as the model named it (different when a link leads elsewhere).
+	Tool, Path, Asked string
+	// Protected says why the target is on the protected list ("" when it is not).
+	Protected string
 	// Preview is the fenced unified diff (2 context lines, at most 100 lines).
 	Preview string
 	// Title is the dialog text of the reference, Preview included.

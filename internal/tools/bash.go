@@ -30,7 +30,16 @@ const (
 	ringBytes     = 1 << 20
 	progressBytes = 64 << 10
 	progressEvery = 100 * time.Millisecond
+	// MaxSpillBytes caps one command's full-output file: past it the file gets a last line
+	// saying so and nothing more (a command printing gigabytes filled the disk). SpillMaxAge
+	// is how long a full-output file is kept: the first spill of a process into a directory
+	// removes the spill files older than that.
+	MaxSpillBytes = 64 << 20
+	SpillMaxAge   = 24 * time.Hour
 )
+
+// spillCapNote ends a full-output file that reached MaxSpillBytes.
+const spillCapNote = "\n[pigo: the full output file stops here, at its 64 MiB cap; the command's output went on]\n"
 
 // BashRun is one command to run.
 type BashRun struct {
@@ -89,6 +98,8 @@ type accumulator struct {
 	spill     *os.File
 	spillPath string
 	spillErr  bool
+	spilled   int  // bytes in the spill file
+	capped    bool // the spill file reached MaxSpillBytes
 	dirty     bool
 }
 
@@ -99,6 +110,7 @@ func (a *accumulator) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	if a.spill == nil && !a.spillErr && a.spillDir != "" {
+		sweepSpills(a.spillDir)
 		if err := os.MkdirAll(a.spillDir, 0o700); err == nil {
 			path := filepath.Join(a.spillDir, newUUID()+".txt")
 			if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
@@ -107,8 +119,18 @@ func (a *accumulator) Write(p []byte) (int, error) {
 		}
 		a.spillErr = a.spill == nil
 	}
-	if a.spill != nil {
-		if _, err := a.spill.Write(p); err != nil {
+	if a.spill != nil && !a.capped {
+		chunk := p
+		if a.spilled+len(chunk) > MaxSpillBytes {
+			chunk = chunk[:MaxSpillBytes-a.spilled]
+			a.capped = true
+		}
+		_, err := a.spill.Write(chunk)
+		if err == nil && a.capped {
+			_, err = a.spill.WriteString(spillCapNote)
+		}
+		a.spilled += len(chunk)
+		if err != nil {
 			a.spill.Close()
 			a.spill, a.spillErr = nil, true // read-only fs: memory only from here on
 			os.Remove(a.spillPath)
@@ -187,6 +209,58 @@ func (a *accumulator) finish() BashOutput {
 	}
 	t.TotalLines, t.TotalBytes = totalLines, a.total
 	return BashOutput{Output: t.Content, Truncation: t, LastLineBytes: a.lineBytes, FullOutputPath: a.spillPath}
+}
+
+var (
+	sweptMu sync.Mutex
+	swept   = map[string]bool{}
+)
+
+// sweepSpills removes, once per process and directory, the full-output files in dir older
+// than SpillMaxAge: regular files named like a spill file (a UUID, .txt or .log), nothing
+// else. The model saw their paths in earlier results, so a day is kept.
+func sweepSpills(dir string) {
+	sweptMu.Lock()
+	done := swept[dir]
+	swept[dir] = true
+	sweptMu.Unlock()
+	if done {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-SpillMaxAge)
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !isSpillName(e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// isSpillName reports whether name is a full-output file's: a version 4 UUID (pigo's) or
+// "pi-bash-<hex>" (pi 1.6's), with .txt or .log.
+func isSpillName(name string) bool {
+	base := strings.TrimSuffix(strings.TrimSuffix(name, ".txt"), ".log")
+	if base == name {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(base, "pi-bash-"); ok {
+		base = rest
+	}
+	if len(base) == 0 {
+		return false
+	}
+	for _, c := range base {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // newUUID is a random (version 4) UUID.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -278,5 +279,59 @@ func TestPiBashProgress(t *testing.T) {
 	defer mu.Unlock()
 	if len(texts) < 2 || texts[0] != "" || !strings.HasPrefix(texts[1], "one\n") {
 		t.Fatalf("updates %q", texts)
+	}
+}
+
+// TestSpillCapAndSweep: a command's full-output file stops at MaxSpillBytes (the red team's
+// 1.5 GB of output stayed on disk), and spill files older than SpillMaxAge are removed by
+// the next spill into the directory; other files stay.
+func TestSpillCapAndSweep(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "0b1c2d3e-0000-4000-8000-000000000000.txt")
+	keep := filepath.Join(dir, "notes.txt")
+	fresh := filepath.Join(dir, "1b1c2d3e-0000-4000-8000-000000000000.txt")
+	for _, p := range []string{old, keep, fresh} {
+		os.WriteFile(p, []byte("x"), 0o600)
+	}
+	past := time.Now().Add(-SpillMaxAge - time.Hour)
+	os.Chtimes(old, past, past)
+	os.Chtimes(keep, past, past)
+
+	a := &accumulator{spillDir: dir}
+	chunk := bytes.Repeat([]byte("0123456789abcde\n"), 1<<16) // 1 MiB
+	for i := 0; i < 70; i++ {
+		a.Write(chunk)
+	}
+	out := a.finish()
+	fi, err := os.Stat(out.FullOutputPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() != MaxSpillBytes+int64(len(spillCapNote)) {
+		t.Errorf("spill file is %d bytes", fi.Size())
+	}
+	if out.Truncation.TotalBytes != 70<<20 {
+		t.Errorf("the counters stopped at the cap: %d", out.Truncation.TotalBytes)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("an old spill file was kept")
+	}
+	for _, p := range []string{keep, fresh} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed", p)
+		}
+	}
+	// The safe twin: a small output is spilled whole.
+	b := &accumulator{spillDir: dir}
+	b.Write([]byte("hello\n"))
+	if got, _ := os.ReadFile(b.finish().FullOutputPath); string(got) != "hello\n" {
+		t.Errorf("small spill %q", got)
+	}
+}
+
+// TestPiBashHeadlessTimeout: pi's bash has no default timeout; headless pigo gives it one.
+func TestPiBashHeadlessTimeout(t *testing.T) {
+	if piBashTimeout(0, true) != DefaultBashTimeout || piBashTimeout(0, false) != 0 || piBashTimeout(time.Second, true) != time.Second {
+		t.Fatal("piBashTimeout")
 	}
 }

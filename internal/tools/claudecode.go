@@ -24,6 +24,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -694,18 +695,6 @@ func withDiagnostics(ctx context.Context, s *toolrun.Session, text, path string,
 	return AppendDiagnostics(text, s.LSP.Diagnostics(ctx, path, content))
 }
 
-// writeFileAll creates path's directories and writes b (an existing file
-// keeps its mode, as fs.writeFile).
-func writeFileAll(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return NodeError(err, "mkdir", filepath.Dir(path))
-	}
-	if err := os.WriteFile(path, b, 0o666); err != nil {
-		return NodeError(err, "open", path)
-	}
-	return nil
-}
-
 type ccReadArgs struct {
 	FilePath string   `json:"file_path"`
 	Offset   *float64 `json:"offset"`
@@ -754,9 +743,9 @@ func ccRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		}
 		return toolrun.Result{}, fmt.Errorf("File content (%s) exceeds maximum allowed size (%s).%s", ccFileSize(st.Size()), ccFileSize(ccMaxReadBytes), ccCapTail)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readWhole(path, "Read")
 	if err != nil {
-		return toolrun.Result{}, NodeError(err, "open", path)
+		return toolrun.Result{}, err
 	}
 	if ctx.Err() != nil {
 		return toolrun.Result{}, errors.New(errAborted)
@@ -835,69 +824,50 @@ func ccEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	s := inv.Session
 	path := resolvePath(s.Cwd, a.FilePath)
 	all := a.ReplaceAll != nil && *a.ReplaceAll
-	var res toolrun.Result
-	err := s.WithFile(path, func() error {
-		if a.OldString == a.NewString {
-			return errors.New("No changes to make: old_string and new_string are exactly the same.")
-		}
-		// The size is checked before the file is read, so a huge file is
-		// never loaded.
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > ccMaxEditBytes && a.OldString != "" {
-			return fmt.Errorf("File is too large to edit (%s). Maximum editable file size is %s.", ccFileSize(st.Size()), ccFileSize(ccMaxEditBytes))
-		}
-		old, exists, err := toolrun.ReadFile(path)
-		if err != nil {
+	if a.OldString == a.NewString {
+		return toolrun.Result{}, errors.New("No changes to make: old_string and new_string are exactly the same.")
+	}
+	// The size is checked before the file is read, so a huge file is never loaded.
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > ccMaxEditBytes && a.OldString != "" {
+		return toolrun.Result{}, fmt.Errorf("File is too large to edit (%s). Maximum editable file size is %s.", ccFileSize(st.Size()), ccFileSize(ccMaxEditBytes))
+	}
+	if a.OldString != "" && strings.EqualFold(filepath.Ext(path), ".ipynb") && exists(path) {
+		return toolrun.Result{}, errors.New("File is a Jupyter Notebook. Use the NotebookEditTool to edit this file.")
+	}
+	fw := toolrun.FileWrite{Tool: "Edit", Path: path, Reads: "claude-code", Check: toolrun.Strict, Diagnose: true,
+		ReadError: func(err error) error {
 			if errors.Is(err, syscall.EISDIR) {
 				return errors.New("EISDIR: illegal operation on a directory, read")
 			}
-			return NodeError(err, "open", path)
-		}
-		reads := s.Reads("claude-code")
-		if a.OldString == "" {
+			return fsError(err)
+		}}
+	if a.OldString == "" {
+		// Creating a file needs no read; an existing file must be blank.
+		fw.Check = toolrun.NoCheck
+		fw.Update = func(old []byte, exists bool) ([]byte, error) {
 			if exists && strings.TrimFunc(DecodeUTF8(old), jsSpace) != "" {
-				return errors.New("Cannot create new file - file already exists.")
+				return nil, errors.New("Cannot create new file - file already exists.")
 			}
-			newb := []byte(a.NewString)
-			if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Edit", Path: path, Old: old, Exists: exists, New: newb}); err != nil {
-				return err
+			return []byte(a.NewString), nil
+		}
+	} else {
+		fw.Update = func(old []byte, exists bool) ([]byte, error) {
+			if !exists {
+				return nil, ccNotFound("File does not exist", path, s.Cwd)
 			}
-			if err := writeFileAll(path, newb); err != nil {
-				return err
-			}
-			rec := reads.Record(path, newb, true)
-			text := withDiagnostics(ctx, s, "The file "+path+" has been updated successfully.", path, newb)
-			res = toolrun.TextResult(text, newEditDetails(path, old, newb, rec))
-			return nil
+			updated, err := ExactEdit(string(old), a.OldString, a.NewString, all)
+			return []byte(updated), err
 		}
-		if !exists {
-			return ccNotFound("File does not exist", path, s.Cwd)
-		}
-		if strings.EqualFold(filepath.Ext(path), ".ipynb") {
-			return errors.New("File is a Jupyter Notebook. Use the NotebookEditTool to edit this file.")
-		}
-		if err := reads.CheckStrict(path, old, true); err != nil {
-			return err
-		}
-		updated, err := ExactEdit(string(old), a.OldString, a.NewString, all)
-		if err != nil {
-			return err
-		}
-		newb := []byte(updated)
-		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Edit", Path: path, Old: old, Exists: true, New: newb}); err != nil {
-			return err
-		}
-		if err := writeFileAll(path, newb); err != nil {
-			return err
-		}
-		rec := reads.Record(path, newb, true)
-		msg := "The file " + path + " has been updated successfully."
-		if all {
-			msg = "The file " + path + " has been updated. All occurrences were successfully replaced."
-		}
-		res = toolrun.TextResult(withDiagnostics(ctx, s, msg, path, newb), newEditDetails(path, old, newb, rec))
-		return nil
-	})
-	return res, err
+	}
+	w, err := s.WriteFile(ctx, fw)
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	msg := "The file " + path + " has been updated successfully."
+	if all && a.OldString != "" {
+		msg = "The file " + path + " has been updated. All occurrences were successfully replaced."
+	}
+	return toolrun.TextResult(AppendDiagnostics(msg, w.Diagnostics), newEditDetails(path, w.Old, w.New, w.Reads)), nil
 }
 
 func ccWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
@@ -910,37 +880,22 @@ func ccWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 	}
 	s := inv.Session
 	path := resolvePath(s.Cwd, a.FilePath)
-	var res toolrun.Result
-	err := s.WithFile(path, func() error {
-		old, exists, err := toolrun.ReadFile(path)
-		if err != nil {
-			return NodeError(err, "open", path)
-		}
-		reads := s.Reads("claude-code")
-		if err := reads.CheckStrict(path, old, exists); err != nil {
-			return err
-		}
-		newb := []byte(a.Content)
-		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "Write", Path: path, Old: old, Exists: exists, New: newb}); err != nil {
-			return err
-		}
-		if err := writeFileAll(path, newb); err != nil {
-			return err
-		}
-		rec := reads.Record(path, newb, true)
-		msg := "The file " + path + " has been updated successfully."
-		if !exists {
-			msg = "File created successfully at: " + path
-		}
-		res = toolrun.TextResult(withDiagnostics(ctx, s, msg, path, newb), readsDetails{rec})
-		return nil
-	})
-	return res, err
+	w, err := s.WriteFile(ctx, toolrun.FileWrite{Tool: "Write", Path: path, Reads: "claude-code", Check: toolrun.Strict, Diagnose: true,
+		ReadError: fsError,
+		Update:    func([]byte, bool) ([]byte, error) { return []byte(a.Content), nil }})
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	msg := "The file " + path + " has been updated successfully."
+	if !w.Existed {
+		msg = "File created successfully at: " + path
+	}
+	return toolrun.TextResult(AppendDiagnostics(msg, w.Diagnostics), readsDetails{w.Reads}), nil
 }
 
 // readHead reads at most n bytes from the start of path.
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

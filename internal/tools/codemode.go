@@ -3,10 +3,10 @@ package tools
 import (
 	"context"
 	"errors"
-	"os"
 	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/internal/codemode"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -26,13 +26,14 @@ func fileIO(s *toolrun.Session) string {
 	return s.FileIO
 }
 
-// Read returns the raw UTF-8 text: no line numbers, no cap (the content never reaches the
-// context unless the script prints it); invalid UTF-8 is an error.
+// Read returns the raw UTF-8 text: no line numbers, no line cap (the content never reaches
+// the context unless the script prints it); a regular file only, at most
+// [toolrun.MaxWholeFile] bytes; invalid UTF-8 is an error.
 func (codemodeFS) Read(ctx context.Context, s *toolrun.Session, path string) (string, map[string]toolrun.Snapshot, error) {
 	abs := resolvePath(s.Cwd, path)
-	b, err := os.ReadFile(abs)
+	b, err := safefile.ReadRegular(abs, toolrun.MaxWholeFile, "codemode fs.read")
 	if err != nil {
-		return "", nil, NodeError(err, "open", abs)
+		return "", nil, fsErrorAt(err, "open", abs)
 	}
 	if !utf8.Valid(b) {
 		return "", nil, errors.New(`Cannot read "` + abs + `" as UTF-8 text: the file is not valid UTF-8 (binary files are not supported).`)
@@ -40,34 +41,21 @@ func (codemodeFS) Read(ctx context.Context, s *toolrun.Session, path string) (st
 	return string(b), s.Reads(fileIO(s)).Record(abs, b, true), nil
 }
 
-// Write creates parents and writes content: an existing file must have been read and be
-// unchanged (the strict check), and outside the workspace the write guard decides.
+// Write creates parents and writes content through the one write path: an existing file
+// must have been read and be unchanged (the strict check), and outside the workspace or on
+// the protected list the write guard decides.
 func (codemodeFS) Write(ctx context.Context, s *toolrun.Session, path, content string) (map[string]toolrun.Snapshot, error) {
 	abs := resolvePath(s.Cwd, path)
-	var rec map[string]toolrun.Snapshot
-	err := s.WithFile(abs, func() error {
-		old, exists, err := toolrun.ReadFile(abs)
-		if err != nil {
-			return NodeError(err, "open", abs)
-		}
-		reads := s.Reads(fileIO(s))
-		if exists {
-			if err := reads.CheckStrict(abs, old, true); err != nil {
-				return err
+	w, err := s.WriteFile(ctx, toolrun.FileWrite{Tool: "fs.write", Path: abs, Reads: fileIO(s), Check: toolrun.Strict,
+		ReadError: func(err error) error { return fsErrorAt(err, "open", abs) },
+		Update: func(old []byte, exists bool) ([]byte, error) {
+			if exists && !utf8.Valid(old) {
+				return nil, errors.New(`Cannot read "` + abs + `" as UTF-8 text: the file is not valid UTF-8 (binary files are not supported).`)
 			}
-		}
-		if exists && !utf8.Valid(old) {
-			return errors.New(`Cannot read "` + abs + `" as UTF-8 text: the file is not valid UTF-8 (binary files are not supported).`)
-		}
-		newb := []byte(content)
-		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "fs.write", Path: abs, Old: old, Exists: exists, New: newb}); err != nil {
-			return err
-		}
-		if err := writeFileAll(abs, newb); err != nil {
-			return err
-		}
-		rec = reads.Record(abs, newb, true)
-		return nil
-	})
-	return rec, err
+			return []byte(content), nil
+		}})
+	if err != nil {
+		return nil, fsError(err)
+	}
+	return w.Reads, nil
 }

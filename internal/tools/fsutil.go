@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // nodeErrors are libuv's error descriptions, which pi's tools surface verbatim through
@@ -46,6 +48,34 @@ func NodeError(err error, call, path string) error {
 		msg += " '" + path + "'"
 	}
 	return errors.New(msg)
+}
+
+// fsError renders an error of the write path or of a read as Node's fs error text
+// ("ENOENT: no such file or directory, open '/x'") when it is one with a known code; other
+// errors (a refusal, a read-check text) are returned as they are.
+func fsError(err error) error {
+	var pe *os.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	var errno syscall.Errno
+	if !errors.As(pe.Err, &errno) {
+		return err
+	}
+	if _, ok := nodeErrors[errno]; !ok {
+		return err
+	}
+	return NodeError(pe.Err, pe.Op, pe.Path)
+}
+
+// fsErrorAt is Node's text for err as the failure of call on path (err's own path and call
+// are replaced: a stat of the path is reported as the open the tool did).
+func fsErrorAt(err error, call, path string) error {
+	var r *safefile.Refusal
+	if errors.As(err, &r) {
+		return err
+	}
+	return NodeError(err, call, path)
 }
 
 // nodeCode is the Node error code of err ("ENOENT"), "" when unknown.

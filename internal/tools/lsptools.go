@@ -18,10 +18,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/internal/lsp"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -131,7 +133,7 @@ func resolveSymbolPath(cwd, p string) string {
 // readSymbolFile reads the file the symbol is in.
 func readSymbolFile(cwd, arg string) (string, string, error) {
 	path := resolveSymbolPath(cwd, arg)
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadRegular(path, toolrun.MaxWholeFile, "lsp")
 	if errors.Is(err, os.ErrNotExist) {
 		return "", "", errors.New("File does not exist: " + path)
 	}
@@ -252,7 +254,7 @@ type snippetCache map[string][]string
 func (sc snippetCache) line(path string, line int) string {
 	lines, ok := sc[path]
 	if !ok {
-		b, err := os.ReadFile(path)
+		b, err := safefile.ReadRegular(path, toolrun.MaxWholeFile, "lsp")
 		if err != nil {
 			sc[path] = nil
 			return ""
@@ -600,42 +602,53 @@ func lspRename(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, er
 	}
 	res := results[groups[0][0].text]
 
-	// Expand every file in memory, then guard every write, then write.
-	var files []fileEdit
+	// Every file is prepared (read under its lock, edited in memory, guarded) before any is
+	// written, so a refusal or a bad edit leaves every file as it was.
 	var paths []string
 	for p := range res.edits {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	for _, p := range paths {
-		old, err := os.ReadFile(p)
-		if err != nil {
-			return toolrun.Result{}, NodeError(err, "open", p)
-		}
-		nt, err := applyTextEdits(p, string(old), res.edits[p], srv.UTF8)
-		if err != nil {
-			return toolrun.Result{}, err
-		}
-		files = append(files, fileEdit{p, old, []byte(nt), len(res.edits[p])})
-	}
-	if len(files) == 0 {
+	if len(paths) == 0 {
 		return toolrun.Result{}, errors.New("LSP rename returned no edits")
 	}
-	for _, f := range files {
-		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "lsp-rename", Path: f.path, Old: f.old, Exists: true, New: f.new}); err != nil {
-			return toolrun.Result{}, err
+	writes := make([]toolrun.FileWrite, len(paths))
+	for i, p := range paths {
+		p := p
+		writes[i] = toolrun.FileWrite{Tool: "lsp-rename", Path: p, Reads: s.FileIO, NoMkdir: true,
+			ReadError: func(err error) error { return fsErrorAt(err, "open", p) },
+			Update: func(old []byte, exists bool) ([]byte, error) {
+				if !exists {
+					return nil, NodeError(syscall.ENOENT, "open", p)
+				}
+				nt, err := applyTextEdits(p, string(old), res.edits[p], srv.UTF8)
+				return []byte(nt), err
+			}}
+	}
+	pending, err := s.PrepareAll(ctx, writes)
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	var files []fileEdit
+	reads := map[string]toolrun.Snapshot{}
+	var werr error
+	for i, pw := range pending {
+		if werr != nil {
+			pw.Release()
+			continue
+		}
+		w, err := pw.Commit(ctx)
+		if err != nil {
+			werr = fsError(err)
+			continue
+		}
+		files = append(files, fileEdit{w.Real, w.Old, w.New, len(res.edits[paths[i]])})
+		for k, v := range w.Reads {
+			reads[k] = v
 		}
 	}
-	reads := map[string]toolrun.Snapshot{}
-	for _, f := range files {
-		if err := s.WithFile(f.path, func() error { return writeFileAll(f.path, f.new) }); err != nil {
-			return toolrun.Result{}, err
-		}
-		if s.FileIO != "" {
-			for k, v := range s.Reads(s.FileIO).Record(f.path, f.new, true) {
-				reads[k] = v
-			}
-		}
+	if werr != nil {
+		return toolrun.Result{}, werr
 	}
 	var diag strings.Builder
 	for _, f := range files {

@@ -18,11 +18,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -586,12 +588,11 @@ func ocRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		}
 		return returned(ocReadDir(abs, entries, offset, limit)), nil
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return returned("File not readable: " + abs), nil
+	data, err := safefile.ReadRegular(abs, toolrun.MaxWholeFile, "read")
+	var refused *safefile.Refusal
+	if errors.As(err, &refused) {
+		return toolrun.Result{}, err
 	}
-	f.Close()
-	data, err := os.ReadFile(abs)
 	if err != nil {
 		return returned("File not readable: " + abs), nil
 	}
@@ -627,59 +628,46 @@ func ocEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	}
 	s := inv.Session
 	abs := resolvePath(s.Cwd, a.FilePath)
-	var res toolrun.Result
-	err := s.WithFile(abs, func() error {
-		if a.OldString == a.NewString {
-			return errEditIdentical
-		}
-		reads := s.Reads("opencode")
-		st, serr := os.Stat(abs)
-		if a.OldString == "" {
-			if serr == nil {
-				return errEditEmptyOld
+	if a.OldString == a.NewString {
+		return toolrun.Result{}, errEditIdentical
+	}
+	fw := toolrun.FileWrite{Tool: "edit", Path: abs, Reads: "opencode", Check: toolrun.Strict, Diagnose: true,
+		ReadError: func(err error) error {
+			if errors.Is(err, syscall.EISDIR) {
+				return errors.New("Path is a directory, not a file: " + abs)
 			}
-			newb := []byte(a.NewString)
-			if err := s.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, New: newb}); err != nil {
-				return err
-			}
-			if err := writeFileAll(abs, newb); err != nil {
-				return err
-			}
-			rec := reads.Record(abs, newb, true)
-			res = toolrun.TextResult(withDiagnostics(ctx, s, "Edit applied successfully.", abs, newb), newEditDetails(abs, nil, newb, rec))
-			return nil
-		}
-		switch {
-		case errors.Is(serr, os.ErrNotExist):
-			return errors.New("File " + abs + " not found")
-		case serr != nil:
-			return fmt.Errorf("Could not edit file: %s. Error code: %s.", a.FilePath, nodeCodeOr(serr))
-		case st.IsDir():
-			return errors.New("Path is a directory, not a file: " + abs)
-		}
-		old, err := os.ReadFile(abs)
-		if err != nil {
 			return fmt.Errorf("Could not edit file: %s. Error code: %s.", a.FilePath, nodeCodeOr(err))
+		}}
+	if a.OldString == "" {
+		fw.Check = toolrun.NoCheck
+		fw.ReadError = func(error) error { return errEditEmptyOld }
+		fw.Update = func(_ []byte, exists bool) ([]byte, error) {
+			if exists {
+				return nil, errEditEmptyOld
+			}
+			return []byte(a.NewString), nil
 		}
-		if err := reads.CheckStrict(abs, old, true); err != nil {
-			return err
+	} else {
+		fw.Update = func(old []byte, exists bool) ([]byte, error) {
+			if !exists {
+				return nil, errors.New("File " + abs + " not found")
+			}
+			ed, err := ApplyEdit(string(old), a.OldString, a.NewString, a.ReplaceAll != nil && *a.ReplaceAll)
+			if err != nil {
+				return nil, err
+			}
+			return []byte(ed.Final), nil
 		}
-		ed, err := ApplyEdit(string(old), a.OldString, a.NewString, a.ReplaceAll != nil && *a.ReplaceAll)
-		if err != nil {
-			return err
-		}
-		newb := []byte(ed.Final)
-		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, Old: old, Exists: true, New: newb}); err != nil {
-			return err
-		}
-		if err := writeFileAll(abs, newb); err != nil {
-			return err
-		}
-		rec := reads.Record(abs, newb, true)
-		res = toolrun.TextResult(withDiagnostics(ctx, s, "Edit applied successfully.", abs, newb), newEditDetails(abs, old, newb, rec))
-		return nil
-	})
-	return res, err
+	}
+	w, err := s.WriteFile(ctx, fw)
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	var old []byte
+	if a.OldString != "" {
+		old = w.Old
+	}
+	return toolrun.TextResult(AppendDiagnostics("Edit applied successfully.", w.Diagnostics), newEditDetails(abs, old, w.New, w.Reads)), nil
 }
 
 // nodeCodeOr is err's Node error code, or "UNKNOWN".
@@ -700,34 +688,21 @@ func ocWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 	}
 	s := inv.Session
 	abs := resolvePath(s.Cwd, a.FilePath)
-	var res toolrun.Result
-	err := s.WithFile(abs, func() error {
-		old, exists, err := toolrun.ReadFile(abs)
-		if err != nil {
-			return NodeError(err, "open", abs)
-		}
-		reads := s.Reads("opencode")
-		if err := reads.CheckLenient(abs, old, exists); err != nil {
-			return err
-		}
-		srcBOM, _ := stripBOM(string(old))
-		nextBOM, text := stripBOM(a.Content)
-		b := srcBOM
-		if b == "" {
-			b = nextBOM
-		}
-		newb := []byte(b + text)
-		if err := s.GuardWrite(ctx, toolrun.Write{Tool: "write", Path: abs, Old: old, Exists: exists, New: newb}); err != nil {
-			return err
-		}
-		if err := writeFileAll(abs, newb); err != nil {
-			return err
-		}
-		rec := reads.Record(abs, newb, true)
-		res = toolrun.TextResult(withDiagnostics(ctx, s, "Wrote file successfully.", abs, newb), readsDetails{rec})
-		return nil
-	})
-	return res, err
+	w, err := s.WriteFile(ctx, toolrun.FileWrite{Tool: "write", Path: abs, Reads: "opencode", Check: toolrun.Lenient, Diagnose: true,
+		ReadError: fsError,
+		Update: func(old []byte, _ bool) ([]byte, error) {
+			srcBOM, _ := stripBOM(string(old))
+			nextBOM, text := stripBOM(a.Content)
+			b := srcBOM
+			if b == "" {
+				b = nextBOM
+			}
+			return []byte(b + text), nil
+		}})
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	return toolrun.TextResult(AppendDiagnostics("Wrote file successfully.", w.Diagnostics), readsDetails{w.Reads}), nil
 }
 
 // ocTodo is one todowrite item.

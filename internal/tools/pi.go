@@ -5,13 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -47,43 +48,39 @@ func piRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	if ctx.Err() != nil {
 		return toolrun.Result{}, errors.New(errAborted)
 	}
-	mime, err := detectImageFile(abs)
+	buf, err := readWhole(abs, "read")
 	if err != nil {
 		return toolrun.Result{}, err
 	}
-	buf, err := os.ReadFile(abs)
-	if err != nil {
-		return toolrun.Result{}, NodeError(err, "read", "")
-	}
+	mime := DetectImage(buf[:min(len(buf), 4100)])
 	if mime != "" {
 		return readImage(buf, mime, s.Model), nil
 	}
 	return readText(DecodeUTF8(buf), a), nil
 }
 
-// accessRead is fs.access(path, R_OK) with Node's error text.
+// accessRead is fs.access(path, R_OK) with Node's error text (access(2): nothing is opened,
+// so a FIFO cannot block it).
 func accessRead(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
+	if err := syscall.Access(p, 4); err != nil { // R_OK
 		return NodeError(err, "access", p)
 	}
-	f.Close()
 	return nil
 }
 
-// detectImageFile sniffs the first 4100 bytes (pi's detectSupportedImageMimeTypeFromFile).
-func detectImageFile(p string) (string, error) {
-	f, err := os.Open(p)
+// readWhole reads a file a read tool shows: a regular file only (a FIFO, socket or device is
+// refused before it is opened, so nothing blocks and /dev/zero is not read forever), at most
+// [toolrun.MaxWholeFile] bytes, with a refusal that names the ceiling and the tool. A
+// directory gives Node's EISDIR read error, as pi's read does.
+func readWhole(p, tool string) ([]byte, error) {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return nil, NodeError(syscall.EISDIR, "read", "")
+	}
+	b, err := safefile.ReadRegular(p, toolrun.MaxWholeFile, tool)
 	if err != nil {
-		return "", NodeError(err, "open", p)
+		return nil, fsErrorAt(err, "open", p)
 	}
-	defer f.Close()
-	head := make([]byte, 4100)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return "", NodeError(err, "read", "")
-	}
-	return DetectImage(head[:n]), nil
+	return b, nil
 }
 
 func nonVisionNote(m *llm.Model) string {

@@ -53,6 +53,16 @@ func piEnv(base []string, e toolrun.SessionEnv) []string {
 	return out
 }
 
+// piBashTimeout is the timeout of one pi bash call: the one asked for, else none in the
+// chat (pi's bash has no default) and DefaultBashTimeout headless, where nobody could stop
+// `sleep infinity` (a deliberate difference from pi).
+func piBashTimeout(set time.Duration, headless bool) time.Duration {
+	if set == 0 && headless {
+		return DefaultBashTimeout
+	}
+	return set
+}
+
 func appendStatus(text, status string) string {
 	if text != "" {
 		return text + "\n\n" + status
@@ -77,6 +87,7 @@ func piBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		}
 		timeout = time.Duration(t * float64(time.Second))
 	}
+	timeout = piBashTimeout(timeout, s.Headless)
 	command := a.Command
 	if s.Shell.CommandPrefix != "" {
 		command = s.Shell.CommandPrefix + "\n" + command
@@ -146,7 +157,7 @@ func piBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		return toolrun.Result{}, errors.New(appendStatus(text, "Command aborted"))
 	case out.TimedOut:
 		text, _ := format("")
-		return toolrun.Result{}, errors.New(appendStatus(text, "Command timed out after "+num(*a.Timeout)+" seconds"))
+		return toolrun.Result{}, errors.New(appendStatus(text, "Command timed out after "+num(timeout.Seconds())+" seconds"))
 	}
 	text, details := format("(no output)")
 	if out.ExitCode != nil && *out.ExitCode != 0 {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,48 +86,47 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		return toolrun.Result{}, errors.New("Edit tool input is invalid. edits must contain at least one replacement.")
 	}
 	abs := ResolvePath(a.Path, inv.Session.Cwd)
-	var res toolrun.Result
-	err := inv.Session.WithFile(abs, func() error {
-		if ctx.Err() != nil {
-			return errors.New(errAborted)
-		}
-		if err := syscall.Access(abs, 4|2); err != nil { // R_OK|W_OK
-			return fmt.Errorf("Could not edit file: %s. Error code: %s.", a.Path, nodeCode(err))
-		}
-		buf, err := os.ReadFile(abs)
-		if err != nil {
-			return NodeError(err, "read", "")
-		}
-		// pi decodes the file as UTF-8 and writes the decoded text back, which turns every
-		// byte that is not UTF-8 into U+FFFD, also far from the edit. pigo matches on the raw
-		// bytes instead (oldText and newText are UTF-8 either way), so bytes the edit does not
-		// touch survive: a deliberate departure that never loses user data.
-		bom, content := splitBOM(string(buf))
-		ending := detectLineEnding(content)
-		base, updated, err := applyEdits(normalizeLF(content), a.Edits, a.Path)
-		if err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return errors.New(errAborted)
-		}
-		final := bom + restoreLineEndings(updated, ending)
-		if err := inv.Session.GuardWrite(ctx, toolrun.Write{Tool: "edit", Path: abs, Old: buf, Exists: true, New: []byte(final)}); err != nil {
-			return err
-		}
-		if err := writeKeepMode(abs, []byte(final)); err != nil {
-			return NodeError(err, "open", abs)
-		}
-		edits := lineEdits(base, updated)
-		diff, first := diffStringEdits(base, edits, 4)
-		details := editDetails{Diff: diff, Patch: unifiedPatchEdits(a.Path, base, edits, 4)}
-		if first > 0 {
-			details.FirstChangedLine = &first
-		}
-		res = toolrun.TextResult(fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(a.Edits), a.Path), details)
-		return nil
-	})
-	return res, err
+	if ctx.Err() != nil {
+		return toolrun.Result{}, errors.New(errAborted)
+	}
+	couldNot := func(err error) error {
+		return fmt.Errorf("Could not edit file: %s. Error code: %s.", a.Path, nodeCode(err))
+	}
+	var base, updated string
+	_, err := inv.Session.WriteFile(ctx, toolrun.FileWrite{Tool: "edit", Path: abs, ReadError: couldNot,
+		Update: func(buf []byte, exists bool) ([]byte, error) {
+			if !exists {
+				return nil, couldNot(syscall.ENOENT)
+			}
+			if err := syscall.Access(abs, 4|2); err != nil { // R_OK|W_OK, as pi checks
+				return nil, couldNot(err)
+			}
+			// pi decodes the file as UTF-8 and writes the decoded text back, which turns every
+			// byte that is not UTF-8 into U+FFFD, also far from the edit. pigo matches on the
+			// raw bytes instead (oldText and newText are UTF-8 either way), so bytes the edit
+			// does not touch survive: a deliberate departure that never loses user data.
+			bom, content := splitBOM(string(buf))
+			ending := detectLineEnding(content)
+			var err error
+			base, updated, err = applyEdits(normalizeLF(content), a.Edits, a.Path)
+			if err != nil {
+				return nil, err
+			}
+			if ctx.Err() != nil {
+				return nil, errors.New(errAborted)
+			}
+			return []byte(bom + restoreLineEndings(updated, ending)), nil
+		}})
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	edits := lineEdits(base, updated)
+	diff, first := diffStringEdits(base, edits, 4)
+	details := editDetails{Diff: diff, Patch: unifiedPatchEdits(a.Path, base, edits, 4)}
+	if first > 0 {
+		details.FirstChangedLine = &first
+	}
+	return toolrun.TextResult(fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(a.Edits), a.Path), details), nil
 }
 
 // editDetails is pi's edit details, in pi's key order.
@@ -137,11 +134,6 @@ type editDetails struct {
 	Diff             string `json:"diff"`
 	Patch            string `json:"patch"`
 	FirstChangedLine *int   `json:"firstChangedLine,omitempty"`
-}
-
-// writeKeepMode writes b over path as fs.writeFile does (truncate in place, mode kept).
-func writeKeepMode(path string, b []byte) error {
-	return os.WriteFile(path, b, 0o666)
 }
 
 func splitBOM(s string) (string, string) {
@@ -567,32 +559,21 @@ func piWrite(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, erro
 		return toolrun.Result{}, err
 	}
 	abs := ResolvePath(a.Path, inv.Session.Cwd)
-	var res toolrun.Result
-	err := inv.Session.WithFile(abs, func() error {
-		if ctx.Err() != nil {
-			return errors.New(errAborted)
-		}
-		old, exists, _ := toolrun.ReadFile(abs)
-		if err := inv.Session.GuardWrite(ctx, toolrun.Write{Tool: "write", Path: abs, Old: old, Exists: exists, New: []byte(a.Content)}); err != nil {
-			return err
-		}
-		dir := filepath.Dir(abs)
-		if err := os.MkdirAll(dir, 0o777); err != nil {
-			var pe *os.PathError
-			p := dir
-			if errors.As(err, &pe) {
-				p = pe.Path
+	if ctx.Err() != nil {
+		return toolrun.Result{}, errors.New(errAborted)
+	}
+	// pi's write never reads the file it replaces: a file pigo cannot read is still written
+	// (the dialog's preview then starts from empty); a FIFO or a device is refused.
+	_, err := inv.Session.WriteFile(ctx, toolrun.FileWrite{Tool: "write", Path: abs,
+		ReadError: func(err error) error { return nil },
+		Update: func([]byte, bool) ([]byte, error) {
+			if ctx.Err() != nil {
+				return nil, errors.New(errAborted)
 			}
-			return NodeError(err, "mkdir", p)
-		}
-		if ctx.Err() != nil {
-			return errors.New(errAborted)
-		}
-		if err := os.WriteFile(abs, []byte(a.Content), 0o666); err != nil {
-			return NodeError(err, "open", abs)
-		}
-		res = toolrun.TextResult(fmt.Sprintf("Successfully wrote %d bytes to %s", jsLen(a.Content), a.Path), nil)
-		return nil
-	})
-	return res, err
+			return []byte(a.Content), nil
+		}})
+	if err != nil {
+		return toolrun.Result{}, fsError(err)
+	}
+	return toolrun.TextResult(fmt.Sprintf("Successfully wrote %d bytes to %s", jsLen(a.Content), a.Path), nil), nil
 }

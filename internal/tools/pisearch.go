@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -350,7 +351,7 @@ func piGrep(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 			return l
 		}
 		var l []string
-		if b, err := os.ReadFile(p); err == nil {
+		if b, err := safefile.ReadRegular(p, toolrun.MaxWholeFile, "grep"); err == nil {
 			l = strings.Split(normalizeLF(DecodeUTF8(b)), "\n")
 		}
 		cache[p] = l

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -88,9 +89,9 @@ func loadImage(path string) (llm.Content, error) {
 	if st.Size() > visionMaxImageBytes {
 		return llm.Content{}, fmt.Errorf("图片过大 (%.1fMB)，上限 10MB", float64(st.Size())/1024/1024)
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadRegular(path, visionMaxImageBytes, "describe_image")
 	if err != nil {
-		return llm.Content{}, NodeError(err, "open", path)
+		return llm.Content{}, fsErrorAt(err, "open", path)
 	}
 	mime := sniffImage(b)
 	if mime == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,40 +184,49 @@ func webFetch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, err
 		return toolrun.Result{}, err
 	}
 	s := inv.Session
-	dest := ""
-	if a.OutputPath != nil {
-		dest = ResolvePath(*a.OutputPath, s.Cwd)
-		// The write guard as for the file tools; its refusal is not a fetch failure. The new
-		// content is not known before the download, so the dialog shows the path only.
-		if !s.Inside(dest) {
-			old, exists, err := toolrun.ReadFile(dest)
-			if err != nil {
-				old, exists = nil, false
-			}
-			if err := s.GuardWrite(ctx, toolrun.Write{Tool: "web_fetch", Path: dest, Old: old, Exists: exists, New: old}); err != nil {
-				return toolrun.Result{}, err
-			}
-		}
-	}
 	fail := func(err error) toolrun.Result {
 		return errDetails("抓取失败: "+err.Error(), map[string]any{"error": err.Error(), "url": a.URL})
 	}
-	c, err := newWebClient(s)
-	if err != nil {
-		return fail(err), nil
-	}
-	if dest != "" {
-		f, err := c.Save(ctx, a.URL, dest)
+	if a.OutputPath != nil {
+		dest := ResolvePath(*a.OutputPath, s.Cwd)
+		// The write path as for the file tools, guarded before the download (the content is
+		// not known yet, so the dialog shows the path only): the target is resolved and held
+		// from then on, and the body streams into a file beside it that takes its name at
+		// the end. A refusal is not a fetch failure.
+		pw, err := s.PrepareWrite(ctx, toolrun.FileWrite{Tool: "web_fetch", Path: dest,
+			ReadError: func(error) error { return nil },
+			Update:    func(old []byte, _ bool) ([]byte, error) { return old, nil }})
 		if err != nil {
+			return toolrun.Result{}, fsError(err)
+		}
+		c, err := newWebClient(s)
+		if err != nil {
+			pw.Release()
 			return fail(err), nil
+		}
+		var f *web.Saved
+		_, err = pw.CommitStream(ctx, func(w io.Writer) error {
+			var err error
+			f, err = c.Save(ctx, a.URL, w)
+			return err
+		})
+		if err != nil {
+			if f == nil {
+				return fail(err), nil
+			}
+			return toolrun.Result{}, fsError(err)
 		}
 		payload := struct {
 			URL         string `json:"url"`
 			FilePath    string `json:"file_path"`
 			ContentType string `json:"content_type"`
 			Bytes       int64  `json:"bytes"`
-		}{f.URL, f.FilePath, f.ContentType, f.Bytes}
+		}{f.URL, dest, f.ContentType, f.Bytes}
 		return toolrun.TextResult(webJSON(payload), payload), nil
+	}
+	c, err := newWebClient(s)
+	if err != nil {
+		return fail(err), nil
 	}
 	page, err := c.Fetch(ctx, a.URL)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -288,11 +287,12 @@ func TruncateMarkdown(text string) (string, bool) {
 	return sliced + "\n…(已截断)", true
 }
 
-// Save writes the body of rawURL to path verbatim (≤200 MiB, any content type), creating
-// parent directories. The body goes to a temporary file beside path that is renamed over it
-// at the end, so a failed download leaves no truncated file and an existing one untouched
-// (the seed truncates first and deletes on failure).
-func (c *Client) Save(ctx context.Context, rawURL, path string) (*Saved, error) {
+// Save copies the body of rawURL verbatim (≤200 MiB, any content type) to w: the caller's
+// write path puts it in a temporary file beside the target that is renamed over it at the
+// end, so a failed download leaves no truncated file and an existing one untouched (the seed
+// truncates first and deletes on failure). Nothing beyond the limit reaches w. The result's
+// FilePath is the caller's to fill.
+func (c *Client) Save(ctx context.Context, rawURL string, w io.Writer) (*Saved, error) {
 	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	resp, final, err := c.open(ctx, rawURL)
@@ -303,38 +303,44 @@ func (c *Client) Save(ctx context.Context, rawURL, path string) (*Saved, error) 
 	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n > MaxFileBytes {
 		return nil, fmt.Errorf("文件过大 (%d bytes)，上限 %d", n, MaxFileBytes)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
-	if err != nil {
-		return nil, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	n, err := io.Copy(tmp, io.LimitReader(resp.Body, MaxFileBytes+1))
-	if err != nil {
-		return nil, requestError(err)
-	}
-	if n > MaxFileBytes {
+	n, err := io.Copy(w, &limitReader{r: resp.Body, n: MaxFileBytes})
+	if errors.Is(err, errTooLarge) {
 		return nil, fmt.Errorf("文件过大，上限 %d bytes", MaxFileBytes)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return nil, err
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, err // the file's error, not the request's
+		}
+		return nil, requestError(err)
 	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
+	return &Saved{URL: href(final), ContentType: resp.Header.Get("Content-Type"), Bytes: n}, nil
+}
+
+var errTooLarge = errors.New("body over the limit")
+
+// limitReader reads at most n bytes and fails with errTooLarge on the first byte beyond, so
+// nothing past the limit reaches the writer.
+type limitReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		var one [1]byte
+		if k, err := l.r.Read(one[:]); k > 0 {
+			return 0, errTooLarge
+		} else {
+			return 0, err
+		}
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return nil, err
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
 	}
-	done = true
-	return &Saved{URL: href(final), FilePath: path, ContentType: resp.Header.Get("Content-Type"), Bytes: n}, nil
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
 }
 
 // decodeUTF8 replaces each invalid sequence with U+FFFD (close to TextDecoder's replacement).

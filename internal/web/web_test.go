@@ -1,7 +1,9 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -209,27 +211,34 @@ func TestSave(t *testing.T) {
 		}
 	})
 	c := New(Options{Allow: []netip.AddrPort{ap}})
-	dir := t.TempDir()
-	dst := filepath.Join(dir, "sub", "out.bin")
-	f, err := c.Save(context.Background(), srv.URL+"/file", dst)
+	var buf bytes.Buffer
+	f, err := c.Save(context.Background(), srv.URL+"/file", &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(dst)
-	if string(got) != payload || f.Bytes != int64(len(payload)) || f.ContentType != "application/octet-stream" || f.URL != srv.URL+"/file" {
-		t.Errorf("saved %+v (%d bytes on disk)", f, len(got))
+	if buf.String() != payload || f.Bytes != int64(len(payload)) || f.ContentType != "application/octet-stream" || f.URL != srv.URL+"/file" {
+		t.Errorf("saved %+v (%d bytes)", f, buf.Len())
 	}
-	// A refused download leaves the existing file as it was and no partial file.
-	_, err = c.Save(context.Background(), srv.URL+"/huge", dst)
+	// A download refused from its Content-Length writes nothing.
+	buf.Reset()
+	_, err = c.Save(context.Background(), srv.URL+"/huge", &buf)
 	if err == nil || err.Error() != "文件过大 (209715201 bytes)，上限 209715200" {
 		t.Errorf("huge: %v", err)
 	}
-	if got, _ := os.ReadFile(dst); string(got) != payload {
-		t.Error("existing file changed")
+	if buf.Len() != 0 {
+		t.Errorf("wrote %d bytes", buf.Len())
 	}
-	ents, _ := os.ReadDir(filepath.Dir(dst))
-	if len(ents) != 1 {
-		t.Errorf("left behind: %v", ents)
+}
+
+func TestLimitReader(t *testing.T) {
+	var buf bytes.Buffer
+	_, err := io.Copy(&buf, &limitReader{r: strings.NewReader("abcdef"), n: 4})
+	if !errors.Is(err, errTooLarge) || buf.String() != "abcd" {
+		t.Errorf("%q %v", buf.String(), err)
+	}
+	buf.Reset()
+	if _, err := io.Copy(&buf, &limitReader{r: strings.NewReader("abcd"), n: 4}); err != nil || buf.String() != "abcd" {
+		t.Errorf("%q %v", buf.String(), err)
 	}
 }
 
