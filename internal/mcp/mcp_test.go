@@ -78,9 +78,9 @@ func TestMatchStarAndExposure(t *testing.T) {
 // TestInputSchema is pi's normalizeMcpInputSchema, serialised as JSON.stringify does.
 func TestInputSchema(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"properties":{"a":{"type":"number"}}}`:                       `{"properties":{"a":{"type":"number"}},"type":"object"}`,
-		`{"type":"object"}`:                                            `{"type":"object","properties":{}}`,
-		`{"$schema":"x","type":null,"required":["a"],"properties":{}}`: `{"$schema":"x","type":"object","required":["a"],"properties":{}}`,
+		`{"properties":{"a":{"type":"number"}}}`:                              `{"properties":{"a":{"type":"number"}},"type":"object"}`,
+		`{"type":"object"}`:                                                   `{"type":"object","properties":{}}`,
+		`{"$schema":"x","type":null,"required":["a"],"properties":{}}`:        `{"$schema":"x","type":"object","required":["a"],"properties":{}}`,
 		`{"type":"object","properties":{"b":{},"a":{"enum":[1.0,"\u00e9"]}}}`: `{"type":"object","properties":{"b":{},"a":{"enum":[1,"é"]}}}`,
 		`[]`: `{"type":"object","properties":{}}`,
 	} {

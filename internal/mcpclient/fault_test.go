@@ -213,7 +213,10 @@ func TestStopEndsTheProcessGroup(t *testing.T) {
 
 func TestResultTruncation(t *testing.T) {
 	saved := ""
-	save := func(b []byte, ext string) (string, error) { saved = string(b); return "/tmp/pigo-mcp-0123456789abcdef" + ext, nil }
+	save := func(b []byte, ext string) (string, error) {
+		saved = string(b)
+		return "/tmp/pigo-mcp-0123456789abcdef" + ext, nil
+	}
 	text := strings.Repeat("é", 6000) + "\n" + strings.Repeat("b", 20000) + "\n"
 	raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text},
 		map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"}}})
