@@ -42,6 +42,8 @@ type CLI struct {
 	notes diag.List
 	// trustAnswers are the trust questions answered during this command line, by folder.
 	trustAnswers map[string][2]bool
+	// OpenURL opens a URL in the browser (an OAuth sign-in); nil: $BROWSER, xdg-open or open.
+	OpenURL func(string)
 	// liveMCP is set by a session run: its registry lists the tools of connected MCP
 	// servers, not the schema cache.
 	liveMCP bool

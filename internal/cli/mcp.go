@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -458,8 +462,153 @@ func runMCPList(c *CLI, a *args) int {
 func runMCPLogin(c *CLI, a *args) int  { return c.mcpLogin(a, false) }
 func runMCPLogout(c *CLI, a *args) int { return c.mcpLogin(a, true) }
 
-// mcpLogin is `pigo mcp login` and `pigo mcp logout` (OAuth).
+// mcpLogin is `pigo mcp login` and `pigo mcp logout` (OAuth): pi's checks and texts.
 func (c *CLI) mcpLogin(a *args, logout bool) int {
-	fmt.Fprintln(c.Stderr, "pigo mcp login: not available yet")
-	return ExitFailed
+	cmd := "login"
+	if logout {
+		cmd = "logout"
+	}
+	if len(a.pos) != 1 {
+		fmt.Fprintf(c.Stderr, "usage: pigo mcp %s SERVER [-l]\n", cmd)
+		return ExitUsage
+	}
+	name := a.pos[0]
+	timeout := 300.0
+	if v := a.str("--timeout"); v != "" {
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(t > 0) {
+			fmt.Fprintln(c.Stderr, "pigo mcp login: --timeout must be a positive number of seconds.")
+			return ExitUsage
+		}
+		timeout = t
+	}
+	cfg, code := c.load(a)
+	if cfg == nil {
+		return code
+	}
+	conf := cfg.MCP()
+	s := conf.Server(name)
+	if s == nil {
+		var names []string
+		for _, x := range conf.Servers {
+			names = append(names, x.Name)
+		}
+		msg := fmt.Sprintf("No MCP server named %q.", name)
+		if sug := suggestName(name, names); sug != "" {
+			msg += fmt.Sprintf(" Did you mean %q?", sug)
+		}
+		if conf.Ignored != "" {
+			msg += fmt.Sprintf(" %s is ignored because the project is not trusted.", conf.Ignored)
+		}
+		list := "none"
+		if len(names) > 0 {
+			list = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(c.Stderr, "pigo mcp %s: %s Configured: %s.\n", cmd, msg, list)
+		return ExitFailed
+	}
+	switch {
+	case a.has("--local") && s.Scope != string(config.Project):
+		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q is defined in %s, not in the project; omit --local.\n", cmd, name, s.Source.File)
+		return ExitFailed
+	case s.AuthProvider != "":
+		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q uses the credentials of provider %q. Run \"pigo auth %s %s\".\n", cmd, name, s.AuthProvider, cmd, s.AuthProvider)
+		return ExitFailed
+	case !s.UsesOAuth():
+		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q does not use OAuth. Only HTTP servers without an Authorization header do.\n", cmd, name)
+		return ExitFailed
+	}
+	auth := mcpAuth(cfg)
+	if logout {
+		removed, err := auth.Store.Remove(s.Name, s.URL)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "pigo mcp logout: %v\n", err)
+			return ExitInternal
+		}
+		if removed {
+			fmt.Fprintf(c.Stdout, "Signed out of MCP server %q.\n", name)
+		} else {
+			fmt.Fprintf(c.Stdout, "No stored credentials for MCP server %q.\n", name)
+		}
+		return ExitOK
+	}
+	pol, _, _ := cfg.SandboxPolicy()
+	opts := c.mcpOptions(cfg, pol)
+	opts.Auth = auth
+	conn := mcpclient.NewConn(s, opts, nil, nil)
+	defer conn.Close()
+	ctx := context.Background()
+	// Connecting first says whether a sign-in is needed and records the server's challenge.
+	if err := conn.Open(ctx); err == nil {
+		fmt.Fprintf(c.Stdout, "Already signed in to MCP server %q (%s).\n", name, plural(len(conn.Tools()), "tool"))
+		return ExitOK
+	} else if st, msg := conn.State(); st != mcpclient.StateNeedsAuth {
+		if msg == "" {
+			msg = err.Error()
+		}
+		fmt.Fprintf(c.Stderr, "pigo mcp login: MCP server %q failed to connect: %s\n", name, msg)
+		return ExitFailed
+	}
+	sctx, cancel := context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
+	defer cancel()
+	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
+		fmt.Fprintf(c.Stdout, "Sign in to MCP server %q in your browser:\n%s\n", name, u)
+		c.openURL(u)
+	}}
+	if c.Terminal && c.Stdin != nil {
+		prompt.PastedURL = func(ctx context.Context) string {
+			fmt.Fprint(c.Stderr, "If the browser cannot reach this machine, paste the URL it was redirected to: ")
+			line := make(chan string, 1)
+			go func() {
+				r := bufio.NewReader(c.Stdin)
+				s, _ := r.ReadString('\n')
+				line <- s
+			}()
+			select {
+			case s := <-line:
+				return s
+			case <-ctx.Done():
+				return ""
+			}
+		}
+	}
+	if err := auth.SignIn(sctx, s, conn.Challenge(), prompt); err != nil {
+		if errors.Is(err, mcpclient.ErrSignInCancelled) || sctx.Err() != nil {
+			fmt.Fprintf(c.Stderr, "pigo mcp login: Sign-in to MCP server %q was cancelled or not completed within %s seconds.\n", name, strconv.FormatFloat(timeout, 'f', -1, 64))
+		} else {
+			fmt.Fprintf(c.Stderr, "pigo mcp login: Sign-in to MCP server %q failed: %v\n", name, err)
+		}
+		return ExitFailed
+	}
+	if err := conn.Reconnect(ctx); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo mcp login: Signed in, but %v\n", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(c.Stdout, "Signed in to MCP server %q (%s).\n", name, plural(len(conn.Tools()), "tool"))
+	return ExitOK
+}
+
+// openURL opens a URL in the user's browser: $BROWSER, else xdg-open or open when installed.
+// Failures are ignored: the URL is printed too. Tests set CLI.OpenURL.
+func (c *CLI) openURL(u string) {
+	if c.OpenURL != nil {
+		c.OpenURL(u)
+		return
+	}
+	prog := c.getenv("BROWSER")
+	if prog == "" {
+		for _, p := range []string{"xdg-open", "open"} {
+			if _, err := exec.LookPath(p); err == nil {
+				prog = p
+				break
+			}
+		}
+	}
+	if prog == "" {
+		return
+	}
+	cmd := exec.Command(prog, u)
+	if cmd.Start() == nil {
+		go func() { _ = cmd.Wait() }()
+	}
 }

@@ -38,6 +38,10 @@ type mcpRun struct {
 	section string
 	ag      *agent.Agent
 	runner  *toolrun.Runner
+	// auth is the credential store; tokens the stored access token of each server waiting for a
+	// sign-in, as it was when the sign-in was needed (pi's tokensAtSignIn).
+	auth   *mcpclient.OAuthProvider
+	tokens map[string]string
 	// reported is closed once the startup problems were printed.
 	reported chan struct{}
 }
@@ -90,6 +94,8 @@ func (c *CLI) startMCP(a *args, r *run) *mcpRun {
 	m := &mcpRun{c: c, r: r, conf: conf, reported: make(chan struct{})}
 	m.loaded = loadedFromBranch(r.sess)
 	opts := c.mcpOptions(r.cfg, r.policy)
+	m.auth, m.tokens = mcpAuth(r.cfg), map[string]string{}
+	opts.Auth = m.auth
 	m.mgr = mcpclient.NewManager(conf.Servers, opts, r.cfg.MCPCache(), m.markDirty)
 	m.mgr.Start()
 	go m.report()
@@ -205,7 +211,29 @@ func (m *mcpRun) beforeModelCall(ctx context.Context) {
 		}
 		m.markDirty()
 	}
+	m.reconnectSignedIn(ctx)
 	m.refresh(ctx)
+}
+
+// reconnectSignedIn reconnects servers waiting for a sign-in whose stored credentials changed
+// since (`pigo mcp login` run in another process, for example by the agent through bash).
+func (m *mcpRun) reconnectSignedIn(ctx context.Context) {
+	for _, c := range m.mgr.Conns() {
+		if st, _ := c.State(); st != mcpclient.StateNeedsAuth || !c.Server.UsesOAuth() {
+			delete(m.tokens, c.Server.Name)
+			continue
+		}
+		now := m.auth.Store.AccessToken(c.Server.Name, c.Server.URL)
+		before, seen := m.tokens[c.Server.Name]
+		if !seen {
+			m.tokens[c.Server.Name] = now
+			continue
+		}
+		if now != before {
+			delete(m.tokens, c.Server.Name)
+			_ = c.Reconnect(ctx)
+		}
+	}
 }
 
 // refresh rebuilds the tools when a server's tools changed or tool_search loaded some; it runs
@@ -332,5 +360,25 @@ func (m *mcpRun) reach(ctx context.Context, name string, args json.RawMessage) {
 	m.refresh(ctx)
 }
 
-// mcpAuth is the OAuth credential store of the agent dir (mcp-auth.json).
-func mcpAuth(cfg *config.Config) mcpclient.AuthProvider { return nil }
+// mcpAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.
+func mcpAuth(cfg *config.Config) *mcpclient.OAuthProvider {
+	return &mcpclient.OAuthProvider{Store: mcpclient.NewCredentialStore(cfg.AgentDir), Settings: oauthSettings}
+}
+
+// oauthSettings are a server's oauth settings with the client secret resolved.
+func oauthSettings(s *mcp.Server) (mcpclient.OAuthSettings, error) {
+	o := s.OAuth
+	if o == nil {
+		return mcpclient.OAuthSettings{}, nil
+	}
+	st := mcpclient.OAuthSettings{ClientID: o.ClientID, CallbackPort: o.CallbackPort, CallbackURL: o.CallbackURL, Scope: o.Scope,
+		ClientName: o.ClientName, Registration: o.ClientRegistration, AuthServerMetadataURL: o.AuthServerMetadataURL}
+	if o.ClientSecret != "" {
+		v, err := resolveMCPValue(o.ClientSecret, fmt.Sprintf("MCP server %q oauth.clientSecret", s.Name))
+		if err != nil {
+			return st, err
+		}
+		st.ClientSecret = v
+	}
+	return st, nil
+}
