@@ -27,12 +27,12 @@ type AuthServer struct {
 	// ExpiresIn is the access tokens' lifetime in seconds (default 3600).
 	ExpiresIn int
 
-	mu       sync.Mutex
-	clients  map[string][]string // client id → redirect URIs
-	codes    map[string]grant
-	access   map[string]grant // access token → grant
-	refresh  map[string]grant
-	n        int
+	mu                                       sync.Mutex
+	clients                                  map[string][]string // client id → redirect URIs
+	codes                                    map[string]grant
+	access                                   map[string]grant // access token → grant
+	refresh                                  map[string]grant
+	n                                        int
 	Refreshes, Registrations, Authorizations int
 	// Scopes are the scopes each authorization request asked for, in order.
 	Scopes []string
