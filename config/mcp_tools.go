@@ -143,7 +143,7 @@ func (c *Config) mcpDeclarations(o ResolveOptions) (builtin []engine.Extension, 
 			}
 			ext.Tools = append(ext.Tools, engine.Tool{Name: name, Label: mcp.Label(s.Name, t.Name),
 				Description: t.ModelDescription(s.Name), Structured: true, Unit: "mcp", Span: src,
-				Parameters: mcp.InputSchema(t.InputSchema), Output: mcp.ResultSchema(t.OutputSchema), MCP: m})
+				Parameters: params(list, t), Output: mcp.ResultSchema(t.OutputSchema), MCP: m})
 		}
 		exts = append(exts, ext)
 	}
@@ -204,4 +204,12 @@ func hasActivation(list []engine.Activation, tool string) bool {
 		}
 	}
 	return false
+}
+
+// params is a tool's input schema as the model is sent it.
+func params(l *mcp.ToolList, t mcp.Tool) []byte {
+	if l.Normalized {
+		return t.InputSchema
+	}
+	return mcp.InputSchema(t.InputSchema)
 }

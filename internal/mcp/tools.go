@@ -37,6 +37,20 @@ type ToolList struct {
 	Instructions string    `json:"instructions,omitempty"`
 	HasResources bool      `json:"hasResources,omitempty"`
 	Time         time.Time `json:"time"`
+	// Normalized says the input schemas are already InputSchema's form (Normalize): a list is
+	// normalized once when it is read from the server, not at every resolution.
+	Normalized bool `json:"normalized,omitempty"`
+}
+
+// Normalize rewrites every input schema as the model is sent it (InputSchema).
+func (l *ToolList) Normalize() {
+	if l.Normalized {
+		return
+	}
+	for i := range l.Tools {
+		l.Tools[i].InputSchema = InputSchema(l.Tools[i].InputSchema)
+	}
+	l.Normalized = true
 }
 
 // Label is pi's label of an MCP tool: "server/tool".

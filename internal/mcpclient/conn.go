@@ -118,7 +118,7 @@ func (c *Conn) List() *mcp.ToolList {
 	if c.state != StateConnected && c.tools == nil {
 		return nil
 	}
-	return &mcp.ToolList{Server: c.Server.Name, Tools: c.tools, Instructions: c.instructions, HasResources: c.hasResources, Time: time.Now()}
+	return &mcp.ToolList{Server: c.Server.Name, Tools: c.tools, Instructions: c.instructions, HasResources: c.hasResources, Time: time.Now(), Normalized: true}
 }
 
 // HasResources reports whether the server offers resources.
@@ -416,7 +416,9 @@ func (c *Conn) listTools(ctx context.Context, cl *client) ([]mcp.Tool, int, erro
 			}
 		}
 		if next == "" {
-			return out, total, nil
+			l := mcp.ToolList{Tools: out}
+			l.Normalize()
+			return l.Tools, total, nil
 		}
 		if cursors[next] {
 			return nil, 0, fmt.Errorf("MCP tools/list returned duplicate cursor: %s", next)

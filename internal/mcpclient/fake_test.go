@@ -28,7 +28,8 @@ func TestMain(m *testing.M) {
 //   - huge: answers tools/call with a 100 MB text;
 //   - many: announces 10,000 tools;
 //   - progress: a tools/call that takes 1.5 s and sends progress every 200 ms;
-//   - log: sends a log notification with a multi-line message before answering.
+//   - log: sends a log notification with a multi-line message before answering;
+//   - slowinit: answers initialize after a second.
 func fakeServer(mode string) {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<24)
@@ -60,6 +61,9 @@ func fakeServer(mode string) {
 		case "initialize":
 			if mode == "silent" {
 				continue
+			}
+			if mode == "slowinit" {
+				time.Sleep(time.Second)
 			}
 			result(map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}, "logging": map[string]any{}},
 				"serverInfo": map[string]any{"name": "fake", "version": "1"}, "instructions": "Fake server.\nSecond line."})

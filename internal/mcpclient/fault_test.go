@@ -19,7 +19,7 @@ import (
 
 // fakeConn is a connection to this test binary running as a fake server in mode, inside the
 // default sandbox when sandboxed.
-func fakeConn(t *testing.T, mode string, sandboxed bool, timeout float64, onTools func(*Conn)) (*Conn, *Options) {
+func fakeConn(t testing.TB, mode string, sandboxed bool, timeout float64, onTools func(*Conn)) (*Conn, *Options) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
