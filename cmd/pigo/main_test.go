@@ -30,7 +30,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") == "1",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "mkfifo": cmdMkfifo, "mcpservers": cmdMCPServers},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "mkfifo": cmdMkfifo, "mcpservers": cmdMCPServers, "freeport": cmdFreePort, "waitport": cmdWaitPort},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mcpservers" {
 				return mcpServersInstalled(), nil

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -38,4 +41,36 @@ func cmdMCPServers(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv(s.env, filepath.Join(dir, s.name))
 	}
 	ts.Setenv("PATH", pitest.NodeDir()+string(os.PathListSeparator)+ts.Getenv("PATH"))
+}
+
+// cmdFreePort is `freeport NAME`: set $NAME to a free TCP port on 127.0.0.1.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: freeport NAME")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ts.Setenv(args[0], strconv.Itoa(port))
+}
+
+// cmdWaitPort is `waitport PORT`: wait (at most a minute) until 127.0.0.1:PORT accepts
+// connections.
+func cmdWaitPort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitport PORT")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+args[0], time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("nothing listens on 127.0.0.1:%s: %v", args[0], err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
