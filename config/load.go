@@ -100,6 +100,8 @@ type Config struct {
 	projectReal string
 	// mcpCfg is the effective mcp.json (MCP), read once.
 	mcpCfg *MCPConfig
+	// aft is the aft binary and aft.jsonc, looked for once (AFT).
+	aft *AFTSetup
 }
 
 func (o *Options) getenv(k string) string {
@@ -151,6 +153,11 @@ func Load(o Options) (*Config, error) {
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
+		if msg := CodeExtension(e); msg != "" {
+			// pi would run it; pigo says so instead of parsing TypeScript as JSONC.
+			c.Diags.Add(diag.FileSpan(diag.NewSource(e, nil)), diag.Warning, "extension-skipped", "", msg)
+			continue
+		}
 		c.addFile(e, Extension, CLI, true)
 	}
 	c.decideTrust()

@@ -125,6 +125,9 @@ func (c *Config) condEnv(settings *Effective, headless bool) cond.Env {
 		env.Env = map[string]string{}
 	}
 	env.LSP.Servers = c.enabledLSPServers()
+	a := c.AFT()
+	env.AFT.Found = a.Available()
+	env.AFT.Search, _ = a.Config.SearchReady()
 	return env
 }
 

@@ -23,6 +23,25 @@ func (c *Config) unusableInfo(path string, msg string) {
 	c.unusable.Add(diag.FileSpan(diag.NewSource(path, nil)), diag.Info, notLoadedCode, "", msg)
 }
 
+// CodeExtension is the warning for an -e path that is a code extension (a .ts/.js file, or a
+// folder whose entry is one); "" for anything else.
+func CodeExtension(p string) string {
+	st, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	if st.IsDir() {
+		if entry := codeEntry(p); entry != "" {
+			return fmt.Sprintf("the extension %s is skipped: it is a code extension (%s) and pigo runs no code extensions, so the tools and commands it registers are missing from the registry (pigo loads declarative .cue, .json and .jsonc extensions)", filepath.Base(p), entry)
+		}
+		return ""
+	}
+	if lang, ok := codeExtExts[filepath.Ext(p)]; ok {
+		return fmt.Sprintf("the extension %s is skipped: it is a %s extension and pigo runs no code extensions, so the tools and commands it registers are missing from the registry (pigo loads declarative .cue, .json and .jsonc extensions)", filepath.Base(p), lang)
+	}
+	return ""
+}
+
 // discoverUnusable reports, in one agent dir or project overlay, the code extensions, the
 // prompt templates in subfolders and the .jsonc twins of pi's JSON files.
 func (c *Config) discoverUnusable(dir string, scope Scope) {

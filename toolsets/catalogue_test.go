@@ -247,7 +247,7 @@ func TestToolNamesPerFile(t *testing.T) {
 		"claude-code.cue": {"Read", "Edit", "Write", "Glob", "Grep", "Bash", "TodoWrite", "AskUserQuestion"},
 		"opencode.cue":    {"read", "edit", "write", "glob", "grep", "bash", "todowrite", "question"},
 		"lsp.cue":         {"lsp-rename", "lsp-inspect", "lsp-find-definition", "lsp-find-reference"},
-		"aft.cue":         {"aft_outline", "aft_zoom", "aft_callgraph", "aft_search", "aft_refactor", "aft_import"},
+		"aft.cue":         {"aft_outline", "aft_zoom", "aft_callgraph", "aft_search"},
 		"web.cue":         {"web_search", "web_fetch"},
 		"talk.cue":        {"talk-list-agents", "talk-ask", "talk-send", "talk-reply"},
 		"spawn-agent.cue": {"spawn-agent"},
@@ -481,6 +481,7 @@ func TestWhenConditions(t *testing.T) {
 		Env:      map[string]string{},
 		Which:    onPath("gh", "aft"),
 		LSP:      cond.LSP{Servers: []string{"gopls"}},
+		AFT:      cond.AFT{Found: true},
 	}
 	bare := cond.Env{
 		Model:    cond.Model{Provider: "openai", ID: "gpt-5", Input: []string{"text", "image"}},
@@ -495,6 +496,7 @@ func TestWhenConditions(t *testing.T) {
 		"powershell":     {false, true},
 		"lsp-rename":     {true, false},
 		"aft_outline":    {true, false},
+		"aft_search":     {false, false},
 		"read-github-pr": {true, false},
 		"spawn-agent":    {true, false},
 		"describe_image": {true, false},

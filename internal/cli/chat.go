@@ -54,6 +54,9 @@ func (c *CLI) runChat(a *args) int {
 	b := chat.NewBridge()
 	r.toolSess.Headless = false
 	r.toolSess.Approver = b
+	if r.bwrap != nil {
+		r.bwrap.Interactive = true
+	}
 	r.toolSess.Abort = b.Abort
 	rw := chat.NewRewind(rewindDir(r.sess.Path()))
 	r.tools = recordWrites(r.tools, rw, r.cfg.ProjectDir)
@@ -104,6 +107,7 @@ func (c *CLI) runChat(a *args) int {
 				return chat.HostResult{}, err
 			}
 			rw.Switch(rewindDir(r.sess.Path()))
+			r.resetSeedState()
 			ag = newAgent()
 			return chat.HostResult{Text: "New session started", Agent: ag}, nil
 		},
@@ -142,6 +146,7 @@ func (c *CLI) runChat(a *args) int {
 			}
 			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
+			r.resetSeedState()
 			return chat.HostResult{Text: "Forked to new session", Agent: ag, Input: text}, nil
 		},
 		"resume": func(_ context.Context, path string) (chat.HostResult, error) {
@@ -154,6 +159,7 @@ func (c *CLI) runChat(a *args) int {
 			}
 			rw.Switch(rewindDir(r.sess.Path()))
 			ag = newAgent()
+			r.resetSeedState()
 			return chat.HostResult{Text: text, Agent: ag, Model: r.model.Provider + "/" + r.model.ID,
 				ContextWindow: r.model.ContextWindow, Thinking: r.thinking}, nil
 		},
@@ -237,7 +243,7 @@ func (c *CLI) persistAllow(r *run, patterns []string) error {
 	if err := ch.Write(); err != nil {
 		return err
 	}
-	rules := append([]sandbox.Rule{}, r.toolSess.Sandbox.ApprovalRules...)
+	rules := append([]sandbox.Rule{}, r.toolSess.SandboxPolicy().ApprovalRules...)
 	for _, p := range patterns {
 		rules = append(rules, sandbox.Rule{Action: "allow", Pattern: p, Origin: sandbox.Origin{File: ch.File}})
 	}

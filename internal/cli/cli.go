@@ -311,7 +311,7 @@ func (c *CLI) checkPlaces(a *args) int {
 		case err != nil && os.IsNotExist(err):
 			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
 			return ExitUsage
-		case err == nil && st.IsDir():
+		case err == nil && st.IsDir() && config.CodeExtension(e) == "":
 			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file\n", e)
 			return ExitUsage
 		}

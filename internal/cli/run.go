@@ -17,11 +17,13 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/bwrap"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/talk"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -265,6 +267,10 @@ type run struct {
 	// list the agent gets (the chat records writes for /rewind).
 	mcp       *mcpRun
 	wrapTools func([]agent.Tool) []agent.Tool
+	// bwrap is the seed's /bwrap* commands on this session (nil for a sub-agent's fixed
+	// sandbox); lsp is the session's language servers (nil when lsp.json has none).
+	bwrap *bwrap.Commands
+	lsp   *tools.LSP
 }
 
 func (r *run) close() {

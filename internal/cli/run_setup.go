@@ -180,6 +180,7 @@ func (c *CLI) prepareRun(a *args) (*run, error) {
 	if r.tools, err = c.bindTools(cfg, res, r); err != nil {
 		return nil, err
 	}
+	seedCommands(r, ag != nil)
 	r.settingsJSON = settings.JSON()
 	if err := c.startTalk(r, r.settingsJSON, r.toolSess); err != nil {
 		return nil, err
@@ -321,8 +322,10 @@ func (c *CLI) bindTools(cfg *config.Config, res *config.Resolution, r *run) ([]a
 	}
 	ts.Replay(msgs)
 	r.toolSess = ts
+	r.closers = append(r.closers, ts.Close)
 	if l := toolLSP(cfg, ts.Cwd); l != nil {
 		ts.LSP = l
+		r.lsp = l
 		r.closers = append(r.closers, func() { l.Close() })
 	}
 	impls := tools.All()
@@ -365,7 +368,7 @@ func (c *CLI) systemPrompt(a *args, cfg *config.Config, res *config.Resolution, 
 func (c *CLI) expander(r *run, out io.Writer) func(ctx context.Context, text string) (string, bool, error) {
 	rv := &prompt.Resolver{Commands: r.res.Commands.Commands, Skills: skills(r.res)}
 	return func(ctx context.Context, text string) (string, bool, error) {
-		if r.talkCommand(text, out) {
+		if r.talkCommand(text, out) || c.seedCommand(ctx, r, text, out) {
 			return "", true, nil
 		}
 		ex, err := rv.Expand(text)

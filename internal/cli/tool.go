@@ -93,6 +93,7 @@ func runToolRun(c *CLI, a *args) int {
 	if s == nil {
 		return code
 	}
+	defer s.Close()
 	if l := toolLSP(cfg, s.Cwd); l != nil {
 		s.LSP = l
 		defer l.Close()
@@ -245,6 +246,9 @@ func (c *CLI) toolSession(cfg *config.Config, res *config.Resolution) (*toolrun.
 	if m := res.Model; m != nil {
 		s.Model = &llm.Model{Provider: m.Provider, ID: m.ID, Input: m.Input, Reasoning: m.Reasoning}
 		s.Env.Provider, s.Env.Model = m.Provider, m.ID
+	}
+	if a := cfg.AFT(); a.Available() {
+		tools.SetAFT(s, tools.AFTSetup{Bin: a.Binary.Path, Config: a.Config})
 	}
 	return s, ExitOK
 }

@@ -1,6 +1,7 @@
 // Package cond compiles and evaluates the `when` availability conditions of declarations and
 // personalExtensions rules (D7): expr-lang expressions type-checked against a fixed environment
-// (the session's model, os, arch, headless, merged settings, env, which(name), lsp.servers).
+// (the session's model, os, arch, headless, merged settings, env, which(name), lsp.servers,
+// aft.found and aft.search).
 //
 // A typo such as `model.provder` fails at compile time with the rune offset of the problem
 // inside the expression, so `pigo check` can point at the byte inside the JSON string.
@@ -34,6 +35,15 @@ type LSP struct {
 	Servers []string `expr:"servers"`
 }
 
+// AFT is what the seed's aft extension decides at session start.
+type AFT struct {
+	// Found: the aft binary was found (the seed's discovery order) and the user-level aft.jsonc
+	// does not turn AFT off.
+	Found bool `expr:"found"`
+	// Search: aft.jsonc enables semantic_search with an external embedding backend.
+	Search bool `expr:"search"`
+}
+
 // Env is the typed environment conditions are compiled against and evaluated in.
 type Env struct {
 	Model    Model             `expr:"model"`
@@ -45,6 +55,7 @@ type Env struct {
 	// Which reports whether a binary is on PATH; nil means nothing is (see LookPath).
 	Which func(name string) bool `expr:"which"`
 	LSP   LSP                    `expr:"lsp"`
+	AFT   AFT                    `expr:"aft"`
 }
 
 // LookPath is a Which function backed by the real PATH.

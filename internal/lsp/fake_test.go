@@ -78,6 +78,14 @@ func runFake(mode string) int {
 		if json.Unmarshal(body, &m) != nil {
 			return 2
 		}
+		if lp := os.Getenv("PIGO_LSP_LOG"); lp != "" && m.Method != "" {
+			// Every request and notification, one JSON line each, for the manager tests.
+			if lf, err := os.OpenFile(lp, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+				line, _ := json.Marshal(map[string]any{"method": m.Method, "params": m.Params})
+				lf.Write(append(line, '\n'))
+				lf.Close()
+			}
+		}
 		if m.Method == "" { // a response to one of our requests
 			var id int
 			_ = json.Unmarshal(m.ID, &id)

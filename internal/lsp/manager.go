@@ -36,9 +36,6 @@ type Location struct {
 // not ready to answer.
 const pullRetry = 100 * time.Millisecond
 
-// maxOpenDocuments is how many documents a server keeps open.
-const maxOpenDocuments = 32
-
 // Manager keeps the servers of one session: one client per (server id,
 // root), started on first use, and the documents opened on them.
 type Manager struct {
@@ -54,6 +51,12 @@ type Manager struct {
 	// failed remembers servers that would not start, so a session does not
 	// retry one on every read (the seed's cooldown).
 	failed map[string]time.Time
+	// disabled is /lsp-stop: no server starts until /lsp-start.
+	disabled bool
+	// watch sends workspace file changes to the running servers (nil: off).
+	watch *watcher
+	// Notify, when set, receives the manager's notices (a watch batch cut at maxBatch).
+	Notify func(level, text string)
 }
 
 // managed is a running client and its open documents.
@@ -65,6 +68,12 @@ type managed struct {
 	mu   sync.Mutex
 	docs map[string]int // path → version
 	lru  []string
+	// max is lsp.json's maxOpenDocuments: past it the least recently used
+	// document is closed.
+	max int
+	// first is the first file the server was started for: /lsp-reload plans
+	// it again to restart the server with the re-read lsp.json.
+	first string
 }
 
 // startCooldown is how long a server that failed to start is left alone.
@@ -73,31 +82,150 @@ const startCooldown = 60 * time.Second
 // NewManager returns a manager for cfg's servers in workspace cwd; env is
 // the process environment plans are made with.
 func NewManager(cfg *Config, cwd string, env Env) *Manager {
-	return &Manager{cfg: cfg, cwd: cwd, env: env, clients: map[string]*managed{}, failed: map[string]time.Time{}, plans: map[string]*Plan{}}
+	m := &Manager{cfg: cfg, cwd: cwd, env: env, clients: map[string]*managed{}, failed: map[string]time.Time{}, plans: map[string]*Plan{}}
+	m.startWatch()
+	return m
 }
 
-// Close shuts every server down.
+// Close shuts every server down and stops the workspace watcher.
 func (m *Manager) Close() {
+	m.mu.Lock()
+	w := m.watch
+	m.watch = nil
+	m.mu.Unlock()
+	if w != nil {
+		w.close()
+	}
+	m.stopAll()
+}
+
+// stopAll shuts every running server down; the manager stays usable.
+func (m *Manager) stopAll() []*managed {
 	m.mu.Lock()
 	cs := m.clients
 	m.clients = map[string]*managed{}
 	m.mu.Unlock()
 	var wg sync.WaitGroup
+	var out []*managed
 	for _, mc := range cs {
+		out = append(out, mc)
 		wg.Add(1)
 		go func(c *Client) { defer wg.Done(); _ = c.Close() }(mc.c)
 	}
 	wg.Wait()
+	return out
+}
+
+// Stop is /lsp-stop: every server stops and none starts again until Start.
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	m.disabled = true
+	m.mu.Unlock()
+	m.stopAll()
+}
+
+// Start is /lsp-start: servers start again on the next file a tool touches.
+func (m *Manager) Start() {
+	m.mu.Lock()
+	m.disabled = false
+	m.failed = map[string]time.Time{}
+	m.mu.Unlock()
+}
+
+// Disabled reports whether /lsp-stop is in force.
+func (m *Manager) Disabled() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.disabled
+}
+
+// Running lists the ids of the running servers, sorted, each once.
+func (m *Manager) Running() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, mc := range m.clients {
+		if !seen[mc.id] {
+			seen[mc.id] = true
+			out = append(out, mc.id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Config is the lsp.json the manager runs with.
+func (m *Manager) Config() *Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}
+
+// Reload is /lsp-reload: cfg is lsp.json read again. The running servers (only server id
+// when id is not "") stop and start again with the new configuration for the file each was
+// started for; the others start on the next file they handle. It returns the ids restarted.
+func (m *Manager) Reload(ctx context.Context, cfg *Config, id string) ([]string, error) {
+	m.mu.Lock()
+	if cfg != nil {
+		m.cfg = cfg
+	}
+	m.plans = map[string]*Plan{}
+	m.failed = map[string]time.Time{}
+	stopping := map[string]*managed{}
+	for key, mc := range m.clients {
+		if id == "" || mc.id == id {
+			stopping[key] = mc
+			delete(m.clients, key)
+		}
+	}
+	w := m.watch
+	m.watch = nil
+	m.mu.Unlock()
+	if w != nil {
+		w.close()
+	}
+	m.startWatch()
+	var wg sync.WaitGroup
+	for _, mc := range stopping {
+		wg.Add(1)
+		go func(c *Client) { defer wg.Done(); _ = c.Close() }(mc.c)
+	}
+	wg.Wait()
+	if m.Disabled() {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var restarted []string
+	var errs []error
+	for _, mc := range stopping {
+		if mc.first == "" {
+			continue
+		}
+		servers, serrs := m.servers(ctx, mc.first, false)
+		errs = append(errs, serrs...)
+		for _, s := range servers {
+			if s.id == mc.id && !seen[s.id] {
+				seen[s.id] = true
+				restarted = append(restarted, s.id)
+			}
+		}
+	}
+	sort.Strings(restarted)
+	return restarted, errors.Join(errs...)
 }
 
 // servers returns the running clients for file, starting those that are
 // not yet; onlyLanguage keeps servers of kind "language" (the LSP tools).
 func (m *Manager) servers(ctx context.Context, file string, onlyLanguage bool) ([]*managed, []error) {
 	m.mu.Lock()
-	plan := m.plans[file]
+	plan, cfg, disabled := m.plans[file], m.cfg, m.disabled
 	m.mu.Unlock()
+	if disabled {
+		return nil, nil
+	}
 	if plan == nil {
-		p, err := m.cfg.PlanContext(ctx, m.cwd, file, m.env)
+		p, err := cfg.PlanContext(ctx, m.cwd, file, m.env)
 		if err != nil {
 			return nil, []error{err}
 		}
@@ -140,7 +268,10 @@ func (m *Manager) servers(ctx context.Context, file string, onlyLanguage bool) (
 				errs = append(errs, err)
 				continue
 			}
-			mc = &managed{c: c, id: sp.ID, kind: sp.Kind, lang: sp.LanguageID, docs: map[string]int{}}
+			mc = &managed{c: c, id: sp.ID, kind: sp.Kind, lang: sp.LanguageID, docs: map[string]int{}, max: cfg.MaxOpenDocuments, first: file}
+			if mc.max <= 0 {
+				mc.max = DefaultMaxOpenDocuments
+			}
 			m.mu.Lock()
 			if prev := m.clients[key]; prev != nil {
 				m.mu.Unlock()
@@ -175,7 +306,7 @@ func (mc *managed) sync(path, text string) (int, error) {
 			"contentChanges": []any{map[string]any{"text": text}},
 		})
 	}
-	if len(mc.lru) >= maxOpenDocuments {
+	if len(mc.lru) >= mc.max {
 		oldest := mc.lru[0]
 		mc.lru = mc.lru[1:]
 		delete(mc.docs, oldest)

@@ -62,7 +62,7 @@ func (s *Session) guard(ctx context.Context, tool string, t *safefile.Target, ol
 		return nil
 	}
 	deny := "user deny " + tool + ": "
-	if s.DenyRequests {
+	if s.DenyingRequests() {
 		return &Refusal{Text: deny + "blocked", Kind: RefusedPolicy}
 	}
 	if runtime.GOOS == "windows" && !inside {

@@ -49,11 +49,74 @@ type Session struct {
 	// PanicLog receives a recovered panic of a tool (its result is already an error).
 	PanicLog func(tool string, value any, stack []byte)
 
-	mu    sync.Mutex
-	state map[any]any
-	reads map[string]*Reads
-	queue mutationQueue
+	mu      sync.Mutex
+	state   map[any]any
+	reads   map[string]*Reads
+	queue   mutationQueue
+	closers []func()
+	closed  bool
 	hooksState
+}
+
+// SandboxPolicy is the session's sandbox policy and why it cannot be used (nil when it can):
+// read it through here, since /bwrap-* commands change it while tools run.
+func (s *Session) SandboxPolicy() sandbox.Policy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Sandbox
+}
+
+// SandboxError is why the session's policy could not be read (every command is refused).
+func (s *Session) SandboxError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.SandboxErr
+}
+
+// SetSandboxPolicy replaces the session's policy (the /bwrap-* commands, for this session
+// only); err, when set, refuses every command until a policy can be read again.
+func (s *Session) SetSandboxPolicy(p sandbox.Policy, err error) {
+	s.mu.Lock()
+	s.Sandbox, s.SandboxErr = p, err
+	s.mu.Unlock()
+}
+
+// DenyingRequests reports whether /bwrap-deny-request is on.
+func (s *Session) DenyingRequests() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.DenyRequests
+}
+
+// SetDenyRequests turns /bwrap-deny-request on or off for this session.
+func (s *Session) SetDenyRequests(on bool) {
+	s.mu.Lock()
+	s.DenyRequests = on
+	s.mu.Unlock()
+}
+
+// OnClose registers fn to run when the session ends: a resident helper a tool started for
+// the session (the aft process) stops with it. After Close, fn runs at once.
+func (s *Session) OnClose(fn func()) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		fn()
+		return
+	}
+	s.closers = append(s.closers, fn)
+	s.mu.Unlock()
+}
+
+// Close runs the OnClose functions, the last registered first; later calls do nothing.
+func (s *Session) Close() {
+	s.mu.Lock()
+	fns := s.closers
+	s.closers, s.closed = nil, true
+	s.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
 }
 
 // Shell is pi's shell settings.

@@ -311,19 +311,35 @@ func (r *Runner) CodemodeCallable() []*Tool {
 	return out
 }
 
+// Unimplemented lists the active or codemode-only declarations that have no implementation:
+// they are not offered to the model nor to codemode, and the session start says so.
+func (r *Runner) Unimplemented() []*Tool {
+	var out []*Tool
+	for _, t := range r.order {
+		if t.impl == nil && Callable(t.State) && r.tools[t.Name] == t {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// NoImplementation is why an unimplemented declaration is not offered (the text a call gets).
+func NoImplementation(t *Tool) string { return noImpl(t) }
+
 // Lookup returns the declaration that owns name (the callable one when there is one).
 func (r *Runner) Lookup(name string) (*Tool, bool) {
 	t, ok := r.tools[name]
 	return t, ok
 }
 
-// LLMTools is the model-visible tool list: every active tool, in the registry's active order,
-// with its declared name, description and parameters.
+// LLMTools is the model-visible tool list: every active tool that has an implementation, in
+// the registry's active order, with its declared name, description and parameters. A
+// declaration without one is never offered (Unimplemented lists them).
 func (r *Runner) LLMTools() []llm.Tool {
 	out := make([]llm.Tool, 0, len(r.active))
 	for _, name := range r.active {
 		t := r.tools[name]
-		if t == nil {
+		if t == nil || t.impl == nil {
 			continue
 		}
 		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.modelSchema()})

@@ -70,13 +70,25 @@ func TestRunnerBindingAndList(t *testing.T) {
 	if res := run("boom", `{}`); !res.IsError || !strings.Contains(res.Text(), "cannot run") {
 		t.Errorf("boom without impl: %q", res.Text())
 	}
+	// A declaration without an implementation is never offered to the model.
 	tools := r.LLMTools()
-	var names []string
+	var names, want, missing []string
 	for _, tl := range tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, ",") != strings.Join(reg.Active, ",") || tools[0].Description != "pi read" || !json.Valid(tools[0].Parameters) {
+	for _, n := range reg.Active {
+		if n != "boom" && n != "plain" {
+			want = append(want, n)
+		}
+	}
+	for _, tl := range r.Unimplemented() {
+		missing = append(missing, tl.Name)
+	}
+	if strings.Join(names, ",") != strings.Join(want, ",") || tools[0].Description != "pi read" || !json.Valid(tools[0].Parameters) {
 		t.Errorf("LLMTools: %+v (active %v)", names, reg.Active)
+	}
+	if strings.Join(missing, ",") != "boom,plain" {
+		t.Errorf("Unimplemented: %v", missing)
 	}
 }
 

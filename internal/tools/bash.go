@@ -396,17 +396,18 @@ func runDirect(ctx context.Context, r BashRun, inner []string, stdout, stderr io
 
 // policy is the session's sandbox policy, the reference defaults when none was set.
 func policy(s *toolrun.Session) sandbox.Policy {
-	if s.Sandbox.FSMode == "" && s.Sandbox.NetMode == "" {
+	p := s.SandboxPolicy()
+	if p.FSMode == "" && p.NetMode == "" {
 		return sandbox.DefaultPolicy()
 	}
-	return s.Sandbox
+	return p
 }
 
 // BashPlan builds the sandbox plan for a command of this session (a plan per command, so
 // paths created in between are covered).
 func BashPlan(s *toolrun.Session) (*sandbox.Plan, error) {
-	if s.SandboxErr != nil {
-		return nil, s.SandboxErr
+	if err := s.SandboxError(); err != nil {
+		return nil, err
 	}
 	env := s.Environ
 	if env.Home == "" && env.Path == "" {
@@ -438,7 +439,7 @@ type Escalation struct {
 // §3.6): refused while requests are denied; else the approval rules (deny → refused, allow
 // → unsandboxed); else the Approver's dialog, which a headless session cannot show.
 func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Escalation, error) {
-	if s.DenyRequests {
+	if s.DenyingRequests() {
 		return Escalation{}, errors.New(TextUnsandboxedDenied)
 	}
 	var ap sandbox.Approval
@@ -518,7 +519,7 @@ func CommandExecutionPrompt(s *toolrun.Session) string {
 	case sandbox.NetLimited:
 		b.WriteString(" Only the hosts of the network allowlist are reachable.")
 	}
-	if s.DenyRequests {
+	if s.DenyingRequests() {
 		b.WriteString(" Requests to run outside the sandbox are denied.")
 	} else {
 		b.WriteString(" If a command fails because of these limits, retry it with dangerouslyDisableSandbox: true and say why; the user approves it.")

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf16"
@@ -915,6 +916,44 @@ type ccTodo struct {
 	ActiveForm string `json:"activeForm"`
 }
 
+// ccTodoKey is the session's current TodoWrite list, replayed from the branch.
+type ccTodoKey struct{}
+
+type ccTodoList struct {
+	mu    sync.Mutex
+	todos []ccTodo
+}
+
+func ccTodos(s *toolrun.Session) *ccTodoList {
+	return s.State(ccTodoKey{}, func() any { return &ccTodoList{} }).(*ccTodoList)
+}
+
+func init() {
+	// The list follows the session branch: the last TodoWrite result on it is the current one.
+	toolrun.OnReplay(func(s *toolrun.Session, msgs []llm.Message) {
+		var last []ccTodo
+		for _, m := range msgs {
+			if m.Role != llm.RoleToolResult || m.ToolName != "TodoWrite" || (m.IsError != nil && *m.IsError) || len(m.Details) == 0 {
+				continue
+			}
+			var d struct {
+				Todos []ccTodo `json:"todos"`
+			}
+			if json.Unmarshal(m.Details, &d) == nil && d.Todos != nil {
+				last = d.Todos
+			}
+		}
+		l := ccTodos(s)
+		l.mu.Lock()
+		l.todos = last
+		l.mu.Unlock()
+	})
+}
+
+// ccTodoWrite merges the call's todos into the session's list by content (the seed's merge
+// semantics): an item whose content is already listed takes the new status and activeForm in
+// place, a new one is appended, and items the call does not name stay. details.todos is the
+// whole merged list.
 func ccTodoWrite(_ context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
 	var a struct {
 		Todos []ccTodo `json:"todos"`
@@ -922,13 +961,30 @@ func ccTodoWrite(_ context.Context, inv *toolrun.Invocation) (toolrun.Result, er
 	if err := inv.Decode(&a); err != nil {
 		return toolrun.Result{}, err
 	}
-	todos := make([]ccTodo, len(a.Todos))
-	inProgress := 0
 	for i, t := range a.Todos {
-		todos[i] = ccTodo{Content: jsTrim(t.Content), Status: t.Status, ActiveForm: jsTrim(t.ActiveForm)}
-		if todos[i].Content == "" || todos[i].ActiveForm == "" {
+		a.Todos[i] = ccTodo{Content: jsTrim(t.Content), Status: t.Status, ActiveForm: jsTrim(t.ActiveForm)}
+		if a.Todos[i].Content == "" || a.Todos[i].ActiveForm == "" {
 			return toolrun.Result{}, errors.New("Todo content and activeForm must not be blank.")
 		}
+	}
+	l := ccTodos(inv.Session)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	todos := append([]ccTodo{}, l.todos...)
+	for _, t := range a.Todos {
+		found := false
+		for i := range todos {
+			if todos[i].Content == t.Content {
+				todos[i], found = t, true
+				break
+			}
+		}
+		if !found {
+			todos = append(todos, t)
+		}
+	}
+	inProgress := 0
+	for _, t := range todos {
 		if t.Status == "in_progress" {
 			inProgress++
 		}
@@ -936,6 +992,7 @@ func ccTodoWrite(_ context.Context, inv *toolrun.Invocation) (toolrun.Result, er
 	if inProgress > 1 {
 		return toolrun.Result{}, errors.New("Only one todo may be in_progress at a time.")
 	}
+	l.todos = todos
 	return toolrun.TextResult("Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable",
 		struct {
 			Todos []ccTodo `json:"todos"`

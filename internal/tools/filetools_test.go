@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -333,4 +334,33 @@ func TestClaudeReadBigBinary(t *testing.T) {
 	p := e.write("big.bin", "\x00"+strings.Repeat("x", 300<<10))
 	e.fail("Read", map[string]any{"file_path": p}, "Cannot read binary file: "+p)
 	e.fail("Read", map[string]any{"file_path": p, "limit": 5}, "Cannot read binary file: "+p)
+}
+
+// TestClaudeTodoMergesByContent: TodoWrite merges into the session's list by content (the
+// seed README's merge semantics): named items update in place, new ones are appended, the
+// others stay; the list is replayed from the session branch.
+func TestClaudeTodoMergesByContent(t *testing.T) {
+	e := newFileEnv(t, "claude-code")
+	e.call("TodoWrite", map[string]any{"todos": []map[string]any{
+		{"content": "A", "status": "in_progress", "activeForm": "Doing A"},
+		{"content": "B", "status": "pending", "activeForm": "Doing B"},
+	}})
+	r := e.call("TodoWrite", map[string]any{"todos": []map[string]any{
+		{"content": "A", "status": "completed", "activeForm": "Doing A"},
+		{"content": "C", "status": "in_progress", "activeForm": "Doing C"},
+	}})
+	if got := strings.Join(CCTodoWidget(r.Details), "\n"); got != "Progress: 1/3 (33%)\n- [x] A\n- [ ] B\n- [>] Doing C" {
+		t.Fatalf("merged list: %q", got)
+	}
+	// A second in_progress item in the merged list is refused, the list unchanged.
+	e.fail("TodoWrite", map[string]any{"todos": []map[string]any{{"content": "B", "status": "in_progress", "activeForm": "Doing B"}}},
+		"Only one todo may be in_progress at a time.")
+	// Replayed from the branch: a session whose last TodoWrite listed X alone merges into X.
+	isErr := false
+	e.s.Replay([]llm.Message{{Role: llm.RoleToolResult, ToolName: "TodoWrite", IsError: &isErr,
+		Details: json.RawMessage(`{"todos":[{"content":"X","status":"pending","activeForm":"Doing X"}]}`)}})
+	r = e.call("TodoWrite", map[string]any{"todos": []map[string]any{{"content": "Y", "status": "pending", "activeForm": "Doing Y"}}})
+	if got := strings.Join(CCTodoWidget(r.Details), "\n"); got != "Progress: 0/2 (0%)\n- [ ] X\n- [ ] Y" {
+		t.Fatalf("after replay: %q", got)
+	}
 }
