@@ -95,6 +95,13 @@ func (c *CLI) runChat(a *args) int {
 		},
 		Config: func() tea.Cmd { return c.configExplorer() }}
 	o.Host = map[string]func(ctx context.Context, arg string) (chat.HostResult, error){
+		"mcp": func(ctx context.Context, arg string) (chat.HostResult, error) {
+			if r.mcp == nil {
+				return chat.HostResult{Text: "No MCP servers in this session (mcp.json declares none, or --no-mcp)."}, nil
+			}
+			text, err := r.mcp.command(ctx, arg)
+			return chat.HostResult{Text: text}, err
+		},
 		"new": func(context.Context, string) (chat.HostResult, error) {
 			if err := r.sess.Close(); err != nil {
 				return chat.HostResult{}, err

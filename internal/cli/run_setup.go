@@ -371,6 +371,9 @@ func (c *CLI) expander(r *run, out io.Writer) func(ctx context.Context, text str
 		if r.talkCommand(text, out) || c.seedCommand(ctx, r, text, out) {
 			return "", true, nil
 		}
+		if handled, err := r.mcpCommand(ctx, text, out); handled {
+			return "", true, err
+		}
 		ex, err := rv.Expand(text)
 		if err != nil {
 			return "", false, err

@@ -484,6 +484,19 @@ func (c *Conn) Reconnect(ctx context.Context) error {
 	return c.Open(ctx)
 }
 
+// Suspend ends the connection (a disabled server); Reconnect or a call opens it again.
+func (c *Conn) Suspend() {
+	c.mu.Lock()
+	cl := c.cl
+	c.cl = nil
+	c.state = StateClosed
+	c.mu.Unlock()
+	if cl != nil {
+		cl.close()
+	}
+	c.changed()
+}
+
 // Close ends the connection (the stdio server is stopped) and keeps it closed.
 func (c *Conn) Close() {
 	c.mu.Lock()
