@@ -602,7 +602,9 @@ func (c *Conn) transport() (transport, error) {
 		}
 		var auth tokenSource
 		switch {
-		case s.AuthProvider != "" && c.opts.ProviderToken != nil:
+		case s.AuthProvider != "" && c.opts.ProviderToken == nil:
+			return nil, fmt.Errorf("MCP server %q sends the token of provider %q (auth.provider), and this pigo has no provider sign-in to take it from", s.Name, s.AuthProvider)
+		case s.AuthProvider != "":
 			p := s.AuthProvider
 			auth = providerToken(func() (string, error) { return c.opts.ProviderToken(p) })
 		case s.UsesOAuth() && c.opts.Auth != nil:
