@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
@@ -97,6 +98,10 @@ func (c *CLI) startMCP(a *args, r *run) *mcpRun {
 	m.auth, m.tokens = mcpAuth(r.cfg), map[string]string{}
 	opts.Auth = m.auth
 	m.mgr = mcpclient.NewManager(conf.Servers, opts, r.cfg.MCPCache(), m.markDirty)
+	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
+	if d, err := time.ParseDuration(c.getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
+		m.mgr.StartupWait = d
+	}
 	m.mgr.Start()
 	go m.report()
 	r.closers = append(r.closers, m.close)

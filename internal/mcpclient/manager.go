@@ -11,7 +11,7 @@ import (
 )
 
 // StartupWait bounds how long the first prompt waits for servers with direct tools (pi's 10 s).
-var StartupWait = 10 * time.Second
+const StartupWait = 10 * time.Second
 
 // Manager is a session's MCP servers: it connects every enabled server in the background,
 // keeps their tool lists (and the schema cache) current, and tells the session when the
@@ -20,6 +20,9 @@ type Manager struct {
 	opts  *Options
 	cache mcp.Cache
 	conns []*Conn
+
+	// StartupWait is the first prompt's bound (StartupWait when zero).
+	StartupWait time.Duration
 
 	mu         sync.Mutex
 	ready      map[string]chan struct{}
@@ -154,7 +157,11 @@ func (m *Manager) WaitDirect(ctx context.Context) []string {
 	if len(names) == 0 {
 		return nil
 	}
-	wctx, cancel := context.WithTimeout(ctx, StartupWait)
+	wait := m.StartupWait
+	if wait <= 0 {
+		wait = StartupWait
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	m.Wait(wctx, names)
 	var pending []string
