@@ -9,6 +9,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/spawn"
 )
 
 // DefaultAgentTools are the tools of a sub-agent whose frontmatter has no `tools` (read-only).
@@ -116,21 +117,25 @@ func (c *Config) Agent(name string) (*ResolvedAgent, error) {
 			return &agents[i], nil
 		}
 	}
-	for _, s := range skipped {
-		base := strings.TrimSuffix(filepath.Base(s.File), ".md")
-		if base == name || (s.Source != nil && s.Source.Name == name) {
-			return nil, fmt.Errorf("agent %q is not usable: %s: %s", name, s.File, s.Reason)
-		}
-	}
-	var avail []string
+	return nil, roster(agents, skipped).Check(name)
+}
+
+// Roster is the sub-agents spawn-agent may start, as a value a session resolves once.
+func (c *Config) Roster() spawn.Roster { return roster(c.Agents()) }
+
+func roster(agents []ResolvedAgent, skipped []SkippedAgent) spawn.Roster {
+	var r spawn.Roster
 	for _, a := range agents {
-		avail = append(avail, a.Name+": "+a.Description)
+		r.Agents = append(r.Agents, spawn.Agent{Name: a.Name, Description: a.Description})
 	}
-	list := strings.Join(avail, "; ")
-	if list == "" {
-		list = "none"
+	for _, s := range skipped {
+		names := []string{strings.TrimSuffix(filepath.Base(s.File), ".md")}
+		if s.Source != nil {
+			names = append(names, s.Source.Name)
+		}
+		r.Unusable = append(r.Unusable, spawn.Unusable{Names: names, File: s.File, Reason: s.Reason})
 	}
-	return nil, fmt.Errorf("unknown agent %q (available: %s)", name, list)
+	return r
 }
 
 // checkAgentNames reports, as duplicate-name warnings, the agent definitions that lose a name

@@ -1,15 +1,16 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"cuelang.org/go/cue"
+	"sync"
 
 	"github.com/pigo-agent/pigo/commands"
+	"github.com/pigo-agent/pigo/internal/cuehelper"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/validate"
@@ -90,19 +91,21 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 		if !lenient(f.Kind) && f.Diags.HasErrors() {
 			f.Applied = false
 		}
+		// A package's files are someone else's: their problems are warnings (the file is still
+		// skipped), never errors of the user's configuration (D26).
+		if f.Package != nil {
+			for i := range f.Diags {
+				if f.Diags[i].Severity == diag.Error {
+					f.Diags[i].Severity = diag.Warning
+				}
+			}
+		}
 	}()
 	if f.Broken && f.Root == nil && f.Src.Text == nil {
 		return
 	}
 	if f.Kind == Toolset || f.Kind == Command || (f.Kind == Extension && filepath.Ext(f.Path) == ".cue") {
-		if s == nil {
-			var err error
-			if s, err = validate.Load(); err != nil {
-				f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "internal", "", err.Error())
-				return
-			}
-		}
-		c.checkCUE(s, f)
+		c.checkCUE(f)
 		return
 	}
 	if f.Broken || f.Root == nil {
@@ -165,7 +168,7 @@ func (c *Config) checkMarkdownAbsent(f *File) {
 	}
 }
 
-var skillName = regexp.MustCompile(`^[a-z0-9-]+$`)
+var skillName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]+$`) })
 
 func (c *Config) checkMarkdown(s *validate.Schema, f *File) {
 	root := f.Root
@@ -235,7 +238,7 @@ func (c *Config) skillNameRules(f *File, n *jsonc.Node) {
 	if len(name) > 64 {
 		f.Diags.Add(sp, diag.Warning, "skill-name", "name", fmt.Sprintf("name exceeds 64 characters (%d)", len(name)))
 	}
-	if !skillName.MatchString(name) {
+	if !skillName().MatchString(name) {
 		f.Diags.Add(sp, diag.Warning, "skill-name", "name", "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
 	}
 	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
@@ -259,32 +262,29 @@ func joinScalars(n *jsonc.Node) string {
 	return strings.Join(parts, ", ")
 }
 
-// checkCUE compiles a CUE declaration file and unifies it with #Extension.
-func (c *Config) checkCUE(s *validate.Schema, f *File) {
-	if f.Scope != Builtin {
-		if err := guardCUE(f.Src.Name, f.Src.Text); err != nil {
-			f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "eval-limit", "", err.Error())
-			f.Broken, f.Applied = true, false
-			return
-		}
-	}
-	v := s.Context().CompileBytes(f.Src.Text, cue.Filename(f.Src.Name))
-	if err := v.Err(); err != nil {
-		for _, d := range validate.Errors(err, f.Src) {
-			d.Code = "syntax"
-			f.Diags = append(f.Diags, d)
-		}
-		f.Broken, f.Applied = true, false
+// evalCUE evaluates a CUE extension file; the pigo-cue helper does it (pigo does not link
+// CUE). Tests replace it to count evaluations.
+var evalCUE = cuehelper.Eval
+
+// checkCUE evaluates a CUE declaration file against #Extension, in the pigo-cue helper.
+func (c *Config) checkCUE(f *File) {
+	r, err := evalCUE(f.Src.Name, f.Src.Text)
+	switch {
+	case errors.Is(err, cuehelper.ErrLimit):
+		f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "eval-limit", "", cuehelper.LimitMessage())
+	case errors.Is(err, cuehelper.ErrNotFound):
+		f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "cue-helper", "", "evaluating a CUE extension needs the "+cuehelper.Name+" helper, which is not installed beside pigo or on PATH; the file is not applied").Hint =
+			"install it with `go install github.com/pigo-agent/pigo/cmd/" + cuehelper.Name + "@latest` (or set $" + cuehelper.EnvPath + ")"
+	case err != nil:
+		f.Diags.Add(diag.FileSpan(f.Src), diag.Error, "internal", "", err.Error())
+	case len(r.Diags) > 0 || r.Root == nil:
+		f.Diags = append(f.Diags, r.List(f.Src)...)
+	default:
+		f.Root = r.Root
+		c.semantic(f)
 		return
 	}
-	u := s.Def("#Extension").Unify(v)
-	if err := u.Validate(cue.Concrete(true)); err != nil {
-		f.Diags = append(f.Diags, validate.Errors(err, f.Src)...)
-		f.Broken, f.Applied = true, false
-		return
-	}
-	f.Root = validate.NodeOf(v, f.Src.Text)
-	c.semantic(f)
+	f.Broken, f.Applied = true, false
 }
 
 // migrationSummary says in one line what `pigo config migrate sandbox` does with a flat file.

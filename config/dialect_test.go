@@ -6,13 +6,13 @@ import (
 
 	"cuelang.org/go/cue"
 
+	"github.com/pigo-agent/pigo/internal/cueschema"
 	"github.com/pigo-agent/pigo/internal/jsonc"
-	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // TestTopKeysMatchSchema keeps the fallback's key lists equal to the schema's top-level fields.
 func TestTopKeysMatchSchema(t *testing.T) {
-	s, err := validate.Load()
+	s, err := cueschema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestTopKeysMatchSchema(t *testing.T) {
 	}
 }
 
-func fieldNames(t *testing.T, s *validate.Schema, def string) []string {
+func fieldNames(t *testing.T, s *cueschema.Schema, def string) []string {
 	t.Helper()
 	var names []string
 	v := s.Def(def)

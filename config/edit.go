@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 	"time"
-
-	"cuelang.org/go/cue"
 
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
@@ -145,7 +143,9 @@ func (c *Config) Override(k Kind, s Scope, src []byte) (*Config, error) {
 	nc.discoverAgentDir()
 	nc.discoverProject()
 	for _, e := range c.Opts.Extensions {
-		nc.addFile(e, Extension, CLI, true)
+		if !IsPackageSource(e) && CodeExtension(e) == "" {
+			nc.addFile(e, Extension, CLI, true)
+		}
 	}
 	path := c.Path(k, s)
 	idx := -1
@@ -173,6 +173,7 @@ func (c *Config) Override(k Kind, s Scope, src []byte) (*Config, error) {
 		}
 	}
 	nc.decideTrust()
+	nc.discoverPackages()
 	return nc, nil
 }
 
@@ -301,7 +302,7 @@ func errorsIn(list diag.List, file string) diag.List {
 	return out
 }
 
-var digits = regexp.MustCompile(`[0-9]+`)
+var digits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 
 // introduced returns the diagnostics of severity sev in after that before did not have. They
 // are compared without their offsets (an edit moves what follows it), as a multiset of file,
@@ -316,7 +317,7 @@ func introduced(before, after diag.List, sev diag.Severity) diag.List {
 		// Numbers are left out too: a message that names a line ("replaces the one on line 3")
 		// or a path with an index changes when an edit moves things (an earlier element was
 		// removed), and that is not a new problem.
-		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, digits.ReplaceAllString(d.Path, "#"), digits.ReplaceAllString(d.Message, "#"))
+		return fmt.Sprintf("%s\x00%s\x00%s\x00%s", name, d.Code, digits().ReplaceAllString(d.Path, "#"), digits().ReplaceAllString(d.Message, "#"))
 	}
 	old := map[string]int{}
 	for _, d := range before {
@@ -402,28 +403,28 @@ func checkSchemaPath(s *validate.Schema, k Kind, root *jsonc.Node, p jsonedit.Pa
 	n := root
 	for i, st := range p {
 		here := jsonedit.Path(p[:i+1]).String()
-		if isTop(sch) {
+		if sch.IsTop() {
 			return nil
 		}
 		if st.IsIndex {
-			if sch.IncompleteKind()&cue.ListKind == 0 {
-				return &EditError{Msg: fmt.Sprintf("%s: %s is not a list in the schema (expected %s)", here, jsonedit.Path(p[:i]).String(), kindWord(sch))}
+			if sch.Kind()&validate.List == 0 {
+				return &EditError{Msg: fmt.Sprintf("%s: %s is not a list in the schema (expected %s)", here, jsonedit.Path(p[:i]).String(), sch.KindWord())}
 			}
 			sch = s.Elem(sch)
 			n = elemNode(n, st.Index)
 			continue
 		}
-		if sch.IncompleteKind()&cue.StructKind == 0 {
+		if sch.Kind()&validate.Struct == 0 {
 			what := "the top level"
 			if i > 0 {
 				what = jsonedit.Path(p[:i]).String()
 			}
-			return &EditError{Msg: fmt.Sprintf("%s: %s is %s in the schema, not an object", here, what, kindWord(sch))}
+			return &EditError{Msg: fmt.Sprintf("%s: %s is %s in the schema, not an object", here, what, sch.KindWord())}
 		}
 		f := s.Field(sch, n, st.Key)
 		if !f.Exists() {
 			e := &EditError{Msg: fmt.Sprintf("unknown key %q: the schema of %s does not allow it", here, Definition(k))}
-			if sug := validate.Suggest(st.Key, fieldNamesOf(sch)); sug != "" {
+			if sug := validate.Suggest(st.Key, sch.FieldNames()); sug != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", jsonedit.Path(append(slices.Clone(p[:i]), jsonedit.Key(sug))).String())
 			}
 			return e
@@ -431,34 +432,10 @@ func checkSchemaPath(s *validate.Schema, k Kind, root *jsonc.Node, p jsonedit.Pa
 		sch = f
 		n = memberNode(n, st.Key)
 	}
-	if op == OpAdd && !isTop(sch) && sch.IncompleteKind()&cue.ListKind == 0 {
-		return &EditError{Msg: fmt.Sprintf("%s is %s in the schema; add appends to a list", p, kindWord(sch))}
+	if op == OpAdd && !sch.IsTop() && sch.Kind()&validate.List == 0 {
+		return &EditError{Msg: fmt.Sprintf("%s is %s in the schema; add appends to a list", p, sch.KindWord())}
 	}
 	return nil
-}
-
-func isTop(v cue.Value) bool { return v.IncompleteKind() == cue.TopKind }
-
-func kindWord(v cue.Value) string {
-	k := v.IncompleteKind()
-	var parts []string
-	for _, x := range []struct {
-		k cue.Kind
-		w string
-	}{{cue.StructKind, "an object"}, {cue.ListKind, "a list"}, {cue.StringKind, "a string"}, {cue.IntKind, "an integer"},
-		{cue.FloatKind, "a number"}, {cue.BoolKind, "a boolean"}, {cue.NullKind, "null"}} {
-		if k&x.k != 0 {
-			if x.k == cue.FloatKind && k&cue.IntKind != 0 {
-				parts[len(parts)-1] = "a number"
-				continue
-			}
-			parts = append(parts, x.w)
-		}
-	}
-	if len(parts) == 0 {
-		return "a value"
-	}
-	return strings.Join(parts, " or ")
 }
 
 func memberNode(n *jsonc.Node, key string) *jsonc.Node {
@@ -473,36 +450,6 @@ func elemNode(n *jsonc.Node, i int) *jsonc.Node {
 		return nil
 	}
 	return n.Elems[i]
-}
-
-// fieldNamesOf lists the declared fields of a struct schema (first struct branch of a
-// disjunction), sorted.
-func fieldNamesOf(sch cue.Value) []string {
-	var names []string
-	try := func(v cue.Value) {
-		it, err := v.Fields(cue.Optional(true))
-		if err != nil {
-			return
-		}
-		for it.Next() {
-			if it.Selector().IsString() {
-				names = append(names, it.Selector().Unquoted())
-			}
-		}
-	}
-	try(sch)
-	if len(names) == 0 {
-		try(sch.Unify(sch.Context().CompileString("{}")))
-	}
-	if len(names) == 0 {
-		if op, args := sch.Expr(); op == cue.OrOp {
-			for _, a := range args {
-				try(a)
-			}
-		}
-	}
-	sort.Strings(names)
-	return slices.Compact(names)
 }
 
 // Get returns the value at path in one layer file (as compact JSON); found is false when the

@@ -4,22 +4,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/cuehelper"
 	"github.com/pigo-agent/pigo/internal/diag"
 )
 
-// withinBounds runs fn under a memory limit and fails, instead of hanging, when it does not
-// return in a generous time. It asserts no speed.
+// withinBounds runs fn (under the package's memory limit) and fails, instead of hanging, when
+// it does not return in a generous time. It asserts no speed.
 func withinBounds(t *testing.T, fn func()) {
 	t.Helper()
-	old := debug.SetMemoryLimit(512 << 20)
-	defer debug.SetMemoryLimit(old)
 	done := make(chan struct{})
 	go func() { defer close(done); fn() }()
 	select {
@@ -143,12 +141,12 @@ func TestSuperLinearInputs(t *testing.T) {
 }
 
 // TestCUEExtensionBounded: a CUE extension whose evaluation runs away (a nested comprehension
-// of ten million elements, a list.Range of a hundred million) is stopped by the guard's limits
-// and reported; a normal CUE extension still loads.
+// of ten million elements, a list.Range of a hundred million) is stopped by the pigo-cue
+// helper's limits and reported; a normal CUE extension still loads.
 func TestCUEExtensionBounded(t *testing.T) {
-	old := config.GuardCPU
-	config.GuardCPU = time.Second
-	defer func() { config.GuardCPU = old }()
+	old := cuehelper.CPU
+	cuehelper.CPU = time.Second
+	defer func() { cuehelper.CPU = old }()
 	digits := "[0,1,2,3,4,5,6,7,8,9]"
 	root := writeTree(t, map[string]string{
 		"home/.pi/agent/extensions/loop.cue": "_l: [for i in " + digits + " for j in " + digits + " for k in " + digits + " for l in " + digits +

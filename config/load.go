@@ -18,6 +18,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/frontmatter"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/pkgs"
 	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
@@ -41,9 +42,6 @@ type Options struct {
 	Extensions []string
 	// Model is --model, the session model that check resolves for.
 	Model string
-	// Cache lets run-time commands reuse earlier schema checks of unchanged files (never used by
-	// Check callers that must validate fully, such as pigo check).
-	Cache bool
 	// Getenv reads the environment (nil means os.Getenv); Home overrides the home directory.
 	Getenv func(string) string
 	Home   string
@@ -72,6 +70,9 @@ type File struct {
 	Dialect string
 	// Diags are the problems found while reading and validating this file.
 	Diags diag.List
+	// Package is the pi package a skill or prompt template comes from (nil for the agent
+	// dir's and the project's own files).
+	Package *pkgs.Package
 
 	checked bool
 }
@@ -100,6 +101,8 @@ type Config struct {
 	projectReal string
 	// mcpCfg is the effective mcp.json (MCP), read once.
 	mcpCfg *MCPConfig
+	// pkgs are the declared pi packages, resolved (discoverPackages).
+	pkgs *pkgs.Result
 	// aft is the aft binary and aft.jsonc, looked for once (AFT).
 	aft *AFTSetup
 }
@@ -153,6 +156,9 @@ func Load(o Options) (*Config, error) {
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
+		if IsPackageSource(e) {
+			continue // a pi package for this run: discoverPackages
+		}
 		if msg := CodeExtension(e); msg != "" {
 			// pi would run it; pigo says so instead of parsing TypeScript as JSONC.
 			c.Diags.Add(diag.FileSpan(diag.NewSource(e, nil)), diag.Warning, "extension-skipped", "", msg)
@@ -161,6 +167,7 @@ func Load(o Options) (*Config, error) {
 		c.addFile(e, Extension, CLI, true)
 	}
 	c.decideTrust()
+	c.discoverPackages()
 	return c, nil
 }
 

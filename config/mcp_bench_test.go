@@ -53,7 +53,7 @@ func mcpBenchAgent(b *testing.B, n, t int) (agent, cache string) {
 func benchLoad(b *testing.B, agent, cache string) *config.Config {
 	approve := true
 	cfg, err := config.Load(config.Options{AgentDir: agent, ProjectDir: filepath.Join("..", "examples", "project"), Approve: &approve,
-		Home: b.TempDir(), Cache: true, Getenv: func(k string) string {
+		Home: b.TempDir(), Getenv: func(k string) string {
 			if k == "PIGO_CACHE_DIR" {
 				return cache
 			}
@@ -74,7 +74,7 @@ func BenchmarkToolsResolve(b *testing.B) {
 			if n == 0 {
 				os.Remove(filepath.Join(agent, "mcp.json"))
 			}
-			benchLoad(b, agent, cache).Resolve(config.ResolveOptions{Model: "zhipu/glm-4.6"}) // warm the check cache
+			benchLoad(b, agent, cache).Resolve(config.ResolveOptions{Model: "zhipu/glm-4.6"}) // warm the file cache
 			b.ReportAllocs()
 			for b.Loop() {
 				cfg := benchLoad(b, agent, cache)

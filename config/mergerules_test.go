@@ -9,12 +9,12 @@ import (
 
 	"cuelang.org/go/cue"
 
-	"github.com/pigo-agent/pigo/internal/validate"
+	"github.com/pigo-agent/pigo/internal/cueschema"
 )
 
 // generateMergeRules walks every JSON kind's definition and records its @merge attributes.
 func generateMergeRules(t *testing.T) []byte {
-	s, err := validate.Load()
+	s, err := cueschema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func generateMergeRules(t *testing.T) []byte {
 				p = path + "." + p
 			}
 			f := it.Value()
-			if r := validate.MergeRule(f); r != "" {
+			if r := cueschema.MergeRule(f); r != "" {
 				if out[k] == nil {
 					out[k] = map[string]string{}
 				}

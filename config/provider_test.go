@@ -77,8 +77,7 @@ func TestProviderModelFromModelsJSON(t *testing.T) {
 }
 
 func TestProviderModelKeyErrors(t *testing.T) {
-	os.Unsetenv("PIGO_MISSING_1")
-	os.Unsetenv("PIGO_MISSING_2")
+	unsetenv(t, "PIGO_MISSING_1", "PIGO_MISSING_2")
 	for models, want := range map[string]string{
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"$PIGO_MISSING_1","models":[{"id":"m"}]}}}`:                  `Failed to resolve API key for provider "p" from environment variable: PIGO_MISSING_1`,
 		`{"providers":{"p":{"baseUrl":"http://x","api":"openai-completions","apiKey":"${PIGO_MISSING_1}$PIGO_MISSING_2","models":[{"id":"m"}]}}}`: `Failed to resolve API key for provider "p" from environment variables: PIGO_MISSING_1, PIGO_MISSING_2`,
@@ -115,7 +114,7 @@ func TestProviderModelBuiltinAndEnv(t *testing.T) {
 
 func TestResolveConfigValue(t *testing.T) {
 	t.Setenv("PIGO_A", "a")
-	os.Unsetenv("PIGO_UNSET")
+	unsetenv(t, "PIGO_UNSET")
 	for in, want := range map[string]string{"plain": "plain", "$PIGO_A-x": "a-x", "${PIGO_A}b": "ab", "$$PIGO_A": "$PIGO_A", "$!x": "!x",
 		"${not valid}": "${not valid}", "${open": "${open", "a$": "a$", "$1": "$1", "!printf ' key \\n'": "key"} {
 		got, ok, _ := ResolveConfigValue(in)
@@ -151,5 +150,14 @@ func BenchmarkProviderModelBuiltin(b *testing.B) {
 		if _, err := c.ProviderModel("anthropic/claude-sonnet-4-5", "k"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// unsetenv removes variables for one test: t.Setenv first records their values for the end of
+// the test and refuses a parallel test, so no other test runs while they are unset.
+func unsetenv(t *testing.T, keys ...string) {
+	for _, k := range keys {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
 	}
 }

@@ -128,7 +128,31 @@ func (c *Config) condEnv(settings *Effective, headless bool) cond.Env {
 	a := c.AFT()
 	env.AFT.Found = a.Available()
 	env.AFT.Search, _ = a.Config.SearchReady()
+	env.Vision.Resolved = c.visionResolved(settings)
 	return env
+}
+
+// visionResolved reports whether settings.visionConfig names a model whose provider (or
+// defaultProvider) and id models.json or the catalogue know: the seed registers describe_image
+// only then.
+func (c *Config) visionResolved(settings *Effective) bool {
+	if settings == nil || settings.Root == nil {
+		return false
+	}
+	vc := settings.Root.Get("visionConfig")
+	if vc == nil || vc.Kind != jsonc.Object {
+		return false
+	}
+	model := strings.TrimSpace(scalarString(vc.Get("model")))
+	provider := strings.TrimSpace(scalarString(vc.Get("provider")))
+	if provider == "" {
+		provider = strings.TrimSpace(scalarString(settings.Root.Get("defaultProvider")))
+	}
+	if model == "" || provider == "" {
+		return false
+	}
+	info, err := c.SessionModel(provider + "/" + model)
+	return err == nil && info != nil && info.Source != "defaults"
 }
 
 // enabledLSPServers lists the ids of the effective lsp.json servers that are enabled.
@@ -229,28 +253,49 @@ func (c *Config) declarations() ([]engine.Extension, []engine.BuiltinCommand, []
 
 	var prompts []engine.PromptTemplate
 	var skills []engine.Skill
-	for _, scope := range []Scope{Project, Global} { // the project wins name clashes
+	add := func(f *File, scope engine.Scope) {
+		c.checkFile(nil, f)
+		if f.Broken || !f.Applied {
+			return
+		}
+		tag := ""
+		if f.Package != nil {
+			tag = f.Package.Source.Tag()
+		}
+		switch f.Kind {
+		case Prompt:
+			p := promptOf(f, scope)
+			p.Package = tag
+			prompts = append(prompts, p)
+		case Skill:
+			d := ""
+			if n := f.Root.Get("description"); n != nil {
+				d = n.Str
+			}
+			skills = append(skills, engine.Skill{Name: f.Name, Description: d, File: f.Path, Scope: scope, Package: tag, Span: diag.FileSpan(f.Src)})
+		}
+	}
+	resource := func(f *File) bool { return f.Kind == Prompt || f.Kind == Skill }
+	// pi's order (host-behaviour §1.5): -e packages' resources, the project's own (it wins
+	// name clashes), the agent dir's, then the settings packages' in declaration order.
+	for _, f := range c.Files {
+		if resource(f) && f.Package != nil && f.Scope == CLI {
+			add(f, engine.ScopeTemporary)
+		}
+	}
+	for _, scope := range []Scope{Project, Global} {
 		if scope == Project && !c.Trusted {
 			continue
 		}
 		for _, f := range c.Files {
-			if f.Scope != scope || (f.Kind != Prompt && f.Kind != Skill) {
-				continue
+			if resource(f) && f.Package == nil && f.Scope == scope {
+				add(f, engineScope(scope))
 			}
-			c.checkFile(nil, f)
-			if f.Broken || !f.Applied {
-				continue
-			}
-			switch f.Kind {
-			case Prompt:
-				prompts = append(prompts, promptOf(f, engineScope(scope)))
-			case Skill:
-				d := ""
-				if n := f.Root.Get("description"); n != nil {
-					d = n.Str
-				}
-				skills = append(skills, engine.Skill{Name: f.Name, Description: d, File: f.Path, Scope: engineScope(scope), Span: diag.FileSpan(f.Src)})
-			}
+		}
+	}
+	for _, f := range c.Files {
+		if resource(f) && f.Package != nil && f.Scope != CLI {
+			add(f, engineScope(f.Scope))
 		}
 	}
 	return exts, builtins, prompts, skills, ds, nil

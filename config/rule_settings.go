@@ -25,6 +25,7 @@ func (c *Config) checkSettingsRules(f *File) {
 		}
 	}
 	c.settingsResources(f)
+	c.packageDiags(f)
 	pe := f.Root.Get("personalExtensions")
 	if pe == nil || pe.Kind != jsonc.Object {
 		return

@@ -3,19 +3,22 @@ package config
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The JSON parser's wording for the commonest mistakes, and what pigo says instead: the user
 // sees the cause ("missing comma") rather than the symptom ("invalid character").
 var (
-	afterValue = regexp.MustCompile(`^invalid character '(.+)' after (object|array) value \(expecting ',' or '([}\]])'\)$`)
-	afterName  = regexp.MustCompile(`^invalid character '(.+)' after object name$`)
-	startValue = regexp.MustCompile(`^invalid character ',' at start of value$`)
+	afterValue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid character '(.+)' after (object|array) value \(expecting ',' or '([}\]])'\)$`)
+	})
+	afterName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid character '(.+)' after object name$`) })
+	startValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid character ',' at start of value$`) })
 )
 
 // syntaxMessage rewords a JSON syntax error so that a missing comma or colon says so.
 func syntaxMessage(msg string) string {
-	if m := afterValue.FindStringSubmatch(msg); m != nil {
+	if m := afterValue().FindStringSubmatch(msg); m != nil {
 		what := "members"
 		if m[2] == "array" {
 			what = "elements"
@@ -25,10 +28,10 @@ func syntaxMessage(msg string) string {
 		}
 		return "unexpected '" + m[1] + "': expected ',' or '" + m[3] + "'"
 	}
-	if m := afterName.FindStringSubmatch(msg); m != nil {
+	if m := afterName().FindStringSubmatch(msg); m != nil {
 		return "missing colon after the key: expected ':' before '" + m[1] + "'"
 	}
-	if startValue.MatchString(msg) {
+	if startValue().MatchString(msg) {
 		return "unexpected ',': a value is missing (two commas in a row, or a comma before the first item)"
 	}
 	return msg

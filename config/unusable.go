@@ -109,22 +109,9 @@ func (c *Config) nestedPrompts(dir string, depth int) {
 	}
 }
 
-// settingsResources reports the settings `packages` and `extensions` entries: pi installs and
-// runs them; pigo cannot, so what they register is missing from the registry.
+// settingsResources reports the settings `extensions` entries: pi runs them; pigo cannot, so
+// what they register is missing from the registry. (Packages: packageDiags.)
 func (c *Config) settingsResources(f *File) {
-	if v := f.Root.Get("packages"); v != nil && v.Kind == jsonc.Array {
-		for i, e := range v.Elems {
-			src := e
-			if e.Kind == jsonc.Object {
-				src = e.Get("source")
-			}
-			if src == nil || src.Kind != jsonc.String {
-				continue
-			}
-			f.Diags.Add(diag.At(f.Src, e.Start, e.End), diag.Info, notLoadedCode, fmt.Sprintf("packages[%d]", i),
-				fmt.Sprintf("package %q is not loaded: pigo installs no pi packages, so the tools, commands, skills and prompts it provides are missing from the registry", src.Str))
-		}
-	}
 	if v := f.Root.Get("extensions"); v != nil && v.Kind == jsonc.Array {
 		for i, e := range v.Elems {
 			if e.Kind != jsonc.String {

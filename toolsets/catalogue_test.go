@@ -482,6 +482,7 @@ func TestWhenConditions(t *testing.T) {
 		Which:    onPath("gh", "aft"),
 		LSP:      cond.LSP{Servers: []string{"gopls"}},
 		AFT:      cond.AFT{Found: true},
+		Vision:   cond.Vision{Resolved: true},
 	}
 	bare := cond.Env{
 		Model:    cond.Model{Provider: "openai", ID: "gpt-5", Input: []string{"text", "image"}},
@@ -551,6 +552,18 @@ func BenchmarkValidateCatalogue(b *testing.B) {
 			var ext extension
 			if err := v.Decode(&ext); err != nil {
 				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestSnippetsDoNotRepeatTheName: the system prompt writes "- <name>: <snippet>", so a
+// snippet that starts with its own name shows it twice ("- codemode: codemode: …").
+func TestSnippetsDoNotRepeatTheName(t *testing.T) {
+	for _, l := range loadAll(t) {
+		for _, tl := range l.ext.Tools {
+			if strings.HasPrefix(strings.ToLower(tl.PromptSnippet), strings.ToLower(tl.Name)+":") {
+				t.Errorf("%s %s: promptSnippet %q starts with the tool's name", l.file, tl.Name, tl.PromptSnippet)
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pigo-agent/pigo/internal/cli"
+	"github.com/pigo-agent/pigo/internal/cuehelper"
+	"github.com/pigo-agent/pigo/internal/cueschema"
 )
 
 func TestMain(m *testing.M) {
@@ -19,6 +21,10 @@ func TestMain(m *testing.M) {
 		"pigo": func() {
 			c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 			os.Exit(c.Main(os.Args[1:]))
+		},
+		// pigo runs the CUE evaluator as a helper process, found on PATH.
+		cuehelper.Name: func() {
+			os.Exit(cuehelper.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cueschema.Evaluate))
 		},
 	})
 }

@@ -17,38 +17,30 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
-// Result is what a tool returns: the content the model sees and details for the session.
-type Result struct {
-	Content []llm.Content   `json:"content"`
-	Details json.RawMessage `json:"details,omitempty"`
-	// Terminate asks the loop to stop after this batch (only when every result of the batch
-	// sets it, as pi does).
-	Terminate bool `json:"terminate,omitempty"`
-	// IsError marks a result the tool itself reports as failed (pi: the tool threw).
-	IsError bool `json:"-"`
-}
+// Result is what a tool returns: the one result type from the implementation to the loop
+// and its events (toolrun's).
+type Result = toolrun.Result
 
 // ErrorResult is pi's createErrorToolResult: the message as text, empty details.
-func ErrorResult(msg string) Result {
-	return Result{Content: []llm.Content{llm.TextBlock(msg)}, Details: json.RawMessage("{}")}
-}
+func ErrorResult(msg string) Result { return toolrun.ErrorResult(msg) }
 
-// Tool is one tool the model may call. The declaration (name, description, parameters) is
-// what is sent; Prepare and Execute are the one execution path (toolrun) behind it.
-type Tool struct {
-	llm.Tool
-	// Sequential makes a batch that calls this tool run one call at a time (pi's
-	// executionMode "sequential").
-	Sequential bool
-	// Prepare coerces and validates the arguments (pi's prepareArguments and
-	// validateToolArguments). A returned error's text is the model-visible result. Nil means
-	// the arguments are used as given.
-	Prepare func(args json.RawMessage) (json.RawMessage, error)
-	// Execute runs the call. ctx is cancelled on abort. update sends partial results
-	// (tool_execution_update). A returned error becomes an error result with its text.
-	Execute func(ctx context.Context, callID string, args json.RawMessage, update func(Result)) (Result, error)
+// Tools is the tool runner the loop executes calls through; *toolrun.Runner implements it.
+// A call costs one name lookup (Callable), then its argument pipeline and its execution on
+// the tool that lookup returned.
+type Tools interface {
+	// LLMTools is the model-visible tool list, in order.
+	LLMTools() []llm.Tool
+	// Callable is the tool a call names, nil when none can be called.
+	Callable(name string) *toolrun.Tool
+	// PrepareTool runs pi's argument preparation and validation; an error's text is the
+	// model-visible result.
+	PrepareTool(t *toolrun.Tool, call toolrun.Call) (json.RawMessage, error)
+	// ExecuteTool runs the call (ctx is cancelled on abort; progress sends partial results).
+	// It never panics and reports every failure as an error result.
+	ExecuteTool(ctx context.Context, t *toolrun.Tool, call toolrun.Call, args json.RawMessage, progress func(toolrun.Result)) toolrun.Result
 }
 
 // CallInfo describes one tool call to the hooks.
@@ -78,8 +70,9 @@ type AfterResult struct {
 type Hooks struct {
 	BeforeToolCall func(ctx context.Context, c CallInfo) (*BeforeResult, error)
 	AfterToolCall  func(ctx context.Context, c CallInfo, r Result, isError bool) (*AfterResult, error)
-	// BeforeModelCall runs before every model request; it may change the tools or the system
-	// prompt (SetTools, SetSystemPrompt) for that request.
+	// BeforeModelCall runs before every model request; it may change what the tools offer
+	// (Tools.LLMTools is read after it) or the system prompt (SetSystemPrompt) for that
+	// request.
 	BeforeModelCall func(ctx context.Context)
 }
 
@@ -135,13 +128,19 @@ type Config struct {
 	Model        *llm.Model
 	Options      llm.Options
 	SystemPrompt string
-	Tools        []Tool
-	Hooks        Hooks
-	Settings     Settings
+	// Tools runs the model's tool calls; nil for none.
+	Tools    Tools
+	Hooks    Hooks
+	Settings Settings
 	// Store records the session; nil keeps it in memory only.
 	Store Store
 	// Emit receives every event, serialised (never two at once), in order.
 	Emit func(Event)
+	// SyncEmit says Emit reads each event before it returns and copies what it keeps (pigo -p
+	// prints it or drops it): streamed message_update events then carry the provider's live
+	// message instead of a copy per event, so a reply with 10,000 tool calls streams in
+	// linear time. Leave it off when Emit hands events to another goroutine (the chat).
+	SyncEmit bool
 	// Now is the clock (nil: time.Now); tests fix it.
 	Now func() time.Time
 	// Sleep waits for a retry delay or until ctx is done (nil: a timer).
@@ -168,7 +167,6 @@ type Agent struct {
 	produced          *llm.Message
 	retryAttempt      int
 	overflowAttempted bool
-	tools             map[string]*Tool
 	// storeErr is the first error the store returned; the run goes on (the transcript is in
 	// memory) and the caller reports it.
 	storeErr error
@@ -232,26 +230,11 @@ func New(cfg Config) *Agent {
 	if cfg.Settings.FollowUpMode == "" {
 		cfg.Settings.FollowUpMode = OneAtATime
 	}
-	a := &Agent{cfg: cfg, tools: map[string]*Tool{}}
-	for i := range cfg.Tools {
-		a.tools[cfg.Tools[i].Name] = &a.cfg.Tools[i]
-	}
+	a := &Agent{cfg: cfg}
 	a.steering.mode = cfg.Settings.SteeringMode
 	a.followUp.mode = cfg.Settings.FollowUpMode
 	a.messages = cfg.Store.Context()
 	return a
-}
-
-// SetTools replaces the tool set from the next model call on (MCP servers that connected or
-// changed their tools, tools tool_search loaded). Calls already running keep their tools.
-func (a *Agent) SetTools(tools []Tool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.cfg.Tools = tools
-	a.tools = make(map[string]*Tool, len(tools))
-	for i := range a.cfg.Tools {
-		a.tools[a.cfg.Tools[i].Name] = &a.cfg.Tools[i]
-	}
 }
 
 // SetSystemPrompt replaces the system prompt from the next model call on.
@@ -259,20 +242,6 @@ func (a *Agent) SetSystemPrompt(s string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cfg.SystemPrompt = s
-}
-
-// tool looks a tool up in the current set.
-func (a *Agent) tool(name string) *Tool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.tools[name]
-}
-
-// Tools returns the current tool set.
-func (a *Agent) Tools() []Tool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.cfg.Tools
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -96,9 +96,7 @@ func TestUnknownToolInvalidArgumentsAndHooks(t *testing.T) {
 	p := &fakeProvider{}
 	p.add(calls("", call{"c1", "nope", `{}`}, call{"c2", "strict", `{"x":"a"}`}, call{"c3", "guarded", `{}`}, call{"c4", "wrapped", `{}`}), text("ok"))
 	strict := echoTool("strict", 0)
-	strict.Prepare = func(args json.RawMessage) (json.RawMessage, error) {
-		return nil, errString("Validation failed for tool \"strict\":\n  - x: must be number")
-	}
+	strict.Parameters = json.RawMessage(`{"type":"object","properties":{"x":{"type":"number"}}}`)
 	hooks := Hooks{
 		BeforeToolCall: func(ctx context.Context, c CallInfo) (*BeforeResult, error) {
 			if c.Call.Name == "guarded" {
@@ -124,7 +122,7 @@ func TestUnknownToolInvalidArgumentsAndHooks(t *testing.T) {
 		isErr bool
 	}{
 		{"Tool nope not found", true},
-		{"Validation failed for tool \"strict\":\n  - x: must be number", true},
+		{"Validation failed for tool \"strict\":\n  - x: must be number\n\nReceived arguments:\n{\n  \"x\": \"a\"\n}", true},
 		{"Tool execution was blocked", true},
 		{"replaced", true},
 	}
@@ -370,5 +368,21 @@ func TestParallelCap(t *testing.T) {
 	}
 	if DefaultSettings().MaxParallelTools != 0 || DefaultMaxParallelTools != 8 {
 		t.Fatal("the default cap moved")
+	}
+}
+
+// TestSyncEmitAsksForLivePartials: a synchronous Emit (pigo -p) lets the provider stream
+// without a copy of the message per event; the chat's asynchronous one does not.
+func TestSyncEmitAsksForLivePartials(t *testing.T) {
+	for _, sync := range []bool{true, false} {
+		p := &fakeProvider{}
+		p.add(text("hi"))
+		a, _, _ := newTestAgent(t, p, nil, func(c *Config) { c.SyncEmit = sync })
+		if _, err := a.Prompt(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		if p.options[0].LivePartials != sync {
+			t.Errorf("SyncEmit %v: LivePartials %v", sync, p.options[0].LivePartials)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // fakeProvider replays scripted replies in-process: each Stream call takes the next reply,
@@ -173,7 +174,7 @@ func newTestAgent(t *testing.T, p *fakeProvider, tools []Tool, mod func(*Config)
 	var slept []time.Duration
 	var mu sync.Mutex
 	clock := time.UnixMilli(1_700_000_000_000)
-	cfg := Config{Provider: p, Model: testModel, SystemPrompt: "sys", Tools: tools, Settings: DefaultSettings(), Emit: rec.emit,
+	cfg := Config{Provider: p, Model: testModel, SystemPrompt: "sys", Tools: runnerOf(tools), Settings: DefaultSettings(), Emit: rec.emit,
 		Now: func() time.Time {
 			mu.Lock()
 			defer mu.Unlock()
@@ -191,6 +192,28 @@ func newTestAgent(t *testing.T, p *fakeProvider, tools []Tool, mod func(*Config)
 		mod(&cfg)
 	}
 	return New(cfg), rec, &slept
+}
+
+// Tool is a test tool: a declaration and a Go function, bound into a real toolrun.Runner
+// (runnerOf), the one execution path the loop drives.
+type Tool struct {
+	llm.Tool
+	Sequential bool
+	Execute    func(ctx context.Context, id string, args json.RawMessage, update func(Result)) (Result, error)
+}
+
+func runnerOf(tools []Tool) Tools {
+	if tools == nil {
+		return nil
+	}
+	var ts []*toolrun.Tool
+	for _, t := range tools {
+		ts = append(ts, toolrun.NewTool(t.Name, t.Description, t.Parameters, toolrun.Impl{Sequential: t.Sequential,
+			Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
+				return t.Execute(ctx, inv.Call.ID, inv.Args, inv.Progress)
+			}}))
+	}
+	return toolrun.NewRunnerOf(&toolrun.Session{}, ts...)
 }
 
 func echoTool(name string, delay time.Duration) Tool {

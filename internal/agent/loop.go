@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // loop is pi's runAgentLoop / runAgentLoopContinue (prompts nil) with the Agent's event
@@ -162,15 +163,16 @@ func (a *Agent) streamAssistant(ctx context.Context) *llm.Message {
 	}
 	a.mu.Lock()
 	msgs := append([]llm.Message(nil), a.messages...)
-	tools := make([]llm.Tool, len(a.cfg.Tools))
-	for i, t := range a.cfg.Tools {
-		tools[i] = t.Tool
-	}
 	system := a.cfg.SystemPrompt
 	a.mu.Unlock()
+	var tools []llm.Tool
+	if a.cfg.Tools != nil {
+		tools = a.cfg.Tools.LLMTools()
+	}
 	c := &llm.Context{SystemPrompt: system, Messages: msgs, Tools: tools}
 	started := false
 	opts := a.cfg.Options
+	opts.LivePartials = a.cfg.SyncEmit
 	final := a.cfg.Provider.Stream(ctx, a.cfg.Model, c, &opts, func(ev llm.Event) {
 		switch ev.Type {
 		case llm.EventStart:
@@ -226,33 +228,37 @@ func (a *Agent) failTruncated(calls []llm.Content) []llm.Message {
 }
 
 // executeCalls runs one batch: sequential when the settings say so or any called tool is
-// sequential, else parallel.
+// sequential, else parallel. Each call's tool is looked up once, here.
 func (a *Agent) executeCalls(ctx context.Context, msg *llm.Message, calls []llm.Content) ([]llm.Message, bool) {
 	seq := a.cfg.Settings.Sequential
-	for _, c := range calls {
-		if t := a.tool(c.Name); t != nil && t.Sequential {
+	tools := make([]*toolrun.Tool, len(calls))
+	for i, c := range calls {
+		if a.cfg.Tools != nil {
+			tools[i] = a.cfg.Tools.Callable(c.Name)
+		}
+		if tools[i] != nil && tools[i].Sequential() {
 			seq = true
 		}
 	}
 	if seq {
-		return a.executeSequential(ctx, msg, calls)
+		return a.executeSequential(ctx, msg, calls, tools)
 	}
-	return a.executeParallel(ctx, msg, calls)
+	return a.executeParallel(ctx, msg, calls, tools)
 }
 
 type prepared struct {
 	immediate *finalized
-	tool      *Tool
+	tool      *toolrun.Tool
 	call      llm.Content
 	args      json.RawMessage
 }
 
-func (a *Agent) executeSequential(ctx context.Context, msg *llm.Message, calls []llm.Content) ([]llm.Message, bool) {
+func (a *Agent) executeSequential(ctx context.Context, msg *llm.Message, calls []llm.Content, tools []*toolrun.Tool) ([]llm.Message, bool) {
 	var out []llm.Message
 	var all []finalized
-	for _, c := range calls {
+	for i, c := range calls {
 		a.dispatch(Event{Type: EventToolExecutionStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments})
-		p := a.prepare(ctx, msg, c)
+		p := a.prepare(ctx, msg, c, tools[i])
 		var f finalized
 		if p.immediate != nil {
 			f = *p.immediate
@@ -271,7 +277,7 @@ func (a *Agent) executeSequential(ctx context.Context, msg *llm.Message, calls [
 	return out, shouldTerminate(all)
 }
 
-func (a *Agent) executeParallel(ctx context.Context, msg *llm.Message, calls []llm.Content) ([]llm.Message, bool) {
+func (a *Agent) executeParallel(ctx context.Context, msg *llm.Message, calls []llm.Content, tools []*toolrun.Tool) ([]llm.Message, bool) {
 	slots := make([]finalized, 0, len(calls))
 	var wg sync.WaitGroup
 	type job struct {
@@ -279,9 +285,9 @@ func (a *Agent) executeParallel(ctx context.Context, msg *llm.Message, calls []l
 		p   prepared
 	}
 	var jobs []job
-	for _, c := range calls {
+	for i, c := range calls {
 		a.dispatch(Event{Type: EventToolExecutionStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments})
-		p := a.prepare(ctx, msg, c)
+		p := a.prepare(ctx, msg, c, tools[i])
 		if p.immediate != nil {
 			a.endCall(*p.immediate)
 			slots = append(slots, *p.immediate)
@@ -331,15 +337,14 @@ func shouldTerminate(fs []finalized) bool {
 	return true
 }
 
-// prepare is pi's prepareToolCall: lookup, argument preparation and validation, then the
-// beforeToolCall hook.
-func (a *Agent) prepare(ctx context.Context, msg *llm.Message, c llm.Content) prepared {
+// prepare is pi's prepareToolCall: argument preparation and validation of the call's tool
+// (t, nil when the lookup found none), then the beforeToolCall hook.
+func (a *Agent) prepare(ctx context.Context, msg *llm.Message, c llm.Content, t *toolrun.Tool) prepared {
 	imm := func(text string, terminate bool) prepared {
 		r := ErrorResult(text)
 		r.Terminate = terminate
 		return prepared{immediate: &finalized{call: c, result: r, isError: true}}
 	}
-	t := a.tool(c.Name)
 	if t == nil {
 		return imm(fmt.Sprintf("Tool %s not found", c.Name), false)
 	}
@@ -347,11 +352,9 @@ func (a *Agent) prepare(ctx context.Context, msg *llm.Message, c llm.Content) pr
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if t.Prepare != nil {
-		var err error
-		if args, err = t.Prepare(args); err != nil {
-			return imm(err.Error(), false)
-		}
+	args, err := a.cfg.Tools.PrepareTool(t, toolrun.Call{ID: c.ID, Name: c.Name, Arguments: args})
+	if err != nil {
+		return imm(err.Error(), false)
 	}
 	if h := a.cfg.Hooks.BeforeToolCall; h != nil {
 		br, err := h(ctx, CallInfo{Assistant: msg, Call: c, Args: args})
@@ -400,13 +403,8 @@ func (a *Agent) executePrepared(ctx context.Context, p prepared) (ex executed) {
 			ex = executed{result: ErrorResult(fmt.Sprint(r)), isError: true}
 		}
 	}()
-	if p.tool.Execute == nil {
-		return executed{result: ErrorResult(fmt.Sprintf("Tool %s has no implementation", p.call.Name)), isError: true}
-	}
-	r, err := p.tool.Execute(ctx, p.call.ID, p.args, update)
-	if err != nil {
-		return executed{result: ErrorResult(err.Error()), isError: true}
-	}
+	call := toolrun.Call{ID: p.call.ID, Name: p.call.Name, Arguments: p.args}
+	r := a.cfg.Tools.ExecuteTool(ctx, p.tool, call, p.args, update)
 	if r.Content == nil {
 		r.Content = []llm.Content{}
 	}

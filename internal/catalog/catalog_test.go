@@ -11,14 +11,14 @@ import (
 	"cuelang.org/go/cue"
 
 	"github.com/pigo-agent/pigo/commands"
-	"github.com/pigo-agent/pigo/internal/validate"
+	"github.com/pigo-agent/pigo/internal/cueschema"
 	"github.com/pigo-agent/pigo/toolsets"
 )
 
 // generate compiles every shipped CUE declaration against #Extension and returns catalog.json
 // and schemas.tsv.
 func generate(t *testing.T) ([]byte, []byte) {
-	s, err := validate.Load()
+	s, err := cueschema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func generate(t *testing.T) ([]byte, []byte) {
 			if err := u.Validate(cue.Concrete(true)); err != nil {
 				t.Fatalf("%s/%s: %v", dir, name, err)
 			}
-			out = append(out, Decode(validate.NodeOf(u, src), dir+"/"+name, kind))
+			out = append(out, Decode(cueschema.NodeOf(u, src), dir+"/"+name, kind))
 		}
 	}
 	add(toolsets.FS, toolsets.Order, "toolsets", "toolset")

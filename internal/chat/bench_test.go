@@ -8,13 +8,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // longChat is a chat with n finished messages (a third of them tool cards) and one
 // streaming answer.
 func longChat(n int) *Model {
-	m := newTestModel(Options{Model: "local/m", ContextWindow: 200000}, 160, 45)
+	m := newTestModel(Options{Session: &fakeSession{state: app.State{Model: "local/m", ContextWindow: 200000}}}, 160, 45)
 	for i := 0; i < n; i++ {
 		switch i % 3 {
 		case 0:

@@ -1,18 +1,21 @@
-// Package chat is `pigo` on a terminal (spec D22): one Bubble Tea program around an agent.
-// It streams the model's answer (Markdown rendered once a message ends), shows thinking
+// Package chat is `pigo` on a terminal (spec D22): one Bubble Tea program around a session
+// ([Session], which *app.Session implements: the chat talks to the session through that one
+// interface). It streams the model's answer (Markdown rendered once a message ends), shows thinking
 // collapsed, draws one card per tool call with its progress and result, asks the person the
 // write-guard, escalation and question dialogs, keeps a todo widget, and a footer with the
 // model, thinking level, context use and the usage and cost of the last turn and in total.
 //
-// The agent runs in its own goroutine; its events and the tools' dialogs reach the program as
-// messages through a Bridge, so Update never does I/O and never waits: a tool that asks blocks
-// only itself. Esc aborts the run; typing while the agent works steers it (Enter) or queues a
+// The agent runs in its own goroutine; its events, the session's notices and the tools'
+// dialogs reach the program as messages through a Bridge (the session's front end and its one
+// approve.Approver), so Update never does I/O and never waits: a tool that asks blocks only
+// itself; the "always allow" rules a person ticks are saved by the session's approvals. Esc aborts the run; typing while the agent works steers it (Enter) or queues a
 // follow-up (Alt+Enter), as pi does.
 //
-// Slash commands that change the session (/new, /name, /model, /compact, /fork, /resume,
-// /tree, /reload) are the command line's host commands, run off the UI goroutine; typed
-// without an argument, those with a Picker (/model, /fork, /resume, /tree) first open a
-// selector, filtered as one types, whose choice becomes the argument.
+// Slash commands are the session's (its one dispatcher, shared with `pigo -p`): the interactive
+// ones (/new, /name, /model, /compact, /fork, /resume, /tree, /reload, /session) run off the
+// UI goroutine; typed without an argument, those with a selector (/model, /fork, /resume,
+// /tree) first open it, filtered as one types, whose choice becomes the argument. /quit,
+// /config, /rewind and /hotkeys are the chat's own.
 package chat
 
 import (
@@ -29,105 +32,46 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // Options configure a chat.
 type Options struct {
-	// Agent is the session's agent; its Config.Emit must be Bridge.Emit.
-	Agent *agent.Agent
-	// Bridge is the one the agent and the tools' session report to.
-	Bridge *Bridge
-	// Expand turns a typed prompt into what is sent (templates, skills, extension commands);
-	// handled means it ran itself. Output a command prints goes to out. Nil sends text as is.
-	Expand func(ctx context.Context, text string, out io.Writer) (sent string, handled bool, err error)
-	// Model is "provider/id"; Thinking the thinking level; ContextWindow the model's window.
-	Model, Thinking string
-	ContextWindow   int
+	// Session is the session the chat drives; Bridge is its front end and approver (the
+	// session was opened with it).
+	Session Session
+	Bridge  *Bridge
 	// Prompt, when set, is sent first.
 	Prompt string
 	// Start, when set, is a slash command run at start instead (`pigo -r` is "/resume").
 	Start string
 	// Color enables colours and Markdown styling.
 	Color bool
-	// Persist saves ticked "allow forever" patterns as allow rules (sandbox.json); nil: they
-	// are not saved and the chat says so.
-	Persist func(patterns []string) error
-	// Todo turns a todo tool's result details into widget lines (nil: no widget).
-	Todo func(tool string, details json.RawMessage) []string
-	// Commands lists the slash-command completions for a typed prefix (name, tag, description).
-	Commands func(prefix string) []Completion
 	// Config opens the configuration explorer (/config); nil: not available.
 	Config func() tea.Cmd
-	// Session describes the session for /session.
-	Session func() string
-	// Rewind keeps the files' before-images; Leaf is the session leaf a prompt is sent from;
-	// Restore moves the session back to a point and returns the agent to continue with.
-	// Nil Rewind: /rewind is not available.
-	Rewind  *Rewind
-	Leaf    func() string
-	Restore func(p Point) (*agent.Agent, error)
-	// Host are the commands the command line implements (/new, /name, and "!" / "!!" for
-	// `!cmd` and `!!cmd`), run off the UI goroutine; a result's Agent replaces the chat's.
-	Host map[string]func(ctx context.Context, arg string) (HostResult, error)
-	// Pick lists the choices of a host command typed without an argument (/model, /resume,
-	// /fork, /tree); the chosen item's Arg is passed to the Host command of the same name.
-	// It runs off the UI goroutine (it may read session files).
-	Pick map[string]func() (Picker, error)
+	// Rewind keeps the files' before-images (the session records them); nil: /rewind is not
+	// available.
+	Rewind *Rewind
 	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
 	// it), so the first frames already fit.
 	Width, Height int
 }
 
-// HostResult is what a host command reports: a text to show and, when the session changed,
-// the agent to continue with.
-type HostResult struct {
-	Text  string
-	Agent *agent.Agent
-	// Keep leaves the transcript as it is when Agent is set (a `!cmd` only adds to it).
-	Keep bool
-	// Model and ContextWindow, when Model is set, are what the footer shows from now on.
-	Model         string
-	ContextWindow int
-	// Thinking, when set, is the thinking level the footer shows from now on.
-	Thinking string
-	// Input, when set, is put in the editor (a /fork's or /tree's user message to edit).
-	Input string
-}
-
-// Picker is a host command's selector: a title and the items to choose from.
-type Picker struct {
-	Title string
-	Items []PickItem
-	// Empty is shown instead of an empty selector.
-	Empty string
-	// Current is the item selected first.
-	Current int
-}
-
-// PickItem is one choice: the line shown and the argument passed to the host command.
-type PickItem struct {
-	Label, Arg string
-}
-
-// pickOpenMsg opens a computed selector; pickMsg runs the host command with the choice.
+// pickOpenMsg opens a computed selector; pickMsg runs the command with the choice.
 type pickOpenMsg struct {
 	name string
-	p    Picker
+	p    app.Picker
 	err  error
 }
 
 type pickMsg struct{ name, arg string }
 
-// hostDoneMsg ends a host command.
+// hostDoneMsg ends a command the session ran.
 type hostDoneMsg struct {
-	r   HostResult
+	r   app.Result
 	err error
-}
-
-// Completion is one slash-command completion line.
-type Completion struct {
-	Name, Tag, Description string
 }
 
 // Run runs the chat on a terminal until the person quits.
@@ -139,7 +83,7 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	m := New(o, r)
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
 	_, err := p.Run()
-	o.Bridge.Abort()
+	o.Session.Abort()
 	return err
 }
 
@@ -197,6 +141,8 @@ type Model struct {
 
 	turn, total llm.Usage
 	contextUsed int
+	// state is the session's model and thinking level, as the footer shows them.
+	state app.State
 
 	// hosting is true while a host command (not the agent) runs.
 	hosting      bool
@@ -205,7 +151,7 @@ type Model struct {
 	frame        int
 	quitting     bool
 	status       string
-	complete     []Completion
+	complete     []app.Completion
 	compIdx      int
 }
 
@@ -219,9 +165,8 @@ func New(o Options, r *lipgloss.Renderer) *Model {
 		m.width, m.height = max(o.Width, 20), max(o.Height, 6)
 	}
 	m.md = newMarkdown(m.st)
-	if o.Agent != nil {
-		m.history(o.Agent.Messages())
-	}
+	m.state = o.Session.State()
+	m.history(o.Session.Messages())
 	return m
 }
 
@@ -293,14 +238,15 @@ func (m *Model) first() tea.Cmd {
 
 // submit starts a run, or while one runs queues text as steering or a follow-up.
 func (m *Model) submit(text string, followUp bool) tea.Cmd {
+	sess := m.o.Session
 	if strings.HasPrefix(text, "!") && !m.running {
-		name, arg := "!", strings.TrimPrefix(text, "!")
+		arg, exclude := strings.TrimPrefix(text, "!"), false
 		if strings.HasPrefix(arg, "!") {
-			name, arg = "!!", arg[1:]
+			arg, exclude = arg[1:], true
 		}
-		if f := m.o.Host[name]; f != nil && strings.TrimSpace(arg) != "" {
+		if arg = strings.TrimSpace(arg); arg != "" {
 			m.add(&item{kind: kindUser, text: text, final: true})
-			return m.host(f, strings.TrimSpace(arg))
+			return m.host(func(ctx context.Context) (app.Result, error) { return sess.UserBash(ctx, arg, exclude) })
 		}
 	}
 	if strings.HasPrefix(text, "/") {
@@ -314,49 +260,36 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 	}
 	if m.running {
 		if followUp {
-			m.o.Agent.FollowUp(text)
+			sess.FollowUp(text)
 		} else {
-			m.o.Agent.Steer(text)
+			sess.Steer(text)
 		}
 		return nil
 	}
-	if m.o.Agent == nil {
-		return nil
-	}
-	if m.o.Rewind != nil && m.o.Leaf != nil {
-		m.o.Rewind.Begin(m.o.Leaf(), text)
+	if m.o.Rewind != nil {
+		m.o.Rewind.Begin(sess.Leaf(), text)
 	}
 	m.running = true
 	m.turn = llm.Usage{}
-	ctx, cancel := context.WithCancel(context.Background())
 	b := m.o.Bridge
-	b.setCancel(cancel)
-	ag, expand := m.o.Agent, m.o.Expand
 	go func() {
-		defer cancel()
-		sent := text
 		var out strings.Builder
-		if expand != nil {
-			t, handled, err := expand(ctx, text, &out)
-			if err != nil || handled {
-				b.ch <- doneMsg{err: err, out: out.String()}
-				return
-			}
-			sent = t
-		}
-		last, err := ag.Prompt(ctx, sent)
-		b.ch <- doneMsg{last: last, err: err, out: out.String()}
+		r, err := sess.Prompt(context.Background(), text, &out)
+		b.ch <- doneMsg{last: r.Message, err: err, out: out.String()}
 	}()
 	return tick()
 }
 
-// command runs a built-in slash command the chat handles itself.
+// command runs a slash command: the chat's own ones here, the session's interactive ones
+// (with their selector when typed without an argument) off the UI goroutine. Others go to
+// Prompt, which runs or expands them.
 func (m *Model) command(text string) (tea.Cmd, bool) {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	arg = strings.TrimSpace(arg)
 	switch name {
 	case "quit", "exit":
 		m.quitting = true
-		m.o.Bridge.Abort()
+		m.o.Session.Abort()
 		return tea.Quit, true
 	case "config":
 		if m.o.Config == nil {
@@ -364,35 +297,35 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			return nil, true
 		}
 		return m.o.Config(), true
-	case "session":
-		if m.o.Session != nil {
-			m.info(m.o.Session())
-		}
-		return nil, true
 	case "rewind":
 		m.openRewind()
 		return nil, true
-	}
-	if f := m.o.Host[name]; f != nil {
-		if m.running {
-			m.info("Wait for the agent to finish (or press Esc) before /" + name)
-			return nil, true
-		}
-		if pick := m.o.Pick[name]; pick != nil && strings.TrimSpace(arg) == "" {
-			return func() tea.Msg {
-				p, err := pick()
-				return pickOpenMsg{name, p, err}
-			}, true
-		}
-		return m.host(f, strings.TrimSpace(arg)), true
-	}
-	switch name {
 	case "hotkeys":
 		m.info(hotkeys)
 		return nil, true
 	}
-	_ = arg
-	return nil, false
+	c, ok := m.o.Session.Lookup(name)
+	if !ok || !c.Interactive {
+		return nil, false
+	}
+	if m.running {
+		m.info("Wait for the agent to finish (or press Esc) before /" + name)
+		return nil, true
+	}
+	sess := m.o.Session
+	if c.Pick != nil && arg == "" {
+		return func() tea.Msg {
+			p, err := sess.Pick(context.Background(), name)
+			return pickOpenMsg{name, p, err}
+		}, true
+	}
+	return m.runCommand(name, arg), true
+}
+
+// runCommand runs the session's command name in the background.
+func (m *Model) runCommand(name, arg string) tea.Cmd {
+	sess := m.o.Session
+	return m.host(func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
 }
 
 // hotkeys is the /hotkeys text.
@@ -417,7 +350,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.o.Bridge.listen()
 	case doneMsg:
 		m.running = false
-		m.o.Bridge.setCancel(nil)
 		if msg.out != "" {
 			m.info(strings.TrimRight(msg.out, "\n"))
 		}
@@ -432,7 +364,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.steering, m.followUp = nil, nil
 		return m, m.o.Bridge.listen()
-	case writeAskMsg, commandAskMsg, questionMsg:
+	case noticeMsg:
+		if msg.n.Error {
+			m.add(&item{kind: kindError, text: msg.n.Text, final: true})
+		} else {
+			m.info(msg.n.Text)
+		}
+		return m, m.o.Bridge.listen()
+	case askMsg:
 		if m.dialog != nil {
 			m.pending = append(m.pending, msg)
 		} else {
@@ -448,25 +387,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case hostDoneMsg:
 		m.running, m.hosting = false, false
-		m.o.Bridge.setCancel(nil)
 		if msg.err != nil {
 			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
 		}
-		if msg.r.Model != "" {
-			m.o.Model, m.o.ContextWindow = msg.r.Model, msg.r.ContextWindow
-		}
-		if msg.r.Thinking != "" {
-			m.o.Thinking = msg.r.Thinking
-		}
+		m.state = m.o.Session.State()
 		if msg.r.Input != "" {
 			m.input = []rune(msg.r.Input)
 		}
-		if a := msg.r.Agent; a != nil {
-			m.o.Agent = a
-			if !msg.r.Keep {
-				m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
-				m.history(a.Messages())
-			}
+		if msg.r.Reset {
+			m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
+			m.history(m.o.Session.Messages())
 		}
 		if msg.r.Text != "" {
 			m.info(msg.r.Text)
@@ -476,8 +406,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.openPick(msg)
 		return m, nil
 	case pickMsg:
-		if f := m.o.Host[msg.name]; f != nil && !m.running {
-			return m, m.host(f, msg.arg)
+		if !m.running {
+			return m, m.runCommand(msg.name, msg.arg)
 		}
 		return m, nil
 	case rewindPlanMsg:
@@ -491,13 +421,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) open(msg tea.Msg) {
-	switch v := msg.(type) {
-	case writeAskMsg:
-		m.dialog = newWriteDialog(v)
-	case commandAskMsg:
-		m.dialog = newCommandDialog(v)
-	case questionMsg:
-		m.dialog = newQuestionDialog(v)
+	if v, ok := msg.(askMsg); ok {
+		switch v.req.Kind {
+		case approve.KindWrite:
+			m.dialog = newWriteDialog(v)
+		case approve.KindCommand:
+			m.dialog = newCommandDialog(v)
+		default:
+			m.dialog = newQuestionDialog(v)
+		}
 	}
 	m.scroll = 0
 }
@@ -517,7 +449,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.quitting = true
-		m.o.Bridge.Abort()
+		m.o.Session.Abort()
 		return tea.Quit
 	}
 	if d := m.dialog; d != nil {
@@ -527,17 +459,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 				m.next()
 				return d.cmd
 			}
-			if d.kind == "command" && m.o.Persist != nil {
-				// The ticked patterns were sent with the answer; saving is the tool's
-				// caller's job only when it persists; the chat saves them here.
-				if p := d.persist(); len(p) > 0 && d.cur != indexOf(d.opts, optRunInSandbox) {
-					if err := m.o.Persist(p); err != nil {
-						m.add(&item{kind: kindError, text: "approval rules: " + err.Error(), final: true})
-					} else {
-						m.info("Saved allow rules: " + strings.Join(p, ", "))
-					}
-				}
-			}
+			// The ticked "always allow" patterns went with the answer: the session's
+			// approvals save them off the UI goroutine and report it as a notice.
 			m.dialog = nil
 			m.next()
 		}
@@ -546,7 +469,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
 	case tea.KeyEsc:
 		if m.running {
-			m.o.Bridge.Abort()
+			m.o.Session.Abort()
 			return nil
 		}
 		m.complete = nil
@@ -609,10 +532,10 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 func (m *Model) updateCompletion() {
 	s := string(m.input)
 	m.complete, m.compIdx = nil, 0
-	if m.o.Commands == nil || !strings.HasPrefix(s, "/") || strings.Contains(s, " ") {
+	if !strings.HasPrefix(s, "/") || strings.Contains(s, " ") {
 		return
 	}
-	m.complete = m.o.Commands(s[1:])
+	m.complete = m.o.Session.Completions(s[1:])
 }
 
 // event applies one agent event to the transcript.
@@ -692,10 +615,10 @@ func (m *Model) event(e agent.Event) {
 }
 
 func (m *Model) updateTodo(tool string, details json.RawMessage) {
-	if m.o.Todo == nil || len(details) == 0 {
+	if len(details) == 0 {
 		return
 	}
-	if lines := m.o.Todo(tool, details); lines != nil {
+	if lines := app.TodoLines(tool, details); lines != nil {
 		m.todo = lines
 	}
 }
@@ -809,10 +732,11 @@ type rewindPlanMsg struct {
 
 // rewindDoneMsg reports a finished rewind.
 type rewindDoneMsg struct {
-	p     Point
-	agent *agent.Agent
-	files []Restore
-	err   error
+	p Point
+	// restored is true when the session moved back to the point.
+	restored bool
+	files    []Restore
+	err      error
 }
 
 // openRewind offers the prompts of this chat to go back to, newest first.
@@ -821,7 +745,7 @@ func (m *Model) openRewind() {
 		m.info("Wait for the agent to finish (or press Esc) before /rewind")
 		return
 	}
-	if m.o.Rewind == nil || m.o.Restore == nil {
+	if m.o.Rewind == nil {
 		m.info("/rewind is not available in this session")
 		return
 	}
@@ -845,7 +769,7 @@ func (m *Model) openRewind() {
 func (m *Model) openRewindConfirm(p Point, plan []Restore) {
 	d := &dialog{kind: "rewind-confirm", title: PlanText(p, plan), point: p, plan: plan,
 		opts: []string{optRewindAll, optRewindConv, optCancel}}
-	rw, restore := m.o.Rewind, m.o.Restore
+	rw, sess := m.o.Rewind, m.o.Session
 	d.start = func(d *dialog, i int) tea.Cmd {
 		if d.opts[i] == optCancel {
 			return func() tea.Msg { return nil }
@@ -860,8 +784,8 @@ func (m *Model) openRewindConfirm(p Point, plan []Restore) {
 				plan = nil
 				err = rw.Apply(p, nil)
 			}
-			ag, rerr := restore(p)
-			return rewindDoneMsg{p: p, agent: ag, files: plan, err: errors.Join(err, rerr)}
+			rerr := sess.SetLeaf(p.Leaf)
+			return rewindDoneMsg{p: p, restored: rerr == nil, files: plan, err: errors.Join(err, rerr)}
 		}
 	}
 	m.dialog = d
@@ -870,10 +794,9 @@ func (m *Model) openRewindConfirm(p Point, plan []Restore) {
 // rewound shows the conversation as it was before the point, with its prompt back in the
 // input to edit and resend.
 func (m *Model) rewound(msg rewindDoneMsg) {
-	if msg.agent != nil {
-		m.o.Agent = msg.agent
+	if msg.restored {
 		m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
-		m.history(msg.agent.Messages())
+		m.history(m.o.Session.Messages())
 		m.input = []rune(msg.p.Text)
 	}
 	n := 0
@@ -893,14 +816,12 @@ func (m *Model) rewound(msg rewindDoneMsg) {
 	}
 }
 
-// host runs a host command in the background; the chat shows it working meanwhile.
-func (m *Model) host(f func(ctx context.Context, arg string) (HostResult, error), arg string) tea.Cmd {
+// host runs a session command in the background (Esc aborts it through the session); the
+// chat shows it working meanwhile.
+func (m *Model) host(f func(ctx context.Context) (app.Result, error)) tea.Cmd {
 	m.running, m.hosting = true, true
-	ctx, cancel := context.WithCancel(context.Background())
-	m.o.Bridge.setCancel(cancel)
 	return tea.Batch(tick(), func() tea.Msg {
-		defer cancel()
-		r, err := f(ctx, arg)
+		r, err := f(context.Background())
 		return hostDoneMsg{r, err}
 	})
 }

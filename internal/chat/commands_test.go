@@ -1,11 +1,12 @@
 package chat
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pigo-agent/pigo/internal/app"
 )
 
 // enter types line, presses Enter and runs what follows (a selector's computation, a host
@@ -31,17 +32,17 @@ func settle(m *Model, cmd tea.Cmd) {
 // with an argument switches directly.
 func TestModelCommand(t *testing.T) {
 	var got []string
-	o := Options{Model: "local/m", ContextWindow: 1000, Thinking: "high",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"model": func(_ context.Context, ref string) (HostResult, error) {
-				got = append(got, ref)
-				return HostResult{Text: "Model: " + ref, Model: ref, ContextWindow: 2000, Thinking: "off", Keep: true}, nil
-			}},
-		Pick: map[string]func() (Picker, error){
-			"model": func() (Picker, error) {
-				return Picker{Title: "Select model", Items: []PickItem{{"local/m ✓", "local/m"}, {"anthropic/claude-x", "anthropic/claude-x"}}}, nil
-			}}}
-	m := newTestModel(o, 80, 12)
+	f := fake("local/m")
+	f.state = app.State{Model: "local/m", ContextWindow: 1000, Thinking: "high"}
+	f.cmds["model"] = withPick(cmd("model", func(ref string) (app.Result, error) {
+		got = append(got, ref)
+		f.state = app.State{Model: ref, ContextWindow: 2000, Thinking: "off"}
+		return app.Result{Text: "Model: " + ref}, nil
+	}), func() (app.Picker, error) {
+		return app.Picker{Title: "Select model", Items: []app.PickItem{{Label: "local/m ✓", Arg: "local/m"}, {Label: "anthropic/claude-x", Arg: "anthropic/claude-x"}}}, nil
+	})
+	f.cmds["model"] = interactive(f.cmds["model"])
+	m := newTestModel(Options{Session: f}, 80, 12)
 	enter(m, "/model")
 	if m.dialog == nil || m.dialog.kind != "pick" {
 		t.Fatal("/model did not open the selector")
@@ -59,18 +60,17 @@ func TestModelCommand(t *testing.T) {
 	if strings.Join(got, ",") != "anthropic/claude-x,local/m" {
 		t.Fatalf("host got %q", got)
 	}
-	if m.o.Model != "local/m" || m.o.ContextWindow != 2000 || m.o.Thinking != "off" {
-		t.Fatalf("footer model %q window %d", m.o.Model, m.o.ContextWindow)
+	if m.state.Model != "local/m" || m.state.ContextWindow != 2000 || m.state.Thinking != "off" {
+		t.Fatalf("footer model %q window %d", m.state.Model, m.state.ContextWindow)
 	}
 }
 
 // An empty selector says so instead of opening.
 func TestPickEmpty(t *testing.T) {
-	o := Options{Model: "local/m",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"resume": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
-		Pick: map[string]func() (Picker, error){
-			"resume": func() (Picker, error) { return Picker{Title: "Resume session", Empty: "No sessions found"}, nil }}}
+	o := Options{Session: fake("local/m", withPick(cmd("resume", noop),
+		func() (app.Picker, error) {
+			return app.Picker{Title: "Resume session", Empty: "No sessions found"}, nil
+		}))}
 	m := newTestModel(o, 80, 12)
 	enter(m, "/resume")
 	if m.dialog != nil || !strings.Contains(m.View(), "No sessions found") {
@@ -82,16 +82,12 @@ func TestPickEmpty(t *testing.T) {
 // the editor with the host's status line.
 func TestForkCommand(t *testing.T) {
 	var got string
-	o := Options{Model: "local/m",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"fork": func(_ context.Context, id string) (HostResult, error) {
-				got = id
-				return HostResult{Text: "Forked to new session", Input: "second prompt"}, nil
-			}},
-		Pick: map[string]func() (Picker, error){
-			"fork": func() (Picker, error) {
-				return Picker{Title: "Fork from which message?", Items: []PickItem{{"first prompt", "e1"}, {"second prompt", "e3"}}, Current: 1}, nil
-			}}}
+	o := Options{Session: fake("local/m", withPick(cmd("fork", func(id string) (app.Result, error) {
+		got = id
+		return app.Result{Text: "Forked to new session", Input: "second prompt"}, nil
+	}), func() (app.Picker, error) {
+		return app.Picker{Title: "Fork from which message?", Items: []app.PickItem{{Label: "first prompt", Arg: "e1"}, {Label: "second prompt", Arg: "e3"}}, Current: 1}, nil
+	}))}
 	m := newTestModel(o, 80, 12)
 	enter(m, "/fork")
 	golden(t, "fork-picker", m.View())
@@ -105,15 +101,12 @@ func TestForkCommand(t *testing.T) {
 
 // A selector longer than pickRows shows a window that follows the selection.
 func TestPickWindow(t *testing.T) {
-	var items []PickItem
+	var items []app.PickItem
 	for i := range 30 {
-		items = append(items, PickItem{Label: "model-" + itoa(i), Arg: itoa(i)})
+		items = append(items, app.PickItem{Label: "model-" + itoa(i), Arg: itoa(i)})
 	}
-	o := Options{Model: "local/m",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"model": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
-		Pick: map[string]func() (Picker, error){
-			"model": func() (Picker, error) { return Picker{Title: "Select model", Items: items, Current: 25}, nil }}}
+	o := Options{Session: fake("local/m", withPick(cmd("model", noop),
+		func() (app.Picker, error) { return app.Picker{Title: "Select model", Items: items, Current: 25}, nil }))}
 	m := newTestModel(o, 80, 24)
 	enter(m, "/model")
 	golden(t, "pick-window", m.View())
@@ -129,16 +122,12 @@ func TestPickWindow(t *testing.T) {
 // the filter again, and no match chooses nothing.
 func TestPickFilter(t *testing.T) {
 	var got []string
-	o := Options{Model: "local/m",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"model": func(_ context.Context, ref string) (HostResult, error) {
-				got = append(got, ref)
-				return HostResult{}, nil
-			}},
-		Pick: map[string]func() (Picker, error){
-			"model": func() (Picker, error) {
-				return Picker{Title: "Select model", Items: []PickItem{{"anthropic/claude-sonnet", "a"}, {"openai/gpt-5", "o"}, {"local/qwen", "l"}}}, nil
-			}}}
+	o := Options{Session: fake("local/m", withPick(cmd("model", func(ref string) (app.Result, error) {
+		got = append(got, ref)
+		return app.Result{}, nil
+	}), func() (app.Picker, error) {
+		return app.Picker{Title: "Select model", Items: []app.PickItem{{Label: "anthropic/claude-sonnet", Arg: "a"}, {Label: "openai/gpt-5", Arg: "o"}, {Label: "local/qwen", Arg: "l"}}}, nil
+	}))}
 	m := newTestModel(o, 80, 12)
 	enter(m, "/model")
 	key(m, "gpt")
@@ -167,16 +156,16 @@ func TestPickFilter(t *testing.T) {
 
 // `pigo -r` starts with /resume's selector (Options.Start) instead of a prompt.
 func TestStartCommand(t *testing.T) {
-	o := Options{Model: "local/m", Start: "/resume", Prompt: "not sent",
-		Host: map[string]func(context.Context, string) (HostResult, error){
-			"resume": func(context.Context, string) (HostResult, error) { return HostResult{}, nil }},
-		Pick: map[string]func() (Picker, error){
-			"resume": func() (Picker, error) {
-				return Picker{Title: "Resume Session (Current Folder)", Items: []PickItem{{"old work · 2 messages", "/s.jsonl"}}}, nil
-			}}}
+	o := Options{Start: "/resume", Prompt: "not sent", Session: fake("local/m", withPick(cmd("resume", noop), func() (app.Picker, error) {
+		return app.Picker{Title: "Resume Session (Current Folder)", Items: []app.PickItem{{Label: "old work · 2 messages", Arg: "/s.jsonl"}}}, nil
+	}))}
 	m := newTestModel(o, 80, 12)
 	settle(m, m.first())
 	if m.dialog == nil || m.dialog.title != "Resume Session (Current Folder)" || m.running {
 		t.Fatalf("start: dialog %+v running %v", m.dialog, m.running)
 	}
 }
+
+func noop(string) (app.Result, error) { return app.Result{}, nil }
+
+func interactive(c app.Command) app.Command { c.Interactive = true; return c }

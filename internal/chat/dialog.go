@@ -5,8 +5,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/engine"
-	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // The write-guard dialog's options (reference §1.5), then pigo's session scope, last so the
@@ -61,24 +61,23 @@ type dialog struct {
 	filter []rune
 	shown  []int
 
-	write    *writeAskMsg
-	command  *commandAskMsg
-	question *questionMsg
+	// ask is the request a write, command or question dialog answers.
+	ask *askMsg
 }
 
-func newWriteDialog(m writeAskMsg) *dialog {
-	return &dialog{kind: "write", title: m.req.Title, write: &m,
+func newWriteDialog(m askMsg) *dialog {
+	return &dialog{kind: "write", title: m.req.Title, ask: &m,
 		opts: []string{optApproveOnce, optBlock, optBlockReason, optApproveSession}}
 }
 
 // commandTitle is the escalation dialog's text (the seed's title was not available to the
 // reference; this one names the same facts as the write dialog).
-func commandTitle(r toolrun.CommandRequest) string {
+func commandTitle(r approve.Request) string {
 	return "Model requests to run a command outside the sandbox:\n\n  Tool:     " + r.Tool + "\n  Command:  " + r.Command + "\n\nAllow?"
 }
 
-func newCommandDialog(m commandAskMsg) *dialog {
-	d := &dialog{kind: "command", title: commandTitle(m.req), command: &m,
+func newCommandDialog(m askMsg) *dialog {
+	d := &dialog{kind: "command", title: commandTitle(m.req), ask: &m,
 		opts: []string{optAllowOnce, optRunInSandbox, optDeny, optDenyReason}, ticked: map[int]bool{}}
 	d.sugg = m.req.Approval.Suggestions
 	if len(d.sugg) > 0 {
@@ -88,9 +87,12 @@ func newCommandDialog(m commandAskMsg) *dialog {
 	return d
 }
 
-func newQuestionDialog(m questionMsg) *dialog {
-	q := m.q
-	d := &dialog{kind: "question", title: q.Title, question: &m, multi: q.Multiple, checked: map[int]bool{}}
+func newQuestionDialog(m askMsg) *dialog {
+	q := m.req.Question
+	if q == nil {
+		q = &approve.Question{Title: m.req.Title}
+	}
+	d := &dialog{kind: "question", title: q.Title, ask: &m, multi: q.Multiple, checked: map[int]bool{}}
 	for _, o := range q.Options {
 		d.opts = append(d.opts, o.Label)
 		d.descs = append(d.descs, o.Description)
@@ -213,11 +215,11 @@ func (d *dialog) choose() bool {
 	case "write":
 		switch opt {
 		case optApproveOnce:
-			d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}}
+			d.answer(approve.Decision{Choice: approve.Allow})
 		case optApproveSession:
-			d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}, session: true}
+			d.answer(approve.Decision{Choice: approve.AllowSession})
 		case optBlock:
-			d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteBlock}}
+			d.answer(approve.Decision{Choice: approve.Deny})
 		case optBlockReason:
 			d.inputOn, d.inputPrompt = true, writeReasonPrompt
 			return false
@@ -225,14 +227,14 @@ func (d *dialog) choose() bool {
 	case "command":
 		switch opt {
 		case optAllowOnce:
-			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce, Persist: d.persist()}}
+			d.answer(approve.Decision{Choice: approve.Allow, Persist: d.persist()})
 		case optAllowSession:
-			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce, Persist: d.persist()}, session: true}
+			d.answer(approve.Decision{Choice: approve.AllowSession, Persist: d.persist()})
 		case optRunInSandbox:
 			// Never persists (extensions-behaviour §3.6).
-			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandRunInSandbox}}
+			d.answer(approve.Decision{Choice: approve.RunInSandbox})
 		case optDeny:
-			d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandDeny, Persist: d.persist()}}
+			d.answer(approve.Decision{Choice: approve.Deny, Persist: d.persist()})
 		case optDenyReason:
 			d.inputOn, d.inputPrompt = true, commandReasonTitle
 			return false
@@ -241,7 +243,7 @@ func (d *dialog) choose() bool {
 			return false
 		}
 	case "question":
-		q := d.question.q
+		q := d.ask.req.Question
 		switch {
 		case opt == q.Other && d.cur == len(q.Options):
 			d.inputOn, d.inputPrompt = true, q.InputPrompt
@@ -253,12 +255,12 @@ func (d *dialog) choose() bool {
 					got = append(got, q.Options[i].Label)
 				}
 			}
-			d.question.reply <- got
+			d.answers(got)
 		case d.multi:
 			d.checked[d.cur] = !d.checked[d.cur]
 			return false
 		default:
-			d.question.reply <- []string{opt}
+			d.answers([]string{opt})
 		}
 	}
 	return true
@@ -268,9 +270,9 @@ func (d *dialog) submitInput() bool {
 	text := string(d.input)
 	switch d.kind {
 	case "write":
-		d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteBlockWithReason, Reason: text}}
+		d.answer(approve.Decision{Choice: approve.DenyReason, Reason: text})
 	case "command":
-		d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason, Reason: strings.TrimSpace(text), Persist: d.persist()}}
+		d.answer(approve.Decision{Choice: approve.DenyReason, Reason: strings.TrimSpace(text), Persist: d.persist()})
 	case "question":
 		if strings.TrimSpace(text) == "" {
 			d.inputOn = false
@@ -278,13 +280,14 @@ func (d *dialog) submitInput() bool {
 		}
 		got := []string{}
 		if d.multi {
-			for i := range d.question.q.Options {
+			q := d.ask.req.Question
+			for i := range q.Options {
 				if d.checked[i] {
-					got = append(got, d.question.q.Options[i].Label)
+					got = append(got, q.Options[i].Label)
 				}
 			}
 		}
-		d.question.reply <- append(got, text)
+		d.answers(append(got, text))
 	}
 	return true
 }
@@ -293,13 +296,17 @@ func (d *dialog) submitInput() bool {
 // guard does it), a question is unanswered.
 func (d *dialog) dismiss() {
 	switch d.kind {
-	case "write":
-		d.write.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteDismissed}}
-	case "command":
-		d.command.reply <- commandReply{d: toolrun.CommandDecision{Choice: toolrun.CommandDismissed}}
-	case "question":
-		d.question.reply <- nil
+	case "write", "command", "question":
+		d.answer(approve.Decision{Choice: approve.Dismissed})
 	}
+}
+
+// answer sends the person's decision to the asking call.
+func (d *dialog) answer(dec approve.Decision) { d.ask.reply <- dec }
+
+// answers sends a question's answers (none: unanswered).
+func (d *dialog) answers(got []string) {
+	d.answer(approve.Decision{Choice: approve.Answered, Answers: got})
 }
 
 // refilter shows the items the typed filter matches (fuzzy, as pi's selectors filter).

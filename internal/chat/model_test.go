@@ -16,10 +16,11 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
 )
 
 func newTestModel(o Options, w, h int) *Model {
@@ -75,32 +76,37 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func writeRequest() toolrun.WriteRequest {
+func writeRequest() approve.Request {
 	preview := toolrun.Preview("notes.txt", []byte("a\nb\n"), []byte("a\nc\n"))
 	title := "Model requests write access outside workspace:\n\n  Tool:  Write\n  Path:  /srv/notes.txt\n\n" + preview + "\n\nAllow?"
-	return toolrun.WriteRequest{Tool: "Write", Path: "/srv/notes.txt", Preview: preview, Title: title}
+	return approve.Request{Kind: approve.KindWrite, Tool: "Write", Path: "/srv/notes.txt", Preview: preview, Title: title}
+}
+
+// ask opens req's dialog and returns the channel its answer arrives on.
+func ask(m *Model, req approve.Request) chan approve.Decision {
+	reply := make(chan approve.Decision, 1)
+	m.Update(askMsg{req, reply})
+	return reply
 }
 
 // Each write-dialog answer, through keys, gives the guard the decision the reference names.
 func TestWriteDialog(t *testing.T) {
 	for _, c := range []struct {
-		name    string
-		keys    []string
-		want    toolrun.WriteDecision
-		session bool
+		name string
+		keys []string
+		want approve.Decision
 	}{
-		{"approve", []string{"enter"}, toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}, false},
-		{"block", []string{"down", "enter"}, toolrun.WriteDecision{Choice: toolrun.WriteBlock}, false},
-		{"reason", []string{"down", "down", "enter", "no", "space", "thanks", "enter"}, toolrun.WriteDecision{Choice: toolrun.WriteBlockWithReason, Reason: "no thanks"}, false},
+		{"approve", []string{"enter"}, approve.Decision{Choice: approve.Allow}},
+		{"block", []string{"down", "enter"}, approve.Decision{Choice: approve.Deny}},
+		{"reason", []string{"down", "down", "enter", "no", "space", "thanks", "enter"}, approve.Decision{Choice: approve.DenyReason, Reason: "no thanks"}},
 		// Esc in the reason input asks again (reference §1.5); then Block.
-		{"reason-cancelled", []string{"3", "x", "esc", "2"}, toolrun.WriteDecision{Choice: toolrun.WriteBlock}, false},
-		{"session", []string{"4"}, toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}, true},
-		{"dismissed", []string{"esc"}, toolrun.WriteDecision{Choice: toolrun.WriteDismissed}, false},
+		{"reason-cancelled", []string{"3", "x", "esc", "2"}, approve.Decision{Choice: approve.Deny}},
+		{"session", []string{"4"}, approve.Decision{Choice: approve.AllowSession}},
+		{"dismissed", []string{"esc"}, approve.Decision{Choice: approve.Dismissed}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := newTestModel(Options{Model: "local/m"}, 80, 24)
-			reply := make(chan writeReply, 1)
-			m.Update(writeAskMsg{writeRequest(), reply})
+			m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
+			reply := ask(m, writeRequest())
 			if c.name == "approve" {
 				golden(t, "write-dialog", m.View())
 			}
@@ -110,8 +116,8 @@ func TestWriteDialog(t *testing.T) {
 			}
 			select {
 			case r := <-reply:
-				if !reflect.DeepEqual(r.d, c.want) || r.session != c.session {
-					t.Fatalf("got %+v session=%v, want %+v session=%v", r.d, r.session, c.want, c.session)
+				if !reflect.DeepEqual(r, c.want) {
+					t.Fatalf("got %+v, want %+v", r, c.want)
 				}
 			default:
 				t.Fatal("the dialog did not answer")
@@ -124,68 +130,62 @@ func TestWriteDialog(t *testing.T) {
 }
 
 func TestWriteDialogReasonView(t *testing.T) {
-	m := newTestModel(Options{Model: "local/m"}, 80, 24)
-	m.Update(writeAskMsg{writeRequest(), make(chan writeReply, 1)})
+	m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
+	ask(m, writeRequest())
 	key(m, "3", "not", "space", "there")
 	golden(t, "write-reason", m.View())
 }
 
-// "Approve for this session" sticks for the path (and only it) without asking again.
-func TestBridgeSessionScope(t *testing.T) {
+// The bridge is the chat's one approver: a request becomes a dialog message and the
+// person's decision comes back to the asking call; an aborted call closes its dialog.
+func TestBridgeAsk(t *testing.T) {
 	b := NewBridge()
 	go func() {
-		msg := (<-b.ch).(writeAskMsg)
-		msg.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}, session: true}
+		msg := (<-b.ch).(askMsg)
+		msg.reply <- approve.Decision{Choice: approve.AllowSession}
 	}()
-	req := writeRequest()
-	if d, _ := b.ApproveWrite(t.Context(), req); d.Choice != toolrun.WriteApproveOnce {
-		t.Fatalf("first answer %+v", d)
+	if d, err := b.Ask(t.Context(), writeRequest()); err != nil || d.Choice != approve.AllowSession {
+		t.Fatalf("answer %+v %v", d, err)
 	}
-	if d, _ := b.ApproveWrite(t.Context(), req); d.Choice != toolrun.WriteApproveOnce {
-		t.Fatalf("second answer %+v", d)
-	}
-	select {
-	case msg := <-b.ch:
-		t.Fatalf("asked again: %#v", msg)
-	default:
-	}
-	other := req
-	other.Path = "/srv/other.txt"
+	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		msg := (<-b.ch).(writeAskMsg)
-		msg.reply <- writeReply{d: toolrun.WriteDecision{Choice: toolrun.WriteBlock}}
+		<-b.ch // the dialog opens
+		cancel()
 	}()
-	if d, _ := b.ApproveWrite(t.Context(), other); d.Choice != toolrun.WriteBlock {
-		t.Fatalf("another path was not asked: %+v", d)
+	if d, err := b.Ask(ctx, writeRequest()); err == nil || d.Choice != approve.Dismissed {
+		t.Fatalf("aborted: %+v %v", d, err)
+	}
+	if _, ok := (<-b.ch).(cancelDialogMsg); !ok {
+		t.Fatal("the aborted dialog was not closed")
 	}
 }
 
-func commandRequest() toolrun.CommandRequest {
-	return toolrun.CommandRequest{Tool: "Bash", Command: "git push origin main",
+func commandRequest() approve.Request {
+	return approve.Request{Kind: approve.KindCommand, Tool: "Bash", Command: "git push origin main",
 		Approval: sandbox.Approval{Decision: sandbox.Ask, Suggestions: []string{"git push *"}}}
 }
 
+// Each escalation answer gives the decision the reference names. Ticked "always allow"
+// patterns travel with the answer: the chat saves nothing itself (no I/O in Update); the
+// session's approvals save them on the asking tool's goroutine.
 func TestCommandDialog(t *testing.T) {
 	for _, c := range []struct {
-		name    string
-		keys    []string
-		want    toolrun.CommandDecision
-		session bool
+		name string
+		keys []string
+		want approve.Decision
 	}{
-		{"allow", []string{"enter"}, toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce}, false},
-		{"sandbox", []string{"2"}, toolrun.CommandDecision{Choice: toolrun.CommandRunInSandbox}, false},
-		{"deny", []string{"3"}, toolrun.CommandDecision{Choice: toolrun.CommandDeny}, false},
-		{"reason", []string{"4", "risky", "enter"}, toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason, Reason: "risky"}, false},
+		{"allow", []string{"enter"}, approve.Decision{Choice: approve.Allow}},
+		{"sandbox", []string{"2"}, approve.Decision{Choice: approve.RunInSandbox}},
+		{"deny", []string{"3"}, approve.Decision{Choice: approve.Deny}},
+		{"reason", []string{"4", "risky", "enter"}, approve.Decision{Choice: approve.DenyReason, Reason: "risky"}},
 		// Edit approval rules: tick the suggestion, back, Allow once persists it.
-		{"rules", []string{"5", "space", "esc", "1"}, toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce, Persist: []string{"git push *"}}, false},
-		{"session", []string{"6"}, toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce}, true},
-		{"dismissed", []string{"esc"}, toolrun.CommandDecision{Choice: toolrun.CommandDismissed}, false},
+		{"rules", []string{"5", "space", "esc", "1"}, approve.Decision{Choice: approve.Allow, Persist: []string{"git push *"}}},
+		{"session", []string{"6"}, approve.Decision{Choice: approve.AllowSession}},
+		{"dismissed", []string{"esc"}, approve.Decision{Choice: approve.Dismissed}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var saved []string
-			m := newTestModel(Options{Model: "local/m", Persist: func(p []string) error { saved = p; return nil }}, 80, 24)
-			reply := make(chan commandReply, 1)
-			m.Update(commandAskMsg{commandRequest(), reply})
+			m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
+			reply := ask(m, commandRequest())
 			switch c.name {
 			case "allow":
 				golden(t, "command-dialog", m.View())
@@ -195,24 +195,18 @@ func TestCommandDialog(t *testing.T) {
 				c.keys = c.keys[2:]
 			}
 			key(m, c.keys...)
-			r := <-reply
-			if !reflect.DeepEqual(r.d, c.want) || r.session != c.session {
-				t.Fatalf("got %+v session=%v, want %+v", r.d, r.session, c.want)
-			}
-			if c.name == "rules" && !reflect.DeepEqual(saved, []string{"git push *"}) {
-				t.Fatalf("persisted %q", saved)
-			}
-			if c.name != "rules" && saved != nil {
-				t.Fatalf("persisted %q without a tick", saved)
+			if r := <-reply; !reflect.DeepEqual(r, c.want) {
+				t.Fatalf("got %+v, want %+v", r, c.want)
 			}
 		})
 	}
 }
 
-func question(multi bool) tools.Question {
-	return tools.Question{Title: "Colour: Which colour?", Question: "Which colour?", Header: "Colour",
-		Options:  []tools.QuestionOption{{Label: "Red", Description: "warm"}, {Label: "Blue", Description: "cold"}, {Label: "Green"}},
+func question(multi bool) approve.Request {
+	q := &approve.Question{Title: "Colour: Which colour?", Question: "Which colour?", Header: "Colour",
+		Options:  []approve.Option{{Label: "Red", Description: "warm"}, {Label: "Blue", Description: "cold"}, {Label: "Green"}},
 		Multiple: multi, Other: "Other", Done: "Done", InputPrompt: "Type your answer"}
+	return approve.Request{Kind: approve.KindQuestion, Tool: "AskUserQuestion", Title: q.Title, Question: q}
 }
 
 func TestQuestionPicker(t *testing.T) {
@@ -232,9 +226,8 @@ func TestQuestionPicker(t *testing.T) {
 		{"multi-other", true, []string{"space", "4", "teal", "enter"}, []string{"Red", "teal"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := newTestModel(Options{Model: "local/m"}, 80, 24)
-			reply := make(chan []string, 1)
-			m.Update(questionMsg{question(c.multi), reply})
+			m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
+			reply := ask(m, question(c.multi))
 			if c.name == "single" || c.name == "multi" {
 				golden(t, "question-"+c.name, m.View())
 			}
@@ -244,8 +237,8 @@ func TestQuestionPicker(t *testing.T) {
 				c.keys = c.keys[4:]
 			}
 			key(m, c.keys...)
-			if got := <-reply; !reflect.DeepEqual(got, c.want) {
-				t.Fatalf("answer %q, want %q", got, c.want)
+			if got := <-reply; !reflect.DeepEqual(got.Answers, c.want) {
+				t.Fatalf("answer %q, want %q", got.Answers, c.want)
 			}
 		})
 	}
@@ -253,17 +246,16 @@ func TestQuestionPicker(t *testing.T) {
 
 // A second dialog waits behind the open one and opens when it is answered.
 func TestDialogsQueue(t *testing.T) {
-	m := newTestModel(Options{Model: "local/m"}, 80, 24)
-	r1, r2 := make(chan writeReply, 1), make(chan []string, 1)
-	m.Update(writeAskMsg{writeRequest(), r1})
-	m.Update(questionMsg{question(false), r2})
+	m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
+	r1 := ask(m, writeRequest())
+	r2 := ask(m, question(false))
 	key(m, "2")
-	if (<-r1).d.Choice != toolrun.WriteBlock || m.dialog == nil || m.dialog.kind != "question" {
+	if (<-r1).Choice != approve.Deny || m.dialog == nil || m.dialog.kind != "question" {
 		t.Fatalf("the question did not follow: %+v", m.dialog)
 	}
 	key(m, "1")
-	if got := <-r2; !reflect.DeepEqual(got, []string{"Red"}) {
-		t.Fatalf("answer %q", got)
+	if got := <-r2; !reflect.DeepEqual(got.Answers, []string{"Red"}) {
+		t.Fatalf("answer %q", got.Answers)
 	}
 }
 
@@ -283,9 +275,10 @@ func assistant(text, thinking string, u *llm.Usage) *llm.Message {
 // A run's events draw the transcript: the user message, collapsed thinking, Markdown once
 // the message ends, a tool card with its diff, the todo widget and the footer's usage.
 func TestTranscriptView(t *testing.T) {
-	todo := func(tool string, d json.RawMessage) []string { return tools.CCTodoWidget(d) }
 	for _, size := range [][2]int{{80, 24}, {160, 45}} {
-		m := newTestModel(Options{Model: "local/m", Thinking: "medium", ContextWindow: 200000, Todo: todo}, size[0], size[1])
+		f := fake("local/m")
+		f.state = app.State{Model: "local/m", Thinking: "medium", ContextWindow: 200000}
+		m := newTestModel(Options{Session: f}, size[0], size[1])
 		m.running = true
 		user := &llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("fix the bug")}}
 		m.Update(ev(agent.Event{Type: agent.EventMessageStart, Message: user}))
@@ -318,9 +311,9 @@ func TestTranscriptView(t *testing.T) {
 }
 
 func TestSlashCompletion(t *testing.T) {
-	cmds := func(q string) []Completion {
-		all := []Completion{{"model", "", "Select model"}, {"review", "[p]", "Review the diff"}, {"skill:lint", "[u]", "Lint"}}
-		var out []Completion
+	cmds := func(q string) []app.Completion {
+		all := []app.Completion{{Name: "model", Description: "Select model"}, {Name: "review", Tag: "[p]", Description: "Review the diff"}, {Name: "skill:lint", Tag: "[u]", Description: "Lint"}}
+		var out []app.Completion
 		for _, c := range all {
 			if strings.Contains(c.Name, q) {
 				out = append(out, c)
@@ -328,7 +321,9 @@ func TestSlashCompletion(t *testing.T) {
 		}
 		return out
 	}
-	m := newTestModel(Options{Model: "local/m", Commands: cmds}, 80, 24)
+	f := fake("local/m")
+	f.complete = cmds
+	m := newTestModel(Options{Session: f}, 80, 24)
 	key(m, "/")
 	golden(t, "slash-menu", m.View())
 	key(m, "r", "e")
@@ -349,18 +344,23 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-// Host commands run off the UI goroutine: /name's argument reaches the command line's
-// handler and its text is shown when it is done; `!cmd` goes to the "!" handler.
+// Session commands run off the UI goroutine: /name's argument reaches the session's command
+// and its text is shown when it is done; `!cmd` and `!!cmd` go to UserBash.
 func TestHostCommands(t *testing.T) {
 	var got []string
-	host := func(name string) func(ctx context.Context, arg string) (HostResult, error) {
-		return func(_ context.Context, arg string) (HostResult, error) {
-			got = append(got, name+"="+arg)
-			return HostResult{Text: "done " + name}, nil
+	f := fake("local/m", cmd("name", func(arg string) (app.Result, error) {
+		got = append(got, "name="+arg)
+		return app.Result{Text: "done name"}, nil
+	}))
+	f.bash = func(command string, exclude bool) (app.Result, error) {
+		name := "!"
+		if exclude {
+			name = "!!"
 		}
+		got = append(got, name+"="+command)
+		return app.Result{Text: "done " + name}, nil
 	}
-	m := newTestModel(Options{Model: "local/m", Host: map[string]func(context.Context, string) (HostResult, error){
-		"name": host("name"), "!": host("!"), "!!": host("!!")}}, 80, 24)
+	m := newTestModel(Options{Session: f}, 80, 24)
 	for _, line := range []string{"/name my work", "!ls -la", "!!pwd"} {
 		key(m, line)
 		_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
@@ -410,11 +410,10 @@ func runBatch(cmd tea.Cmd) []tea.Msg {
 // queue is shown from the agent's queue_update; Esc aborts the run.
 func TestSteerFollowUpAbort(t *testing.T) {
 	b := NewBridge()
-	ag := agent.New(agent.Config{Emit: b.Emit})
-	m := newTestModel(Options{Model: "local/m", Agent: ag, Bridge: b}, 80, 24)
+	f := fake("local/m")
+	f.bridge = b
+	m := newTestModel(Options{Session: f, Bridge: b}, 80, 24)
 	m.running = true
-	aborted := false
-	b.setCancel(func() { aborted = true })
 	key(m, "use tabs", "enter")
 	m.Update(<-b.ch)
 	key(m, "then lint", "alt+enter")
@@ -424,7 +423,7 @@ func TestSteerFollowUpAbort(t *testing.T) {
 	}
 	golden(t, "queues", m.View())
 	key(m, "esc")
-	if !aborted {
+	if !f.aborted {
 		t.Fatal("Esc did not abort the run")
 	}
 }
@@ -432,7 +431,7 @@ func TestSteerFollowUpAbort(t *testing.T) {
 // While the agent works the spinner asks for the next frame (every 100 ms, so a streaming
 // tool's output is drawn at least that often); idle, it stops.
 func TestTickOnlyWhileRunning(t *testing.T) {
-	m := newTestModel(Options{Model: "local/m"}, 80, 24)
+	m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
 	m.running = true
 	if _, cmd := m.Update(tickMsg{}); cmd == nil || m.frame != 1 {
 		t.Fatalf("no next frame while running (frame %d)", m.frame)

@@ -288,14 +288,14 @@ func (m *Model) footer() string {
 	if m.running {
 		parts = append(parts, spinner[m.frame%len(spinner)]+" Esc aborts")
 	}
-	mt := m.o.Model
-	if m.o.Thinking != "" {
-		mt += " · " + m.o.Thinking
+	mt := m.state.Model
+	if m.state.Thinking != "" {
+		mt += " · " + m.state.Thinking
 	}
 	parts = append(parts, mt)
-	if m.o.ContextWindow > 0 {
-		pct := float64(m.contextUsed) * 100 / float64(m.o.ContextWindow)
-		parts = append(parts, fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.contextUsed), tokens(m.o.ContextWindow), pct))
+	if m.state.ContextWindow > 0 {
+		pct := float64(m.contextUsed) * 100 / float64(m.state.ContextWindow)
+		parts = append(parts, fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.contextUsed), tokens(m.state.ContextWindow), pct))
 	}
 	parts = append(parts, "turn "+usage(m.turn), "total "+usage(m.total))
 	return m.st.footer.Render(ansi.Truncate(strings.Join(parts, " · "), m.width, "…"))

@@ -117,7 +117,7 @@ var globalFlags = []flag{
 	{names: []string{"--format"}, value: true, help: "output format: text or json (check: also github, sarif)"},
 	{names: []string{"--approve"}, help: "trust the project for this run"},
 	{names: []string{"--no-approve"}, help: "distrust the project for this run"},
-	{names: []string{"-e", "--extension"}, value: true, help: "add a declarative extension file (repeatable, loads first)"},
+	{names: []string{"-e", "--extension"}, value: true, help: "a declarative extension file, or a pi package for this run (npm:NAME, git:URL, a folder); repeatable, loads first"},
 	{names: []string{"--model"}, value: true, help: "the session's model as PROVIDER/ID"},
 	{names: []string{"--no-color"}, help: "no colour (also NO_COLOR, or when stdout is not a terminal)"},
 	{names: []string{"-h", "--help"}, help: "show help"},

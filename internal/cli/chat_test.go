@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/config"
-	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // "Allow forever" patterns ticked in the escalation dialog are appended to the project's
-// sandbox.json approvalRules by the comment-keeping editor, and the running session's rules
-// allow the command at once.
-func TestPersistAllowKeepsComments(t *testing.T) {
+// sandbox.json approvalRules by the comment-keeping editor (the session's approvals call this
+// hook; app's tests show the running rules take them at once).
+func TestSaveAllowKeepsComments(t *testing.T) {
 	root := t.TempDir()
 	agentDir, proj := filepath.Join(root, "agent"), filepath.Join(root, "proj")
 	sb := filepath.Join(proj, ".pi", "sandbox.json")
@@ -31,19 +30,15 @@ func TestPersistAllowKeepsComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{cfg: cfg, toolSess: &toolrun.Session{}}
-	if err := (&CLI{}).persistAllow(r, []string{"git push *"}); err != nil {
+	file, err := (&appConfig{c: &CLI{}, cfg: cfg}).SaveAllow([]string{"git push *"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(sb)
-	// The editor keeps the comment and the existing element's layout, and writes the new
-	// element in its own indented style.
-	// The new rule follows its one-line sibling's style (jsonedit).
+	// The editor keeps the comment and the existing element's layout; the new rule follows
+	// its one-line sibling's style (jsonedit).
 	want := "{\n  // keep me\n  \"approvalRules\": [\n    {\"action\": \"deny\", \"pattern\": \"rm *\"},\n    {\"action\": \"allow\", \"pattern\": \"git push *\"}\n  ]\n}\n"
-	if string(b) != want {
-		t.Fatalf("sandbox.json:\n%s\nwant\n%s", b, want)
-	}
-	if got := r.toolSess.Rules.Evaluate("git push origin main").Decision; got != "allow" {
-		t.Fatalf("the session's rules say %q", got)
+	if string(b) != want || file != sb {
+		t.Fatalf("%s:\n%s\nwant\n%s", file, b, want)
 	}
 }

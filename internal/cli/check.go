@@ -57,7 +57,6 @@ func runCheck(c *CLI, a *args) int {
 		debug.SetGCPercent(400)
 	}
 	opts := c.loadOptions(a)
-	opts.Cache = false  // check always validates fully
 	opts.AskTrust = nil // and never stops to ask: an untrusted project is still checked
 	cfg, err := config.Load(opts)
 	if err != nil {

@@ -47,6 +47,9 @@ type CLI struct {
 	// liveMCP is set by a session run: its registry lists the tools of connected MCP
 	// servers, not the schema cache.
 	liveMCP bool
+	// sessionStart is set while a session run loads its configuration: missing packages are
+	// installed then, and their code extensions named (pi's startup).
+	sessionStart bool
 }
 
 // command is one entry of the command table.
@@ -251,7 +254,7 @@ func writeFlags(w io.Writer, flags []flag) {
 
 // loadOptions turns the global flags into config options.
 func (c *CLI) loadOptions(a *args) config.Options {
-	o := config.Options{AgentDir: a.str("--agent-dir"), ProjectDir: a.str("-C"), Extensions: a.list("-e"), Model: a.str("--model"), Cache: true,
+	o := config.Options{AgentDir: a.str("--agent-dir"), ProjectDir: a.str("-C"), Extensions: a.list("-e"), Model: a.str("--model"),
 		Getenv: c.getenv}
 	if c.Terminal {
 		o.AskTrust = c.askTrust
@@ -306,13 +309,16 @@ func (c *CLI) checkPlaces(a *args) int {
 		}
 	}
 	for _, e := range a.list("-e") {
+		if config.IsPackageSource(e) {
+			continue // npm:, git:, a git URL or a package folder (pi's -e): resolved as a package
+		}
 		st, err := os.Stat(e)
 		switch {
 		case err != nil && os.IsNotExist(err):
 			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
 			return ExitUsage
 		case err == nil && st.IsDir() && config.CodeExtension(e) == "":
-			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file\n", e)
+			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file or a pi package\n", e)
 			return ExitUsage
 		}
 	}
@@ -334,6 +340,11 @@ func (c *CLI) load(a *args) (*config.Config, int) {
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return nil, ExitInternal
+	}
+	if c.sessionStart {
+		c.sessionStart = false // once: -p and the chat load once; /reload does not install
+		cfg = c.installMissing(cfg, c.Stderr)
+		defer c.packageNotes(cfg)
 	}
 	c.notice(append(append(diag.List{}, cfg.Diags...), cfg.NotApplied()...))
 	return cfg, ExitOK

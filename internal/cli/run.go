@@ -7,23 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 
-	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/agent"
-	"github.com/pigo-agent/pigo/internal/bwrap"
+	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
-	"github.com/pigo-agent/pigo/internal/sandbox"
-	"github.com/pigo-agent/pigo/internal/session"
-	"github.com/pigo-agent/pigo/internal/talk"
-	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/prompt"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -143,7 +137,7 @@ func (c *CLI) runSession(argv []string) int {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	fileText, err := fileArgsText(cwd, files)
+	fileText, err := prompt.FileArgs(cwd, files)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitUsage
@@ -170,54 +164,73 @@ func (c *CLI) runSession(argv []string) int {
 		fmt.Fprintln(c.Stderr, "pigo: --resume needs a terminal to pick a session; use --session PATH|ID or -c (continue the newest one)")
 		return ExitUsage
 	}
-	r, err := c.prepareRun(a)
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.msg != "" {
-				fmt.Fprintln(c.Stderr, "pigo: "+ee.msg)
-			}
-			return ee.code
-		}
-		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
-		return ExitInternal
+	var out *jsonWriter
+	fe := &printFrontend{c: c}
+	if mode == "json" {
+		out = &jsonWriter{w: bufio.NewWriter(c.Stdout)}
+		fe.events = out
 	}
-	defer r.close()
-	return c.execute(r, mode, prompts)
+	s, err := c.openApp(a, app.Options{Frontend: fe, SyncEvents: true, Stderr: c.Stderr})
+	if err != nil {
+		return c.exitCode(err)
+	}
+	return c.execute(s, out, mode, prompts)
 }
 
-// fileArgsText is pi's processFileArguments for text files: each @file as
-// <file name="ABS">\nCONTENT\n</file>\n (a BOM stripped, empty files skipped). Image files are
-// not attached yet: they are refused rather than sent as text.
-func fileArgsText(cwd string, files []string) (string, error) {
-	var b strings.Builder
-	for _, f := range files {
-		if f == "~" || strings.HasPrefix(f, "~/") {
-			if h, err := os.UserHomeDir(); err == nil {
-				f = filepath.Join(h, f[1:])
+// openApp checks the run's flags, loads the configuration and opens the session.
+func (c *CLI) openApp(a *args, o app.Options) (*app.Session, error) {
+	if t := a.str("--thinking"); t != "" && !slices.Contains(app.ThinkingLevels, t) {
+		return nil, exitf(ExitUsage, "--thinking %q: expected one of %s", t, strings.Join(app.ThinkingLevels, ", "))
+	}
+	if a.has("--fork") {
+		var bad []string
+		for _, f := range [][2]string{{"--session", "--session"}, {"-c", "--continue"}, {"--no-session", "--no-session"}} {
+			if a.has(f[0]) {
+				bad = append(bad, f[1])
 			}
 		}
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(cwd, f)
+		if len(bad) > 0 {
+			return nil, exitf(ExitUsage, "--fork cannot be combined with %s", strings.Join(bad, ", "))
 		}
-		f = filepath.Clean(f)
-		fi, err := os.Stat(f)
-		if err != nil {
-			return "", fmt.Errorf("File not found: %s", f)
-		}
-		if fi.Size() == 0 {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("Could not read file %s: %v", f, err)
-		}
-		if mt := http.DetectContentType(data); strings.HasPrefix(mt, "image/") {
-			return "", fmt.Errorf("@%s is an image (%s): image attachments from the command line are not supported yet", f, mt)
-		}
-		b.WriteString("<file name=\"" + f + "\">\n" + strings.TrimPrefix(string(data), "\ufeff") + "\n</file>\n")
 	}
-	return b.String(), nil
+	ref, suffix := splitModelFlag(a.str("--provider"), a.str("--model"))
+	if ref != "" {
+		a.vals["--model"] = []string{ref}
+	}
+	c.sessionStart = true // missing packages are installed as the session's configuration loads
+	c.liveMCP = true      // the registry lists connected MCP servers' tools, never the cache
+	st, ac, err := c.sessionSetup(a)
+	if err != nil {
+		return nil, err
+	}
+	c.mcpWidened(a, ac.cfg)
+	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.cfg), a.str("--api-key"), c.getenv
+	o.Thinking = a.str("--thinking")
+	if o.Thinking == "" {
+		o.Thinking = suffix
+	}
+	return app.Open(o)
+}
+
+// exitCode prints a failed run's error and returns its exit code.
+func (c *CLI) exitCode(err error) int {
+	var ee *exitError
+	var ae *app.Error
+	switch {
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintln(c.Stderr, "pigo: "+ee.msg)
+		}
+		return ee.code
+	case errors.As(err, &ae):
+		fmt.Fprintln(c.Stderr, "pigo: "+ae.Msg)
+		if ae.Usage {
+			return ExitUsage
+		}
+		return ExitFailed
+	}
+	fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+	return ExitInternal
 }
 
 // pipedStdin reads standard input when it is not a terminal (pi trims it; empty means none).
@@ -240,44 +253,20 @@ func (c *CLI) pipedStdin() string {
 	return strings.TrimSpace(string(b))
 }
 
-// run is one prepared session run.
-type run struct {
-	cfg      *config.Config
-	res      *config.Resolution
-	model    *llm.Model
-	thinking string
-	provider llm.Provider
-	sess     *session.Session
-	tools    []agent.Tool
-	system   string
-	settings agent.Settings
-	policy   sandbox.Policy
-	proxy    string
-	// talk is the session's talk endpoint (nil when no talk tool is active).
-	talk *talk.Core
-	// toolSess is the tools' shared session state (talk binds its core to it; the chat sets
-	// its Approver).
-	toolSess *toolrun.Session
-	// settingsJSON is the effective settings.json (session-name reads sessionName).
-	settingsJSON []byte
-	// expand turns a prompt into what is sent (templates, skills, extension commands).
-	expand  func(ctx context.Context, text string) (string, bool, error)
-	closers []func()
-	// mcp is the run's MCP servers (nil without any); wrapTools, when set, wraps every tool
-	// list the agent gets (the chat records writes for /rewind).
-	mcp       *mcpRun
-	wrapTools func([]agent.Tool) []agent.Tool
-	// bwrap is the seed's /bwrap* commands on this session (nil for a sub-agent's fixed
-	// sandbox); lsp is the session's language servers (nil when lsp.json has none).
-	bwrap *bwrap.Commands
-	lsp   *tools.LSP
+// printFrontend is a run's front end without a person: events as JSON lines (--mode json),
+// notices on stderr.
+type printFrontend struct {
+	c      *CLI
+	events *jsonWriter
 }
 
-func (r *run) close() {
-	for i := len(r.closers) - 1; i >= 0; i-- {
-		r.closers[i]()
+func (p *printFrontend) Event(e agent.Event) {
+	if p.events != nil {
+		p.events.line(e)
 	}
 }
+
+func (p *printFrontend) Notice(n app.Notice) { fmt.Fprintln(p.c.Stderr, "pigo: "+n.Text) }
 
 // jsonWriter prints events as JSON lines, serialised.
 type jsonWriter struct {
@@ -304,57 +293,29 @@ func (j *jsonWriter) line(v any) {
 }
 
 // execute runs the prompts one after another and prints the result.
-func (c *CLI) execute(r *run, mode string, prompts []string) int {
+func (c *CLI) execute(s *app.Session, out *jsonWriter, mode string, prompts []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var out *jsonWriter
-	emit := func(agent.Event) {}
-	if mode == "json" {
-		out = &jsonWriter{w: bufio.NewWriter(c.Stdout)}
-		h := r.sess.Header()
+	if out != nil {
+		h := s.Header()
 		out.line(&h)
-		emit = func(e agent.Event) { out.line(e) }
 	}
-	ag := agent.New(agent.Config{Provider: r.provider, Model: r.model, Options: llm.Options{ThinkingLevel: r.thinking, SessionID: r.sess.ID(), ProxyURL: r.proxy, Headers: requestHeaders(r.sess.ID()), ReportedCost: reportedCost(r.model)},
-		SystemPrompt: r.system, Tools: r.tools, Settings: r.settings, Store: agent.SessionStore(r.sess), Emit: emit,
-		Hooks: agent.Hooks{BeforeModelCall: r.mcpHook()}})
-	r.attachMCP(ag)
 	cmdOut := c.Stdout
 	if mode == "json" {
 		cmdOut = c.Stderr // keep stdout JSON lines only
 	}
-	if r.expand == nil {
-		r.expand = c.expander(r, cmdOut)
-	}
 	code := ExitOK
 	var last *llm.Message
-	namingStarted, waitNaming := false, func() {}
 	for i, p := range prompts {
-		text := p
-		if r.expand != nil {
-			t, handled, err := r.expand(ctx, p)
-			if err != nil {
-				fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
-				code = ExitFailed
-				continue
-			}
-			if handled {
-				continue
-			}
-			text = t
-		}
-		if !namingStarted {
-			namingStarted = true
-			waitNaming = c.startNaming(ctx, r, text)
-		}
-		r.talkTurn(ag)
-		m, err := ag.Prompt(ctx, text)
-		r.talkSettle()
+		r, err := s.Prompt(ctx, p, cmdOut)
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 			code = ExitFailed
 		}
-		last = m
+		if r.Handled {
+			continue
+		}
+		last = r.Message
 		failed := last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted)
 		if failed {
 			code = ExitFailed
@@ -376,7 +337,7 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 				msg = "Request " + last.StopReason
 			}
 			fmt.Fprintln(c.Stderr, msg)
-		} else if m := lastWithText(ag.Messages()); m != nil {
+		} else if m := lastWithText(s.Messages()); m != nil {
 			for _, b := range m.Content {
 				if b.Type == llm.TypeText {
 					fmt.Fprintln(c.Stdout, b.Text)
@@ -386,14 +347,13 @@ func (c *CLI) execute(r *run, mode string, prompts []string) int {
 	} else if failed && last.ErrorMessage != "" {
 		fmt.Fprintln(c.Stderr, last.ErrorMessage)
 	}
-	waitNaming()
 	// Nothing the run did may be lost silently: a session entry that could not be written is
 	// an I/O failure (exit 3), whatever the model did.
-	if err := ag.StoreErr(); err != nil {
+	if err := s.StoreErr(); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: the session file could not be written: %v\n", err)
 		code = ExitInternal
 	}
-	if err := r.sess.Close(); err != nil {
+	if err := s.Close(); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: session: %v\n", err)
 		code = ExitInternal
 	}
@@ -428,18 +388,4 @@ func lastWithText(msgs []llm.Message) *llm.Message {
 		}
 	}
 	return nil
-}
-
-// textOrFile is pi's resolvePromptInput: an existing file's content, else the text itself.
-func textOrFile(v, cwd string) string {
-	p := v
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-		if b, err := os.ReadFile(p); err == nil {
-			return string(b)
-		}
-	}
-	return v
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"testing"
-
-	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 func TestSplitModelFlag(t *testing.T) {
@@ -43,25 +41,6 @@ func TestIsRun(t *testing.T) {
 		name, _, _ := c.split(x.argv)
 		if got := c.isRun(x.argv, name); got != x.run {
 			t.Errorf("isRun(%q) = %v, want %v", x.argv, got, x.run)
-		}
-	}
-}
-func TestClampThinking(t *testing.T) {
-	high := "high"
-	for _, c := range []struct {
-		m     llm.Model
-		level string
-		want  string
-	}{
-		{llm.Model{}, "high", "off"},
-		{llm.Model{Reasoning: true}, "high", "high"},
-		{llm.Model{Reasoning: true}, "xhigh", "high"},
-		{llm.Model{Reasoning: true, ThinkingLevelMap: map[string]*string{"xhigh": &high}}, "xhigh", "xhigh"},
-		{llm.Model{Reasoning: true, ThinkingLevelMap: map[string]*string{"minimal": nil}}, "minimal", "low"},
-		{llm.Model{Reasoning: true}, "bogus", "off"},
-	} {
-		if got := clampThinking(&c.m, c.level); got != c.want {
-			t.Errorf("clampThinking(%+v, %q) = %q, want %q", c.m, c.level, got, c.want)
 		}
 	}
 }

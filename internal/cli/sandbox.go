@@ -14,8 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/sandbox"
@@ -93,15 +91,11 @@ func commandLine(a *args) (string, error) {
 
 // quoteWords shell-quotes each word (bash) and joins them with spaces.
 func quoteWords(words []string) (string, error) {
-	q := make([]string, len(words))
-	for i, w := range words {
-		s, err := syntax.Quote(w, syntax.LangBash)
-		if err != nil {
-			return "", usagef("cannot quote %q for the shell: %v", w, err)
-		}
-		q[i] = s
+	line, err := sandbox.QuoteWords(words)
+	if err != nil {
+		return "", usagef("%v", err)
 	}
-	return strings.Join(q, " "), nil
+	return line, nil
 }
 
 func (c *CLI) usageFail(name, usage string, err error) int {
@@ -194,13 +188,16 @@ type showJSON struct {
 	Writable  []pathJSON `json:"writable"`
 	Protected []string   `json:"protected"`
 	// Placeholders are missing protected paths covered by an empty read-only tmpfs.
-	Placeholders []string      `json:"placeholders"`
-	UnixSockets  socketJSON    `json:"unix_sockets"`
-	Deny         []denyJSON    `json:"deny"`
-	ExtraArgs    []entryJSON   `json:"extra_args"`
-	BwrapPath    *entryJSON    `json:"bwrap_path,omitempty"`
-	Rules        []ruleJSON    `json:"rules"`
-	Ignored      []ignoredJSON `json:"ignored"`
+	Placeholders []string `json:"placeholders"`
+	// ProtectedList is the one protected list (bash and the file tools), each entry with
+	// how bash is kept from it.
+	ProtectedList []sandbox.ProtectionRow `json:"protected_list"`
+	UnixSockets   socketJSON              `json:"unix_sockets"`
+	Deny          []denyJSON              `json:"deny"`
+	ExtraArgs     []entryJSON             `json:"extra_args"`
+	BwrapPath     *entryJSON              `json:"bwrap_path,omitempty"`
+	Rules         []ruleJSON              `json:"rules"`
+	Ignored       []ignoredJSON           `json:"ignored"`
 	// Error is why no plan could be made (no bwrap, HOME unset); the paths are then as written.
 	Error string `json:"error,omitempty"`
 }
@@ -233,16 +230,17 @@ func strElems(v *config.Value) []*config.Value {
 
 func buildShow(cfg *config.Config, pol sandbox.Policy, eff *config.Effective, pl *sandbox.Plan, planErr error) showJSON {
 	out := showJSON{Version: 1, Sandboxed: pol.Sandboxed(), Workspace: cfg.ProjectDir,
-		FS:           modeJSON{Mode: pol.FSMode, Origin: originOf(effGet(eff, "fs", "mode"))},
-		Network:      netJSON{Mode: pol.NetMode, Origin: originOf(effGet(eff, "network", "mode")), Allowlist: []entryJSON{}},
-		Writable:     []pathJSON{},
-		Protected:    []string{},
-		Placeholders: []string{},
-		UnixSockets:  socketJSON{Allowed: []string{}},
-		Deny:         []denyJSON{},
-		ExtraArgs:    []entryJSON{},
-		Rules:        []ruleJSON{},
-		Ignored:      []ignoredJSON{},
+		FS:            modeJSON{Mode: pol.FSMode, Origin: originOf(effGet(eff, "fs", "mode"))},
+		Network:       netJSON{Mode: pol.NetMode, Origin: originOf(effGet(eff, "network", "mode")), Allowlist: []entryJSON{}},
+		Writable:      []pathJSON{},
+		Protected:     []string{},
+		Placeholders:  []string{},
+		ProtectedList: []sandbox.ProtectionRow{},
+		UnixSockets:   socketJSON{Allowed: []string{}},
+		Deny:          []denyJSON{},
+		ExtraArgs:     []entryJSON{},
+		Rules:         []ruleJSON{},
+		Ignored:       []ignoredJSON{},
 	}
 	if planErr != nil {
 		out.Error = planErr.Error()
@@ -250,6 +248,7 @@ func buildShow(cfg *config.Config, pol sandbox.Policy, eff *config.Effective, pl
 	if pl != nil {
 		out.Workspace, out.Bwrap, out.Protected = pl.Workspace, pl.Bwrap, pl.Protected
 		out.Placeholders = append(out.Placeholders, pl.Placeholders...)
+		out.ProtectedList = append(out.ProtectedList, pl.ProtectionRows()...)
 		if pl.Sandboxed && pl.NetMode != sandbox.NetAllowAll {
 			out.UnixSockets.Blocked = len(pl.UnixSockets) == 0
 			out.UnixSockets.Allowed = append(out.UnixSockets.Allowed, pl.UnixSockets...)
@@ -394,15 +393,21 @@ func writeShowText(w io.Writer, s showJSON) {
 		}
 		fmt.Fprintf(w, "  %s  (%q from %s, %s)\n", p.Path, p.Written, what, p.Origin)
 	}
-	fmt.Fprintln(w, "protected (read-only):")
-	if len(s.Protected)+len(s.Placeholders) == 0 {
+	// The one protected list, printed once: the file tools ask before writing any entry
+	// (headless: refused); the note says how bash is kept from it.
+	fmt.Fprintln(w, "protected (file tools ask before writing; bash cannot write them):")
+	if len(s.ProtectedList) == 0 {
 		fmt.Fprintln(w, "  (none)")
 	}
-	for _, p := range s.Protected {
-		fmt.Fprintf(w, "  %s\n", p)
-	}
-	for _, p := range s.Placeholders {
-		fmt.Fprintf(w, "  %s  (missing: an empty read-only placeholder, so it cannot be created)\n", p)
+	for _, p := range s.ProtectedList {
+		note := map[string]string{
+			"placeholder": "  (missing: an empty read-only placeholder, so it cannot be created)",
+			"missing":     "  (missing)",
+			"writable":    "  (file tools only: fs.mode allow-all leaves it writable to bash)",
+			"off":         "  (file tools only: the sandbox is off)",
+			"bash only":   "  (bash only: " + p.Why + ")",
+		}[p.Bash]
+		fmt.Fprintf(w, "  %s%s\n", p.Path, note)
 	}
 	if s.Sandboxed && s.Network.Mode != sandbox.NetAllowAll {
 		switch {

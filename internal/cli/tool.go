@@ -10,20 +10,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/engine"
-	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/llm"
-	"github.com/pigo-agent/pigo/internal/sandbox"
-	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
 )
 
 func init() {
@@ -74,8 +67,20 @@ func runToolRun(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	res, err := cfg.Resolve(config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp"), Headless: true})
+	ro := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp"), Headless: true}
+	// --agent resolves for the sub-agent: its tools list, its model and its fixed sandbox.
+	var sub *config.ResolvedAgent
+	if n := a.str("--agent"); n != "" {
+		if _, code := c.applyAgent(cfg, n, &ro); code != ExitOK {
+			return code
+		}
+		if sub, err = cfg.Agent(n); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tool run: --agent: %v\n", err)
+			return ExitFailed
+		}
+	}
+	res, err := cfg.Resolve(ro)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
@@ -88,46 +93,56 @@ func runToolRun(c *CLI, a *args) int {
 			fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is %s: %s\n", name, row.State, row.Reason)
 		}
 		return ExitUsage
+	} else if row.State == engine.CodemodeOnly {
+		// A session never offers it to the model: only a codemode script can call it.
+		fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is codemode-only: a session calls it from a codemode script (run codemode with a script that calls it)\n", name)
+		return ExitUsage
 	}
-	s, code := c.toolSession(cfg, res)
-	if s == nil {
-		return code
+	st := &app.Setup{}
+	if sub != nil {
+		// A sub-agent runs in its own fixed sandbox (D12), never the user's sandbox.json.
+		st.Policy, st.FixedSandbox = sub.Sandbox, true
+	} else {
+		// A sandbox policy that cannot be read refuses the commands (fail closed), not the
+		// tools that run none.
+		st.Policy, _, st.PolicyErr = cfg.SandboxPolicy()
 	}
-	defer s.Close()
-	if l := toolLSP(cfg, s.Cwd); l != nil {
-		s.LSP = l
-		defer l.Close()
+	if err := c.fillSetup(st, cfg, res); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+		return ExitInternal
 	}
-	var sess *session.Session
+	if row, _ := callable(res.Tools, name); reachesMCP(row) {
+		// An MCP tool (or one that reaches MCP tools) runs once the servers connected; other
+		// tools start no server.
+		c.mcpWidened(a, cfg)
+		st.MCP = c.mcpSetup(a, cfg, res, st.Policy)
+	}
+	spec := app.SessionSpec{InMemory: true}
 	if p := a.str("--session"); p != "" {
-		if sess, err = session.Open(p, session.OpenOptions{Cwd: s.Cwd}); err != nil {
-			fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+		spec = app.SessionSpec{File: p}
+	}
+	// As a session does, a talk tool's run is an agent of the mailbox while the tool runs
+	// (talk-list-agents answers with itself, talk-send has a sender).
+	s, err := app.Open(app.Options{Config: &appConfig{c: c, a: a, cfg: cfg}, Setup: st, Session: spec, ToolsOnly: true,
+		Talk: strings.HasPrefix(name, "talk-"), Frontend: &printFrontend{c: c}, Getenv: c.getenv})
+	if err != nil {
+		var ae *app.Error
+		if errors.As(err, &ae) {
+			fmt.Fprintf(c.Stderr, "pigo tool run: %s\n", ae.Msg)
 			return ExitFailed
 		}
-		defer sess.Close()
-		for _, w := range sess.Warnings {
-			fmt.Fprintf(c.Stderr, "pigo: %s\n", w)
-		}
-		var msgs []llm.Message
-		for _, e := range sess.Branch("") {
-			if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
-				msgs = append(msgs, *e.Message.LLM)
-			}
-		}
-		s.Replay(msgs)
-		s.Env.SessionID = sess.ID()
-		s.Env.SessionFile = sess.Path()
+		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+		return ExitInternal
 	}
-	runner := toolrun.New(res.Tools, tools.All(), s)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	call := toolrun.Call{ID: toolCallID(), Name: name, Arguments: raw}
-	result := runner.Run(ctx, call, nil)
-	if sess != nil {
-		if err := recordCall(sess, res.Model, call, result); err != nil {
-			fmt.Fprintf(c.Stderr, "pigo tool run: %s: %v\n", sess.Path(), err)
-			return ExitInternal
-		}
+	result, err := s.RunTool(ctx, toolrun.Call{ID: toolCallID(), Name: name, Arguments: raw})
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo tool run: %s: %v\n", s.Path(), err)
+		return ExitInternal
 	}
 	if format == "json" {
 		details := result.Details
@@ -214,75 +229,9 @@ func (c *CLI) toolArgs(a *args) (json.RawMessage, error) {
 	return json.RawMessage(raw), nil
 }
 
-// toolSession builds the headless tool session from the configuration.
-func (c *CLI) toolSession(cfg *config.Config, res *config.Resolution) (*toolrun.Session, int) {
-	cwd, err := filepath.Abs(cfg.ProjectDir)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
-		return nil, ExitInternal
-	}
-	s := &toolrun.Session{Cwd: cwd, AgentDir: cfg.AgentDir, Headless: true, FileIO: res.Tools.FileIO, Environ: c.hostEnviron()}
-	// Like pi with --no-session, a run without --session still has a session id.
-	if id, err := uuid.NewV7(); err == nil {
-		s.Env.SessionID = id.String()
-	}
-	// A sandbox policy that cannot be read refuses the commands (fail closed), not the tools
-	// that run none.
-	pol, _, err := cfg.SandboxPolicy()
-	s.Sandbox, s.SandboxErr = pol, err
-	s.Rules = sandbox.CompileRules(pol.ApprovalRules)
-	if settings, err := cfg.Effective(config.Settings); err == nil && settings.Root != nil {
-		str := func(k string) string {
-			if v := settings.Root.Get(k); v != nil && v.Kind == jsonc.String {
-				return v.Node.Str
-			}
-			return ""
-		}
-		s.Shell = toolrun.Shell{Path: str("shellPath"), CommandPrefix: str("shellCommandPrefix")}
-		if v := settings.Root.Get("exposeSessionEnvironment"); v != nil && v.Kind == jsonc.Bool && !v.Node.Bool {
-			s.Env.Hide = true
-		}
-	}
-	if m := res.Model; m != nil {
-		s.Model = &llm.Model{Provider: m.Provider, ID: m.ID, Input: m.Input, Reasoning: m.Reasoning}
-		s.Env.Provider, s.Env.Model = m.Provider, m.ID
-	}
-	if a := cfg.AFT(); a.Available() {
-		tools.SetAFT(s, tools.AFTSetup{Bin: a.Binary.Path, Config: a.Config})
-	}
-	return s, ExitOK
-}
-
 // toolCallID is a fresh id in the shape pi's providers use for calls.
 func toolCallID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "call_" + hex.EncodeToString(b[:])
-}
-
-// recordCall appends the call as a session records it: the assistant message with the tool
-// call, then its toolResult.
-func recordCall(s *session.Session, model *config.ModelInfo, call toolrun.Call, r toolrun.Result) error {
-	now := time.Now().UnixMilli()
-	args := call.Arguments
-	if v, err := toolrun.ParseValue(args); err == nil {
-		args, _ = v.MarshalJSON()
-	}
-	am := llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{{Type: llm.TypeToolCall, ID: call.ID, Name: call.Name, Arguments: args}},
-		API: "pigo", Provider: "pigo", Model: "tool-run", Usage: &llm.Usage{}, StopReason: llm.StopToolUse, Timestamp: now}
-	if model != nil {
-		am.Provider, am.Model = model.Provider, model.ID
-	}
-	if _, err := s.AppendMessage(am); err != nil {
-		return err
-	}
-	isErr := r.IsError
-	content := r.Content
-	if content == nil {
-		content = []llm.Content{}
-	}
-	tm := llm.Message{Role: llm.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, Content: content,
-		Details: r.Details, IsError: &isErr, Timestamp: time.Now().UnixMilli()}
-	_, err := s.AppendMessage(tm)
-	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -95,12 +96,7 @@ func detailsOf(t testing.TB, r toolrun.Result) details {
 // approver records whether a dialog was asked for and approves everything.
 type approver struct{ asked bool }
 
-func (a *approver) ApproveWrite(context.Context, toolrun.WriteRequest) (toolrun.WriteDecision, error) {
+func (a *approver) Ask(context.Context, approve.Request) (approve.Decision, error) {
 	a.asked = true
-	return toolrun.WriteDecision{Choice: toolrun.WriteApproveOnce}, nil
-}
-
-func (a *approver) ApproveCommand(context.Context, toolrun.CommandRequest) (toolrun.CommandDecision, error) {
-	a.asked = true
-	return toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce}, nil
+	return approve.Decision{Choice: approve.Allow}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf16"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -61,17 +61,6 @@ func decls(r *toolrun.Runner) []Decl {
 // so the call fails as a CallFailedError and the model can make it directly.
 func TextNeedsPerson(tool string) string {
 	return `Tool "` + tool + `" needs the user's approval, which cannot be asked for inside codemode; use a direct call.`
-}
-
-// refuser answers every dialog of a nested call with the codemode refusal.
-type refuser struct{}
-
-func (refuser) ApproveWrite(_ context.Context, req toolrun.WriteRequest) (toolrun.WriteDecision, error) {
-	return toolrun.WriteDecision{}, fmt.Errorf("%s", TextNeedsPerson(req.Tool))
-}
-
-func (refuser) ApproveCommand(_ context.Context, req toolrun.CommandRequest) (toolrun.CommandDecision, error) {
-	return toolrun.CommandDecision{}, fmt.Errorf("%s", TextNeedsPerson(req.Tool))
 }
 
 type storeKey struct{}
@@ -231,7 +220,7 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 			}
 		},
 		Call: func(cctx context.Context, name string, raw json.RawMessage) CallOutcome {
-			cctx = toolrun.WithApprover(cctx, refuser{})
+			cctx = toolrun.WithApprover(cctx, approve.Nested(inv.Session.Approver, func(r approve.Request) string { return TextNeedsPerson(r.Tool) }))
 			detail := ""
 			if raw != nil {
 				detail = " " + firstUnits(string(raw), 200)

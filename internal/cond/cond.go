@@ -1,7 +1,7 @@
 // Package cond compiles and evaluates the `when` availability conditions of declarations and
 // personalExtensions rules (D7): expr-lang expressions type-checked against a fixed environment
 // (the session's model, os, arch, headless, merged settings, env, which(name), lsp.servers,
-// aft.found and aft.search).
+// aft.found, aft.search and vision.resolved).
 //
 // A typo such as `model.provder` fails at compile time with the rune offset of the problem
 // inside the expression, so `pigo check` can point at the byte inside the JSON string.
@@ -44,6 +44,13 @@ type AFT struct {
 	Search bool `expr:"search"`
 }
 
+// Vision is settings.visionConfig as the seed's vision-agent decides on it.
+type Vision struct {
+	// Resolved: visionConfig names a model, and its provider (or defaultProvider) and model
+	// are known to models.json or the catalogue.
+	Resolved bool `expr:"resolved"`
+}
+
 // Env is the typed environment conditions are compiled against and evaluated in.
 type Env struct {
 	Model    Model             `expr:"model"`
@@ -53,9 +60,10 @@ type Env struct {
 	Settings map[string]any    `expr:"settings"`
 	Env      map[string]string `expr:"env"`
 	// Which reports whether a binary is on PATH; nil means nothing is (see LookPath).
-	Which func(name string) bool `expr:"which"`
-	LSP   LSP                    `expr:"lsp"`
-	AFT   AFT                    `expr:"aft"`
+	Which  func(name string) bool `expr:"which"`
+	LSP    LSP                    `expr:"lsp"`
+	AFT    AFT                    `expr:"aft"`
+	Vision Vision                 `expr:"vision"`
 }
 
 // LookPath is a Which function backed by the real PATH.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What a `when` condition can name (D7), for did-you-mean hints.
@@ -14,34 +15,39 @@ var (
 		"lsp":   {"servers"},
 	}
 	// goTypes maps the Go type names of the expression library's messages to what a user of
-	// the configuration knows.
-	goTypes = []struct {
-		re  *regexp.Regexp
-		say string
-	}{
-		{regexp.MustCompile(`\bcond\.Model\b`), "model"},
-		{regexp.MustCompile(`\bcond\.LSP\b`), "lsp"},
-		{regexp.MustCompile(`\bcond\.Env\b`), "the condition environment"},
-		{regexp.MustCompile(`\[\]string\b`), "list of strings"},
-		{regexp.MustCompile(`\[\]interface \{\}`), "list"},
-		{regexp.MustCompile(`map\[string\]interface \{\}`), "object"},
-		{regexp.MustCompile(`map\[string\]string\b`), "object of strings"},
-		{regexp.MustCompile(`\binterface \{\}`), "any value"},
-		{regexp.MustCompile(`\bfloat64\b`), "number"},
-		{regexp.MustCompile(`\bint\b`), "number"},
-		{regexp.MustCompile(`\bbool\b`), "boolean"},
-		{regexp.MustCompile(`\bfunc\([^)]*\) [a-z]+\b`), "function"},
-	}
-	noField     = regexp.MustCompile(`^type (.+) has no field (\S+)$`)
-	unknownName = regexp.MustCompile(`^unknown name (\S+)$`)
+	// the configuration knows. The patterns are compiled on the first error message (package
+	// initialisation is paid by every pigo process; an error message by few).
+	goTypes = sync.OnceValue(func() []goType {
+		return []goType{
+			{regexp.MustCompile(`\bcond\.Model\b`), "model"},
+			{regexp.MustCompile(`\bcond\.LSP\b`), "lsp"},
+			{regexp.MustCompile(`\bcond\.Env\b`), "the condition environment"},
+			{regexp.MustCompile(`\[\]string\b`), "list of strings"},
+			{regexp.MustCompile(`\[\]interface \{\}`), "list"},
+			{regexp.MustCompile(`map\[string\]interface \{\}`), "object"},
+			{regexp.MustCompile(`map\[string\]string\b`), "object of strings"},
+			{regexp.MustCompile(`\binterface \{\}`), "any value"},
+			{regexp.MustCompile(`\bfloat64\b`), "number"},
+			{regexp.MustCompile(`\bint\b`), "number"},
+			{regexp.MustCompile(`\bbool\b`), "boolean"},
+			{regexp.MustCompile(`\bfunc\([^)]*\) [a-z]+\b`), "function"},
+		}
+	})
+	noField     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^type (.+) has no field (\S+)$`) })
+	unknownName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown name (\S+)$`) })
 )
+
+type goType struct {
+	re  *regexp.Regexp
+	say string
+}
 
 // Friendly rewrites a compile error message of the expression library so that it never shows
 // Go type names, and returns a did-you-mean hint for a misspelt name or field. Every caller
 // that shows a condition error (check, the engine's warnings) uses it.
 func Friendly(msg string) (string, string) {
 	msg = strings.TrimSpace(msg)
-	if m := noField.FindStringSubmatch(msg); m != nil {
+	if m := noField().FindStringSubmatch(msg); m != nil {
 		owner := friendlyTypes(m[1])
 		hint := ""
 		if s := suggest(m[2], condFields[owner]); s != "" {
@@ -54,7 +60,7 @@ func Friendly(msg string) (string, string) {
 		}
 		return fmt.Sprintf("a %s has no field %q", owner, m[2]), hint
 	}
-	if m := unknownName.FindStringSubmatch(msg); m != nil {
+	if m := unknownName().FindStringSubmatch(msg); m != nil {
 		hint := ""
 		if s := suggest(m[1], condNames); s != "" {
 			hint = fmt.Sprintf("did you mean %s?", s)
@@ -65,7 +71,7 @@ func Friendly(msg string) (string, string) {
 }
 
 func friendlyTypes(s string) string {
-	for _, t := range goTypes {
+	for _, t := range goTypes() {
 		s = t.re.ReplaceAllString(s, t.say)
 	}
 	return s

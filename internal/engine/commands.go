@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/pigo-agent/pigo/internal/cond"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -46,7 +47,10 @@ type PromptTemplate struct {
 	ArgumentHint string
 	File         string
 	Scope        Scope
-	Span         diag.Span
+	// Package is the source tag of the pi package it comes from ("npm:x", "git:host/path"),
+	// "" for the agent dir's and the project's own templates.
+	Package string
+	Span    diag.Span
 }
 
 // Skill is one discovered skill, in discovery order.
@@ -55,7 +59,9 @@ type Skill struct {
 	Description string
 	File        string
 	Scope       Scope
-	Span        diag.Span
+	// Package is the source tag of the pi package it comes from ("" when none).
+	Package string
+	Span    diag.Span
 }
 
 // CommandInput is everything command resolution needs.
@@ -86,7 +92,9 @@ type CommandEntry struct {
 	Source     string `json:"source"`
 	Scope      Scope  `json:"scope"`
 	File       string `json:"file,omitempty"`
-	Reason     string `json:"reason,omitempty"`
+	// Package is the pi package the skill or template comes from.
+	Package string `json:"package,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 	// Prompt and Run are an extension command's declared action (not part of the JSON).
 	Prompt string   `json:"-"`
 	Run    []string `json:"-"`
@@ -102,6 +110,15 @@ type CommandResult struct {
 	Unavailable []CommandEntry `json:"unavailable"`
 	Warnings    []Warning      `json:"warnings"`
 	Diagnostics diag.List      `json:"-"`
+}
+
+// PackageTag returns the autocomplete source tag of a resource from a package: "[u:npm:x]"
+// (pi's getAutocompleteSourceTag), or Tag(s) when pkg is "".
+func PackageTag(s Scope, pkg string) string {
+	if pkg == "" {
+		return Tag(s)
+	}
+	return strings.TrimSuffix(Tag(s), "]") + ":" + pkg + "]"
 }
 
 // Tag returns the autocomplete source tag for a scope: "[u]", "[p]" or "[t]".
@@ -237,16 +254,16 @@ func ResolveCommands(in *CommandInput) *CommandResult {
 	}
 	for _, s := range skills {
 		res.Commands = append(res.Commands, CommandEntry{Invocation: "skill:" + s.Name, Name: s.Name,
-			Source: "skill", Scope: s.Scope, File: s.File})
+			Source: "skill", Scope: s.Scope, File: s.File, Package: s.Package})
 	}
 	for _, p := range prompts {
 		res.Commands = append(res.Commands, CommandEntry{Invocation: p.Name, Name: p.Name,
-			Source: "prompt", Scope: p.Scope, File: p.File})
+			Source: "prompt", Scope: p.Scope, File: p.File, Package: p.Package})
 	}
 
 	// Autocomplete order.
 	for _, p := range prompts {
-		res.Autocomplete = append(res.Autocomplete, AutocompleteItem{Name: p.Name, Source: "prompt", Tag: Tag(p.Scope),
+		res.Autocomplete = append(res.Autocomplete, AutocompleteItem{Name: p.Name, Source: "prompt", Tag: PackageTag(p.Scope, p.Package),
 			Description: p.Description, ArgumentHint: p.ArgumentHint})
 	}
 	for i, x := range cmds {
@@ -259,7 +276,7 @@ func ResolveCommands(in *CommandInput) *CommandResult {
 	if in.EnableSkillCommands {
 		for _, s := range skills {
 			res.Autocomplete = append(res.Autocomplete, AutocompleteItem{Name: "skill:" + s.Name, Source: "skill",
-				Tag: Tag(s.Scope), Description: s.Description})
+				Tag: PackageTag(s.Scope, s.Package), Description: s.Description})
 		}
 	}
 

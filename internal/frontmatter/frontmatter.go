@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -161,17 +162,17 @@ var parserProblems = []string{
 	"found undefined tag handle",
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlError places a yaml.v3 error on the line it is about.
 func (c *converter) yamlError(err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = err.Error()[len(m[0]):]
 	}
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil && slices.Contains(parserProblems, msg) {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil && slices.Contains(parserProblems, msg) {
 		line++
 	}
 	// An error at the end of the stream (an unclosed bracket) is about the last line written.

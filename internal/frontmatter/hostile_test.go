@@ -59,12 +59,17 @@ func hostile() map[string]string {
 	}
 }
 
-// boundedResources runs fn under a memory limit and fails (instead of hanging CI) when it does
-// not return within a generous time; it never asserts a speed.
+// TestMain runs the package's tests under a soft memory limit, set once before any test runs:
+// a test that changed it while others ran would change it for them too (issue 21).
+func TestMain(m *testing.M) {
+	debug.SetMemoryLimit(256 << 20)
+	os.Exit(m.Run())
+}
+
+// boundedResources runs fn (under the package's memory limit) and fails, instead of hanging
+// CI, when it does not return within a generous time; it never asserts a speed.
 func boundedResources(t *testing.T, fn func()) {
 	t.Helper()
-	old := debug.SetMemoryLimit(256 << 20)
-	defer debug.SetMemoryLimit(old)
 	done := make(chan struct{})
 	go func() { defer close(done); fn() }()
 	select {

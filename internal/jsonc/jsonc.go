@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
@@ -61,7 +62,7 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
-var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
+var hujsonPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): `) })
 
 // Parse parses src (JSONC). A UTF-8 byte order mark is accepted. An empty or blank document is an
 // error; callers that treat empty files as {} check for that first.
@@ -120,7 +121,7 @@ func TooDeep(src []byte) int {
 func syntaxError(src []byte, err error) *SyntaxError {
 	msg := err.Error()
 	off := 0
-	if m := hujsonPos.FindStringSubmatch(msg); m != nil {
+	if m := hujsonPos().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
 		msg = msg[len(m[0]):]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/tailscale/hujson"
 
@@ -54,11 +55,11 @@ func errAt(src []byte, off int, cause error, format string, args ...any) *Error 
 	return e
 }
 
-var hujsonErr = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`) })
 
 // syntaxError converts a hujson parse error into an *Error with an offset.
 func syntaxError(src []byte, err error) *Error {
-	m := hujsonErr.FindStringSubmatch(err.Error())
+	m := hujsonErr().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{Offset: -1, Msg: "syntax error: " + err.Error(), Err: ErrSyntax}
 	}

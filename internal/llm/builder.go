@@ -14,6 +14,7 @@ type Builder struct {
 	msg  Message
 	bufs []*strings.Builder
 	emit func(Event)
+	live bool
 }
 
 // NewBuilder starts the message pi's providers start with: role assistant, the model's api,
@@ -27,6 +28,14 @@ func NewBuilder(m *Model, emit func(Event)) *Builder {
 			Usage: &Usage{}, Timestamp: time.Now().UnixMilli()},
 		emit: emit,
 	}
+}
+
+// Live makes the events carry the live message instead of a copy when o asks for it
+// ([Options.LivePartials]): a copy per event costs O(blocks), so a reply with thousands of
+// tool calls took quadratic time (10,000 calls: over a minute). It returns b.
+func (b *Builder) Live(o *Options) *Builder {
+	b.live = o != nil && o.LivePartials
+	return b
 }
 
 // Msg is the live message (providers set usage, ids and stop reasons on it directly).
@@ -52,9 +61,13 @@ func (b *Builder) Snapshot() *Message {
 	return &cp
 }
 
-// Emit sends an event carrying a snapshot as its partial.
+// Emit sends an event carrying a snapshot as its partial (the live message in live mode).
 func (b *Builder) Emit(ev Event) {
-	ev.Partial = b.Snapshot()
+	if b.live {
+		ev.Partial = &b.msg
+	} else {
+		ev.Partial = b.Snapshot()
+	}
 	b.emit(ev)
 }
 

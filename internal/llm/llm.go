@@ -318,6 +318,10 @@ type Options struct {
 	HTTPClient HTTPDoer
 	// ToolChoice is pi's toolChoice ("none" for compaction summaries; "" = not sent).
 	ToolChoice string
+	// LivePartials says the caller reads each event's Partial only while its emit callback
+	// runs (copying what it keeps), so the provider may pass its live message instead of a
+	// copy per event ([Builder.Live]). Nothing of it is sent.
+	LivePartials bool
 }
 
 // HTTPDoer is the part of *http.Client a provider uses.

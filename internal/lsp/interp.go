@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -59,7 +60,7 @@ func expandPlaceholders(s, root, cwd string) string {
 	return strings.NewReplacer("{root}", root, "{cwd}", cwd).Replace(s)
 }
 
-var varPattern = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+var varPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`) })
 
 // expandVars replaces ${VAR} and ${VAR:-default}. An unset or empty
 // variable gives the default, or "" without one.
@@ -67,8 +68,8 @@ func expandVars(s string, env Env) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return varPattern.ReplaceAllStringFunc(s, func(m string) string {
-		sub := varPattern.FindStringSubmatch(m)
+	return varPattern().ReplaceAllStringFunc(s, func(m string) string {
+		sub := varPattern().FindStringSubmatch(m)
 		if v := env[sub[1]]; v != "" {
 			return v
 		}

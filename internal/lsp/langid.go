@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 //go:embed languages.json
 var languagesJSON []byte
 
 // builtinLanguages is the fallback extension → languageId table; it lives
-// in languages.json so it can be extended without touching code.
-var builtinLanguages = func() (t struct {
+// in languages.json so it can be extended without touching code. It is decoded
+// on first use: package initialisation is paid by every pigo process.
+var builtinLanguages = sync.OnceValue(func() (t struct {
 	Extensions map[string]string `json:"extensions"`
 	FileNames  map[string]string `json:"fileNames"`
 }) {
@@ -20,7 +22,7 @@ var builtinLanguages = func() (t struct {
 		panic("lsp: embedded languages.json: " + err.Error()) // a build defect, caught by every test
 	}
 	return t
-}()
+})
 
 // PlainText is the languageId used when neither the server's map nor the
 // built-in table knows the file.
@@ -40,10 +42,10 @@ func LanguageID(file string, byExt map[string]string) string {
 			return id
 		}
 	}
-	if id, ok := builtinLanguages.FileNames[filepath.Base(file)]; ok {
+	if id, ok := builtinLanguages().FileNames[filepath.Base(file)]; ok {
 		return id
 	}
-	if id, ok := builtinLanguages.Extensions[lower]; ok && ext != "" {
+	if id, ok := builtinLanguages().Extensions[lower]; ok && ext != "" {
 		return id
 	}
 	return PlainText

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -223,5 +224,17 @@ func TestSeedTemplateFound(t *testing.T) {
 		if got := SeedTemplate(agent, cwd, c.pkgs, c.ext); got != c.want {
 			t.Errorf("case %d: got %q, want %q", i, got, c.want)
 		}
+	}
+}
+
+// A literal block description keeps its final line break, as pi's JS YAML parser keeps it
+// (found by the package differential test: pi-subagents' skill uses `description: |`).
+func TestReadSkillLiteralDescription(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "SKILL.md")
+	if err := os.WriteFile(p, []byte("---\nname: x\ndescription: |\n  line one\n  line two\n---\nbody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := ReadSkill("x", "", p).Description; got != "line one\nline two\n" {
+		t.Errorf("description = %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The seed's package names and its system-prompt extension's files inside the package.
@@ -24,7 +25,9 @@ type Package struct {
 	Project    bool
 }
 
-var seedGit = regexp.MustCompile(`^(?:git:)?(?:(?:https?|ssh|git)://)?(?:git@)?github\.com[/:]` + regexp.QuoteMeta(seedRepoPath) + `(?:\.git)?(?:[@#].*)?$`)
+var seedGit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:git:)?(?:(?:https?|ssh|git)://)?(?:git@)?github\.com[/:]` + regexp.QuoteMeta(seedRepoPath) + `(?:\.git)?(?:[@#].*)?$`)
+})
 
 // SeedTemplate finds the seed's system-prompt template, which is in effect when the seed's
 // extension is loaded: the seed package installed from settings "packages" (npm
@@ -57,7 +60,7 @@ func SeedTemplate(agentDir, cwd string, packages []Package, extensionFiles []str
 			if spec == seedNpmName || strings.HasPrefix(spec, seedNpmName+"@") {
 				dir = filepath.Join(root, "npm", "node_modules", seedNpmName)
 			}
-		case seedGit.MatchString(src):
+		case seedGit().MatchString(src):
 			dir = filepath.Join(root, "git", "github.com", seedRepoPath)
 		default:
 			// A local checkout: a path relative to the settings file's directory.

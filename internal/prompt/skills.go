@@ -33,7 +33,9 @@ func ReadSkill(name, description, file string) Skill {
 				Description string `yaml:"description"`
 				Disable     bool   `yaml:"disable-model-invocation"`
 			}
-			if yaml.Unmarshal([]byte(fm), &v) == nil {
+			// pi parses the block with the JS yaml library, which keeps a literal block's final line
+			// break even at the end of the text ("description: |" → "…\n"); yaml.v3 drops it there.
+			if yaml.Unmarshal([]byte(fm+"\n"), &v) == nil {
 				s.DisableModelInvocation = v.Disable
 				if s.Description == "" {
 					s.Description = v.Description

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -46,7 +47,9 @@ func isJSSpace(c rune) bool {
 	return unicode.IsSpace(c) || c == '\ufeff'
 }
 
-var argPattern = regexp.MustCompile(`\$\{(\d+|ARGUMENTS|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$(ARGUMENTS|@|\d+)`)
+var argPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{(\d+|ARGUMENTS|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$(ARGUMENTS|@|\d+)`)
+})
 
 // SubstituteArgs expands pi's placeholders in a template: $1…$N ("" when missing), $@ and
 // $ARGUMENTS (all, space-joined), ${N:-default}, ${@:-default}, ${ARGUMENTS:-default} (the
@@ -61,8 +64,8 @@ func SubstituteArgs(content string, args []string) string {
 		}
 		return args[i-1]
 	}
-	return argPattern.ReplaceAllStringFunc(content, func(m string) string {
-		g := argPattern.FindStringSubmatch(m)
+	return argPattern().ReplaceAllStringFunc(content, func(m string) string {
+		g := argPattern().FindStringSubmatch(m)
 		switch {
 		case g[1] != "":
 			v := all
@@ -114,7 +117,7 @@ func LoadTemplate(file string) (*Template, error) {
 	return &Template{Name: strings.TrimSuffix(filepath.Base(file), ".md"), File: file, Content: bodyOf(string(b))}, nil
 }
 
-var commandPattern = regexp.MustCompile(`^/(\S+)(?:\s+([\s\S]*))?$`)
+var commandPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/(\S+)(?:\s+([\s\S]*))?$`) })
 
 // Expand is pi's expandPromptTemplate for one template: "/name args" becomes the template
 // with its arguments substituted.
@@ -125,7 +128,7 @@ func (t *Template) Expand(args string) string {
 // splitCommand splits "/name rest" as pi's template matcher does (the name runs to the first
 // white space; the rest follows the white space after it).
 func splitCommand(text string) (name, args string, ok bool) {
-	m := commandPattern.FindStringSubmatch(text)
+	m := commandPattern().FindStringSubmatch(text)
 	if m == nil {
 		return "", "", false
 	}

@@ -177,3 +177,52 @@ func checkDomain(d string) (int, bool) {
 	}
 	return 0, true
 }
+
+// AllowlistPermits reports whether the network.allowlist entries let a connection to host
+// (a name, or an IP address literal without brackets) on port through, with the reference
+// semantics: a domain entry matches that name exactly (case-insensitively), "*.domain"
+// matches its subdomains and not the domain itself, an IP or CIDR entry matches an address
+// literal (a name is never matched by an IP entry: limited mode answers names it does not
+// allow with a DNS failure), and an entry with ":port" matches that port only. Invalid
+// entries match nothing. pigo's own clients (the web tools) apply it in process; bash gets
+// it from the network stack.
+func AllowlistPermits(entries []string, host string, port int) bool {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	addr, addrErr := netip.ParseAddr(host)
+	for _, e := range entries {
+		if ValidateAllowlistEntry(e) != nil {
+			continue
+		}
+		h, p := e, ""
+		if strings.HasPrefix(e, "[") {
+			end := strings.IndexByte(e, ']')
+			h, p = e[1:end], strings.TrimPrefix(e[end+1:], ":")
+		} else if i := strings.IndexByte(e, ':'); i >= 0 {
+			h, p = e[:i], e[i+1:]
+		}
+		if p != "" {
+			if n, _ := strconv.Atoi(p); n != port {
+				continue
+			}
+		}
+		h = strings.ToLower(h)
+		switch {
+		case addrErr == nil:
+			if a, err := netip.ParseAddr(h); err == nil && (a == addr || a == addr.Unmap()) {
+				return true
+			}
+			if pfx, err := netip.ParsePrefix(h); err == nil && pfx.Contains(addr.Unmap()) {
+				return true
+			}
+		case strings.HasPrefix(h, "*."):
+			if strings.HasSuffix(host, h[1:]) && len(host) > len(h)-1 {
+				return true
+			}
+		default:
+			if host == h {
+				return true
+			}
+		}
+	}
+	return false
+}

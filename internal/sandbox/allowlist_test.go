@@ -79,3 +79,34 @@ func FuzzValidateAllowlistEntry(f *testing.F) {
 		}
 	})
 }
+
+func TestAllowlistPermits(t *testing.T) {
+	list := []string{"github.com", "*.githubusercontent.com", "10.0.0.0/8", "1.2.3.4:8443", "[2001:db8::1]", "bad entry"}
+	for _, c := range []struct {
+		host string
+		port int
+		want bool
+	}{
+		{"github.com", 443, true},
+		{"GitHub.com.", 443, true},
+		{"api.github.com", 443, false}, // exact only
+		{"raw.githubusercontent.com", 443, true},
+		{"githubusercontent.com", 443, false}, // "*." is subdomains only
+		{"evilgithubusercontent.com", 443, false},
+		{"10.1.2.3", 80, true},
+		{"11.1.2.3", 80, false},
+		{"1.2.3.4", 8443, true},
+		{"1.2.3.4", 443, false},
+		{"2001:db8::1", 443, true},
+		{"[2001:db8::1]", 443, true},
+		{"attacker.example", 443, false},
+		{"bad entry", 443, false},
+	} {
+		if got := AllowlistPermits(list, c.host, c.port); got != c.want {
+			t.Errorf("%s:%d = %v, want %v", c.host, c.port, got, c.want)
+		}
+	}
+	if AllowlistPermits(nil, "github.com", 443) {
+		t.Error("an empty allowlist lets everything through")
+	}
+}

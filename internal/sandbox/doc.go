@@ -27,14 +27,19 @@
 // # pigo's own policy is never writable from inside
 //
 // A sandboxed command must not be able to change what the next command runs under. The
-// protected paths are the workspace's .pi, .agent and .git, what a .git file points to
-// (gitdir and commondir: a worktree's hooks and config), nested .git entries when the
-// workspace has none, and the agent dir (global sandbox.json, settings, trust.json), given as
-// [Policy.AgentDir]; and, when a writable bind covers them, the existing shell startup files
-// and git config in $HOME (.bashrc, .profile, .zshrc, .gitconfig, ...), which the next
-// unsandboxed "bash -lc" or git reads. They are protected in every sandboxed mode, fs "allow-all" included (the
-// reference protects nothing there; writing .pi/sandbox.json would turn the network axis off
-// too), and whatever writablePaths says ("~" or "/" included):
+// protected paths are the one protected list ([ProtectedList], which the file tools also
+// ask about, [WriteProtected]): the workspace's .pi, .agent and .git, what a .git file
+// points to (gitdir and commondir: a worktree's hooks and config), nested .git entries when
+// the workspace has none, and the agent dir (global sandbox.json, settings, trust.json),
+// given as [Policy.AgentDir] (made absolute: a relative --agent-dir never reaches the argv
+// as a relative bind); and, when a writable bind covers them, the existing shell startup
+// files and git config in $HOME (.bashrc, .profile, .zshrc, .gitconfig, ...), which the next
+// unsandboxed "bash -lc" or git reads. fs "allow-all" drops the workspace's .pi, .agent and
+// .git, as the reference does ("完全可写 … 不做 .pi / .agent / .git 保护绑定"); the agent dir
+// and the startup files stay protected in every sandboxed mode, a deliberate addition (with
+// the network still blocked, a command could otherwise rewrite the global sandbox.json and
+// open the network for the next one). Otherwise they are protected whatever writablePaths
+// says ("~" or "/" included):
 //   - an existing path (file or directory) gets a read-only bind of its real path: nothing
 //     inside can be written, and the mount point cannot be renamed or removed (EBUSY);
 //   - the workspace and every directory above a protected path that lies in a writable bind
@@ -53,6 +58,16 @@
 //     ("<path>.pigo-replaced-<time>") and [Result.Restored] says so. While that command runs,
 //     a concurrent reader could see the replacement: the one window left, and only for
 //     protected paths that are links.
+//
+// # A process limit
+//
+// One sandboxed command may have at most [MaxProcesses] tasks (1024, threads included): a
+// wrapper shell that pigo runs before bwrap (nothing of the command in it yet) sets
+// RLIMIT_NPROC and, where pigo may make one, joins a fresh pids cgroup with pids.max set,
+// then becomes bwrap with exec, so every process of the sandbox is inside from its first
+// fork. RLIMIT_NPROC is counted per user namespace and binds every user but root; the pids
+// cgroup (cgroup v1's pids hierarchy, or v2 when pids is enabled below pigo's cgroup) binds
+// root too. The cgroup is removed after the run; empty ones a killed pigo left are swept.
 //
 // # Unix sockets
 //

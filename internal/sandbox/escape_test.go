@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,6 +34,23 @@ func init() {
 		fmt.Fprintln(c, "ping")
 		line, _ := bufio.NewReader(c).ReadString('\n')
 		fmt.Print("reply:", line)
+		os.Exit(0)
+	case strings.HasPrefix(probe, "spawn:"):
+		// Start N sleeping children, print how many started, kill them.
+		n, _ := strconv.Atoi(strings.TrimPrefix(probe, "spawn:"))
+		var kids []*exec.Cmd
+		for i := 0; i < n; i++ {
+			c := exec.Command("/bin/sleep", "30")
+			if c.Start() != nil {
+				continue
+			}
+			kids = append(kids, c)
+		}
+		fmt.Printf("started %d\n", len(kids))
+		for _, c := range kids {
+			c.Process.Kill()
+			c.Wait()
+		}
 		os.Exit(0)
 	case probe == "socketpair":
 		if _, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0); err != nil {
@@ -478,5 +496,58 @@ echo ok > %[3]q/free`, ws, filepath.Dir(agent), base)
 	}
 	if b, _ := os.ReadFile(filepath.Join(base, "free")); string(b) != "ok\n" {
 		t.Errorf("the writable parent is no longer writable: %q %s", b, res.Stderr)
+	}
+}
+
+// TestAllowAllDropsWorkspaceProtections is issue 26's row: fs "allow-all" does not bind the
+// workspace's .pi, .agent and .git read-only (the reference binds none there), while the
+// agent dir, pigo's own global policy and trust.json, stays protected in every sandboxed
+// mode (a deliberate addition). The twin: workspace-write keeps all of them.
+func TestAllowAllDropsWorkspaceProtections(t *testing.T) {
+	needBwrap(t)
+	for _, mode := range []string{FSAllowAll, FSWorkspaceWrite} {
+		ws, _ := filepath.EvalSymlinks(t.TempDir())
+		env := testEnvReal(t)
+		p := DefaultPolicy()
+		p.FSMode = mode
+		p.AgentDir = filepath.Join(env.Home, ".pi", "agent")
+		must(t, os.MkdirAll(p.AgentDir, 0o755))
+		for _, d := range []string{".pi", ".git", ".agent"} {
+			must(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
+		}
+		res := runIn(t, p, ws, fmt.Sprintf(`AD=%q; for d in .pi .git .agent; do echo x > "$d/f"; done; echo x > "$AD/sandbox.json"; true`, p.AgentDir))
+		for _, d := range []string{".pi", ".git", ".agent"} {
+			_, err := os.Stat(filepath.Join(ws, d, "f"))
+			if written := err == nil; written != (mode == FSAllowAll) {
+				t.Errorf("%s: %s written = %v (%s)", mode, d, written, res.Stderr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(p.AgentDir, "sandbox.json")); err == nil {
+			t.Errorf("%s: the agent dir was written", mode)
+		}
+	}
+}
+
+// TestProcessLimit: one sandboxed command cannot start more tasks than its limit (the red
+// team started 400 background processes in one call); the safe twin, a command with a few
+// children, runs as before. The test uses a small limit; the default is MaxProcesses.
+func TestProcessLimit(t *testing.T) {
+	needBwrap(t)
+	ws := newWorkspace(t)
+	p := DefaultPolicy()
+	pl, err := NewPlan(p, ws, testEnvReal(t))
+	must(t, err)
+	res, err := Run(context.Background(), pl, probeCmd(t, "spawn:200"), Options{MaxProcesses: 64})
+	must(t, err)
+	var started int
+	fmt.Sscanf(strings.TrimSpace(string(res.Stdout)), "started %d", &started)
+	if started == 0 || started >= 64 {
+		t.Fatalf("started %d children under a limit of 64: %q %q", started, res.Stdout, res.Stderr)
+	}
+	if r := runIn(t, p, ws, `for i in 1 2 3 4 5; do sleep 0.1 & done; wait; echo done`); strings.TrimSpace(string(r.Stdout)) != "done" {
+		t.Errorf("a few children: %q %q", r.Stdout, r.Stderr)
+	}
+	if MaxProcesses != 1024 {
+		t.Error("the default limit moved")
 	}
 }

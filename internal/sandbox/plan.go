@@ -81,6 +81,7 @@ type Plan struct {
 	UID         int      `json:"uid"`
 	GID         int      `json:"gid"`
 
+	agentDir              string // absolute, "" when none
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
 	fsOrigin, netOrigin   Origin
@@ -159,6 +160,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		},
 		UID:        env.UID,
 		GID:        env.GID,
+		agentDir:   absPath(expandHome(p.AgentDir, env.Home)),
 		mihomoPath: p.MihomoPath,
 		slirpPath:  p.Slirp4netnsPath,
 		home:       env.Home,
@@ -194,7 +196,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 		// a directory (bwrap would fail every command) and a tmpfs cannot cover a file.
 		pl.Deny = append(pl.Deny, Mount{Path: r, Dir: fi.IsDir()})
 	}
-	pl.protect(protectedPaths(ws, expandHome(p.AgentDir, env.Home), false))
+	pl.protect(protectedPaths(ws, pl.agentDir, p.FSMode == FSAllowAll))
 	pl.protect(homeStartupFiles(env.Home, pl))
 	pl.pin()
 	if p.NetMode != NetAllowAll {
@@ -308,6 +310,19 @@ func resolvePath(p, ws, home string) string {
 		p = filepath.Join(ws, p)
 	}
 	return realIfExists(filepath.Clean(p))
+}
+
+// absPath makes p absolute against the process's directory ("" stays ""): a relative
+// --agent-dir must not reach the bwrap argv as a relative bind, which bwrap would resolve
+// against its own working directory.
+func absPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 func realIfExists(p string) string {

@@ -318,3 +318,20 @@ func TestFindHelpers(t *testing.T) {
 		t.Errorf("FindBwrap = %q, %v", got, err)
 	}
 }
+
+// TestRelativeAgentDir: a relative --agent-dir reaches the bwrap argv as an absolute path
+// (bwrap would resolve a relative bind against its own working directory).
+func TestRelativeAgentDir(t *testing.T) {
+	ws := newWorkspace(t)
+	p := DefaultPolicy()
+	p.AgentDir = "testdata"
+	pl, err := NewPlan(p, ws, testEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("testdata")
+	argv := strings.Join(pl.Argv("true", 0), " ")
+	if !strings.Contains(argv, "--ro-bind-try "+abs+" "+abs) || strings.Contains(argv, " testdata ") {
+		t.Errorf("argv: %s", argv)
+	}
+}

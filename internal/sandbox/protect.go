@@ -73,7 +73,7 @@ func ProtectedList(ws, agentDir string) []Protection {
 		out = append(out, Protection{Path: g, Why: whyGit, Workspace: true})
 	}
 	if agentDir != "" {
-		ad := filepath.Clean(agentDir)
+		ad := absPath(agentDir)
 		out = append(out, Protection{Path: ad, Why: whyAgentDir}, Protection{Path: filepath.Join(ad, "trust.json"), Why: whyTrust})
 	}
 	return out
@@ -93,6 +93,54 @@ func protectedPaths(ws, agentDir string, allowAll bool) []string {
 	return ps
 }
 
+// ProtectionRow is one entry of the protected list with how bash is kept from it, as
+// `pigo sandbox show` prints the list (once, for bash and the file tools).
+type ProtectionRow struct {
+	Protection
+	// Bash is how a sandboxed command is kept from the path: "read-only" (a read-only
+	// bind), "placeholder" (missing: an empty read-only tmpfs stops its creation),
+	// "missing" (no writable bind could create it), "inside" (under another protected
+	// path), "writable" (fs "allow-all" drops the workspace entries), "off" (the sandbox is
+	// off), or "bash only" for the shell startup files the file tools do not ask about.
+	Bash string `json:"bash"`
+}
+
+// ProtectionRows is the protected list of the plan's workspace and agent dir, each with
+// how bash is kept from it, then the shell startup files only bash is kept from.
+func (pl *Plan) ProtectionRows() []ProtectionRow {
+	var rows []ProtectionRow
+	seen := map[string]bool{}
+	for _, p := range ProtectedList(pl.Workspace, pl.agentDir) {
+		r := ProtectionRow{Protection: p}
+		real := realIfExists(p.Path)
+		switch {
+		case !pl.Sandboxed:
+			r.Bash = "off"
+		case pl.FSMode == FSAllowAll && p.Workspace:
+			r.Bash = "writable"
+		case slices.Contains(pl.Protected, real):
+			r.Bash = "read-only"
+		case slices.Contains(pl.Placeholders, firstMissing(p.Path)) || slices.Contains(pl.Placeholders, p.Path):
+			r.Bash = "placeholder"
+		default:
+			r.Bash = "missing"
+			for _, q := range pl.Protected {
+				if within(q, real) {
+					r.Bash = "inside"
+				}
+			}
+		}
+		seen[real] = true
+		rows = append(rows, r)
+	}
+	for _, q := range pl.Protected {
+		if !seen[q] {
+			rows = append(rows, ProtectionRow{Protection: Protection{Path: q, Why: "runs outside the sandbox later"}, Bash: "bash only"})
+		}
+	}
+	return rows
+}
+
 // WriteProtected says why a file tool must ask before writing real (a resolved path: no
 // link in it), "" when real is not protected: it is, or lies inside, the real path of an
 // entry of the protected list, or of the target of a link directly in the agent dir (a
@@ -107,7 +155,7 @@ func WriteProtected(real, ws, agentDir string) string {
 		}
 	}
 	if agentDir != "" {
-		ad := resolve(filepath.Clean(agentDir))
+		ad := resolve(absPath(agentDir))
 		if ents, err := os.ReadDir(ad); err == nil {
 			for _, e := range ents {
 				if e.Type()&os.ModeSymlink != 0 && within(resolve(filepath.Join(ad, e.Name())), real) {

@@ -31,6 +31,8 @@ type Options struct {
 	Argv []string
 	// Env, when non-nil, replaces the plan's environment.
 	Env []string
+	// MaxProcesses caps the command's tasks (0: the package's MaxProcesses).
+	MaxProcesses int
 }
 
 // Result is the outcome of a command that started.
@@ -126,10 +128,16 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	// head of stderr is kept to tell them from the command's.
 	head := &headWriter{}
 	o := opt
+	maxProcs := opt.MaxProcesses
+	if maxProcs <= 0 {
+		maxProcs = MaxProcesses
+	}
+	argv, cg := limited(pl.commandArgv(command, opt.Argv), maxProcs)
+	defer removeCgroup(cg)
 	if o.Stderr == nil {
 		var buf bytes.Buffer
 		o.Stderr = io.MultiWriter(&buf, head)
-		res, err := runArgv(ctx, pl.commandArgv(command, opt.Argv), env, dir, o, extra, false)
+		res, err := runArgv(ctx, argv, env, dir, o, extra, false)
 		res.Stderr = buf.Bytes()
 		return pl.finish(g, head, res, err)
 	}
@@ -139,7 +147,7 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		// output arrives in the order it was written.
 		o.Stdout = o.Stderr
 	}
-	res, err := runArgv(ctx, pl.commandArgv(command, opt.Argv), env, dir, o, extra, false)
+	res, err := runArgv(ctx, argv, env, dir, o, extra, false)
 	return pl.finish(g, head, res, err)
 }
 

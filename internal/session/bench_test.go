@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -55,17 +57,35 @@ func writeTurns(tb testing.TB, n int) string {
 	return p
 }
 
-// BenchmarkLoad1000Turns opens a 1,000-turn session and builds its context; -benchmem gives
-// the memory.
-func BenchmarkLoad1000Turns(b *testing.B) {
-	p := writeTurns(b, 1000)
-	// PIGO_BENCH_SESSION names another file to load (to compare with pi on the same bytes).
-	if f := os.Getenv("PIGO_BENCH_SESSION"); f != "" {
-		p = f
+// benchSession is the file the load benchmarks read: PIGO_BENCH_SESSION (a real session, to
+// compare with pi on the same bytes; scripts/bench-growth.sh builds them), else 1,000 turns.
+func benchSession(b *testing.B) (string, int64) {
+	p := os.Getenv("PIGO_BENCH_SESSION")
+	if p == "" {
+		p = writeTurns(b, 1000)
 	}
-	fi, _ := os.Stat(p)
-	b.SetBytes(fi.Size())
+	fi, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, fi.Size()
+}
+
+// cpuTime is the process's user and system CPU time: on a shared machine it says more about
+// a benchmark's cost than the wall clock does.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLoad opens a session and builds its context, as continuing it does (MB/s is the
+// decode speed); retained-x is the heap a loaded session keeps alive over the file's size.
+func BenchmarkLoad(b *testing.B) {
+	p, size := benchSession(b)
+	b.SetBytes(size)
 	b.ReportAllocs()
+	c0 := cpuTime()
 	b.ResetTimer()
 	var keep *Session
 	for i := 0; i < b.N; i++ {
@@ -79,7 +99,7 @@ func BenchmarkLoad1000Turns(b *testing.B) {
 		keep = s
 	}
 	b.StopTimer()
-	// retained-B: the heap a loaded session keeps alive (after a GC).
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 	var m0, m1 runtime.MemStats
 	keep = nil
 	runtime.GC()
@@ -87,8 +107,24 @@ func BenchmarkLoad1000Turns(b *testing.B) {
 	keep, _ = Open(p, OpenOptions{})
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
-	b.ReportMetric(float64(m1.HeapAlloc)-float64(m0.HeapAlloc), "retained-B")
+	b.ReportMetric((float64(m1.HeapAlloc)-float64(m0.HeapAlloc))/float64(size), "retained-x")
 	runtime.KeepAlive(keep)
+}
+
+// BenchmarkReadInfo reads one session's listing facts (what `pigo session list` does per file).
+func BenchmarkReadInfo(b *testing.B) {
+	p, size := benchSession(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	c0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ReadInfo(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 // FuzzOpen: any file content either opens (with warnings) or fails with an error; it never

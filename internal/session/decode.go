@@ -6,30 +6,173 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
-// Loading decodes each line once, into one wire struct for the entry and its message
-// together: nesting UnmarshalJSON methods would make encoding/json validate and scan the
-// message bytes again at every level (about four times as slow on a long session).
+// Loading decodes each line once, with jreader (jsonread.go), straight into the entry, its
+// message and the message's content blocks. Every field of llm.Message, llm.Content and
+// llm.Usage is read here by its JSON name: TestDecodeEveryField fails when one is added there
+// and not here.
 
-// plainLLM is llm.Message without its UnmarshalJSON (the wire struct handles the content).
-type plainLLM llm.Message
+// decodeEntry decodes one line. b becomes the entry's bytes and is shared by its strings:
+// the caller must never change it (lines.go hands out lines that nothing else holds).
+func decodeEntry(b []byte) (*Entry, error) {
+	b = b[:len(b):len(b)]
+	r := jreader{b: b}
+	e := &Entry{raw: b}
+	if r.object("") {
+		first := true
+		for {
+			k, ok := r.member(&first)
+			if !ok {
+				break
+			}
+			switch string(k) {
+			case "type":
+				e.Type = r.str("type")
+			case "id":
+				e.ID = r.str("id")
+			case "parentId":
+				e.ParentID = r.str("parentId")
+			case "timestamp":
+				e.Timestamp = r.str("timestamp")
+			case "message":
+				e.Message = r.message(b)
+			case "provider":
+				e.Provider = r.str("provider")
+			case "modelId":
+				e.ModelID = r.str("modelId")
+			case "thinkingLevel":
+				e.ThinkingLevel = r.str("thinkingLevel")
+			case "summary":
+				e.Summary = r.str("summary")
+			case "firstKeptEntryId":
+				e.FirstKeptEntryID = r.str("firstKeptEntryId")
+			case "tokensBefore":
+				e.TokensBefore = int(r.float("tokensBefore"))
+			case "fromId":
+				e.FromID = r.str("fromId")
+			case "details":
+				e.Details = r.raw()
+			case "usage":
+				e.Usage = r.raw()
+			case "fromHook":
+				e.FromHook = r.boolPtr("fromHook")
+			case "customType":
+				e.CustomType = r.str("customType")
+			case "data":
+				e.Data = r.raw()
+			case "content":
+				e.Content = r.raw()
+			case "display":
+				e.Display = r.boolean("display")
+			case "targetId":
+				e.TargetID = r.str("targetId")
+			case "label":
+				e.Label = r.strPtr("label")
+			case "name":
+				e.Name = r.str("name")
+			default:
+				r.skip()
+			}
+		}
+	}
+	if err := r.end(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
 
-// msgWire holds a message of any role.
-type msgWire struct {
-	plainLLM
-	Content contentField `json:"content"`
-
-	// bashExecution
-	Command            string `json:"command"`
-	Output             string `json:"output"`
-	ExitCode           *int   `json:"exitCode"`
-	Cancelled          bool   `json:"cancelled"`
-	Truncated          bool   `json:"truncated"`
-	FullOutputPath     string `json:"fullOutputPath"`
-	ExcludeFromContext bool   `json:"excludeFromContext"`
-
-	// custom
-	CustomType string `json:"customType"`
-	Display    bool   `json:"display"`
+// message decodes an entry's message of any role. Roles pigo does not know keep their bytes
+// (written back as they are) and take no part in the context.
+func (r *jreader) message(line []byte) *Message {
+	r.ws()
+	start := r.i
+	if !r.object("message") {
+		return nil
+	}
+	var (
+		m       llm.Message
+		content contentField
+		bash    BashExecution
+		custom  CustomMessage
+	)
+	first := true
+	for {
+		k, ok := r.member(&first)
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "role":
+			m.Role = r.str("role")
+		case "content":
+			content = r.content()
+		case "api":
+			m.API = r.str("api")
+		case "provider":
+			m.Provider = r.str("provider")
+		case "model":
+			m.Model = r.str("model")
+		case "responseId":
+			m.ResponseID = r.str("responseId")
+		case "usage":
+			m.Usage = r.usage()
+		case "stopReason":
+			m.StopReason = r.str("stopReason")
+		case "errorMessage":
+			m.ErrorMessage = r.str("errorMessage")
+		case "responseModel":
+			m.ResponseModel = r.str("responseModel")
+		case "rawStopReason":
+			m.RawStopReason = r.str("rawStopReason")
+		case "toolCallId":
+			m.ToolCallID = r.str("toolCallId")
+		case "toolName":
+			m.ToolName = r.str("toolName")
+		case "details":
+			m.Details = r.raw()
+		case "isError":
+			m.IsError = r.boolPtr("isError")
+		case "timestamp":
+			m.Timestamp = r.integer("timestamp")
+		case "command":
+			bash.Command = r.str("command")
+		case "output":
+			bash.Output = r.str("output")
+		case "exitCode":
+			bash.ExitCode = r.intPtr("exitCode")
+		case "cancelled":
+			bash.Cancelled = r.boolean("cancelled")
+		case "truncated":
+			bash.Truncated = r.boolean("truncated")
+		case "fullOutputPath":
+			bash.FullOutputPath = r.str("fullOutputPath")
+		case "excludeFromContext":
+			bash.ExcludeFromContext = r.boolean("excludeFromContext")
+		case "customType":
+			custom.CustomType = r.str("customType")
+		case "display":
+			custom.Display = r.boolean("display")
+		default:
+			r.skip()
+		}
+	}
+	if r.err != nil {
+		return nil
+	}
+	switch m.Role {
+	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
+		m.Content, m.StringContent = content.blocks, content.isString
+		return &Message{Role: m.Role, LLM: &m}
+	case RoleBashExecution:
+		bash.Timestamp = m.Timestamp
+		return &Message{Role: m.Role, Bash: &bash}
+	case RoleCustom, "hookMessage":
+		if !content.null {
+			custom.Content = content.raw
+		}
+		custom.Details, custom.Timestamp = m.Details, m.Timestamp
+		return &Message{Role: m.Role, Custom: &custom}
+	}
+	return &Message{Role: m.Role, raw: line[start:r.i:r.i]}
 }
 
 // contentField is a message's content: a string (one text block) or an array of blocks.
@@ -37,111 +180,164 @@ type contentField struct {
 	blocks   []llm.Content
 	isString bool
 	null     bool
+	// raw is the value's bytes (a custom message keeps them as they are).
+	raw json.RawMessage
 }
 
-func (c *contentField) UnmarshalJSON(b []byte) error {
-	switch {
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		c.blocks, c.isString = []llm.Content{llm.TextBlock(s)}, true
-		return nil
-	case string(b) == "null":
+func (r *jreader) content() contentField {
+	var c contentField
+	r.ws()
+	start := r.i
+	switch r.peek() {
+	case '"':
+		c.blocks, c.isString = []llm.Content{llm.TextBlock(r.str("content"))}, true
+	case 'n':
+		r.null()
 		c.null = true
+	default:
+		if r.array("content") {
+			c.blocks = []llm.Content{}
+			first := true
+			for r.elem(&first) {
+				c.blocks = append(c.blocks, r.block())
+			}
+		}
+	}
+	if r.err == nil && !c.null {
+		c.raw = r.b[start:r.i:r.i]
+	}
+	return c
+}
+
+// block decodes one content block.
+func (r *jreader) block() llm.Content {
+	var c llm.Content
+	if !r.object("content[]") {
+		return c
+	}
+	first := true
+	for {
+		k, ok := r.member(&first)
+		if !ok {
+			return c
+		}
+		switch string(k) {
+		case "type":
+			c.Type = r.str("type")
+		case "text":
+			c.Text = r.str("text")
+		case "textSignature":
+			c.TextSignature = r.str("textSignature")
+		case "thinking":
+			c.Thinking = r.str("thinking")
+		case "thinkingSignature":
+			c.ThinkingSignature = r.str("thinkingSignature")
+		case "redacted":
+			c.Redacted = r.boolean("redacted")
+		case "data":
+			c.Data = r.str("data")
+		case "mimeType":
+			c.MimeType = r.str("mimeType")
+		case "id":
+			c.ID = r.str("id")
+		case "name":
+			c.Name = r.str("name")
+		case "arguments":
+			c.Arguments = r.raw()
+		case "thoughtSignature":
+			c.ThoughtSignature = r.str("thoughtSignature")
+		default:
+			r.skip()
+		}
+	}
+}
+
+// usage decodes an assistant message's usage (nil for null).
+func (r *jreader) usage() *llm.Usage {
+	if !r.object("usage") {
 		return nil
 	}
-	return json.Unmarshal(b, &c.blocks)
-}
-
-type entryWire struct {
-	Type             string          `json:"type"`
-	ID               string          `json:"id"`
-	ParentID         *string         `json:"parentId"`
-	Timestamp        string          `json:"timestamp"`
-	Message          *msgWire        `json:"message"`
-	Provider         string          `json:"provider"`
-	ModelID          string          `json:"modelId"`
-	ThinkingLevel    string          `json:"thinkingLevel"`
-	Summary          string          `json:"summary"`
-	FirstKeptEntryID string          `json:"firstKeptEntryId"`
-	TokensBefore     float64         `json:"tokensBefore"`
-	FromID           string          `json:"fromId"`
-	Details          json.RawMessage `json:"details"`
-	Usage            json.RawMessage `json:"usage"`
-	FromHook         *bool           `json:"fromHook"`
-	CustomType       string          `json:"customType"`
-	Data             json.RawMessage `json:"data"`
-	Content          json.RawMessage `json:"content"`
-	Display          bool            `json:"display"`
-	TargetID         string          `json:"targetId"`
-	Label            *string         `json:"label"`
-	Name             string          `json:"name"`
-}
-
-// decodeEntry decodes one line (b is kept as the entry's bytes: the caller passes a copy).
-func decodeEntry(b []byte) (*Entry, error) {
-	var w entryWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, err
-	}
-	e := &Entry{
-		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp,
-		Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel,
-		Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: int(w.TokensBefore),
-		FromID: w.FromID, Details: w.Details, Usage: w.Usage, FromHook: w.FromHook,
-		CustomType: w.CustomType, Data: w.Data, Content: w.Content, Display: w.Display,
-		TargetID: w.TargetID, Label: w.Label, Name: w.Name, raw: b,
-	}
-	if w.ParentID != nil {
-		e.ParentID = *w.ParentID
-	}
-	if w.Message != nil {
-		m, err := w.Message.message(b)
-		if err != nil {
-			return nil, err
+	u := new(llm.Usage)
+	first := true
+	for {
+		k, ok := r.member(&first)
+		if !ok {
+			return u
 		}
-		e.Message = m
-	}
-	return e, nil
-}
-
-// message turns the wire form into a Message; line is the entry's line, re-read only for a
-// role pigo does not know (whose bytes are kept as they are).
-func (w *msgWire) message(line []byte) (*Message, error) {
-	role, ts := w.Role, w.plainLLM.Timestamp
-	switch role {
-	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
-		m := llm.Message(w.plainLLM)
-		m.Content = w.Content.blocks
-		m.StringContent = w.Content.isString
-		return &Message{Role: role, LLM: &m}, nil
-	case RoleBashExecution:
-		return &Message{Role: role, Bash: &BashExecution{Command: w.Command, Output: w.Output, ExitCode: w.ExitCode,
-			Cancelled: w.Cancelled, Truncated: w.Truncated, FullOutputPath: w.FullOutputPath, Timestamp: ts,
-			ExcludeFromContext: w.ExcludeFromContext}}, nil
-	case RoleCustom, "hookMessage":
-		var content json.RawMessage
-		switch {
-		case w.Content.null || w.Content.blocks == nil:
-		case w.Content.isString:
-			content, _ = marshal(w.Content.blocks[0].Text)
-		default:
-			b, err := marshal(w.Content.blocks)
-			if err != nil {
-				return nil, err
+		switch string(k) {
+		case "input":
+			u.Input = int(r.integer("input"))
+		case "output":
+			u.Output = int(r.integer("output"))
+		case "cacheRead":
+			u.CacheRead = int(r.integer("cacheRead"))
+		case "cacheWrite":
+			u.CacheWrite = int(r.integer("cacheWrite"))
+		case "reasoning":
+			u.Reasoning = r.intPtr("reasoning")
+		case "totalTokens":
+			u.TotalTokens = int(r.integer("totalTokens"))
+		case "cacheWrite1h":
+			u.CacheWrite1h = r.intPtr("cacheWrite1h")
+		case "cost":
+			if r.object("cost") {
+				f := true
+				for {
+					k, ok := r.member(&f)
+					if !ok {
+						break
+					}
+					switch string(k) {
+					case "input":
+						u.Cost.Input = r.float("input")
+					case "output":
+						u.Cost.Output = r.float("output")
+					case "cacheRead":
+						u.Cost.CacheRead = r.float("cacheRead")
+					case "cacheWrite":
+						u.Cost.CacheWrite = r.float("cacheWrite")
+					case "total":
+						u.Cost.Total = r.float("total")
+					default:
+						r.skip()
+					}
+				}
 			}
-			content = b
+		default:
+			r.skip()
 		}
-		return &Message{Role: role, Custom: &CustomMessage{CustomType: w.CustomType, Content: content, Display: w.Display,
-			Details: w.Details, Timestamp: ts}}, nil
 	}
-	var raw struct {
-		Message json.RawMessage `json:"message"`
+}
+
+// decodeHeader decodes a session header line (b is kept as its bytes).
+func decodeHeader(b []byte) (Header, error) {
+	b = b[:len(b):len(b)]
+	r := jreader{b: b}
+	h := Header{raw: b}
+	if r.object("") {
+		first := true
+		for {
+			k, ok := r.member(&first)
+			if !ok {
+				break
+			}
+			switch string(k) {
+			case "type":
+				h.Type = r.str("type")
+			case "version":
+				h.Version = int(r.integer("version"))
+			case "id":
+				h.ID = r.str("id")
+			case "timestamp":
+				h.Timestamp = r.str("timestamp")
+			case "cwd":
+				h.Cwd = r.str("cwd")
+			case "parentSession":
+				h.ParentSession = r.str("parentSession")
+			default:
+				r.skip()
+			}
+		}
 	}
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return nil, err
-	}
-	return &Message{Role: role, raw: raw.Message}, nil
+	return h, r.end()
 }

@@ -12,15 +12,14 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // EnvDir is the environment variable naming an explicit session directory.
 const EnvDir = "PI_CODING_AGENT_SESSION_DIR"
 
-var cwdSeparators = regexp.MustCompile(`[/\\:]`)
+var cwdSeparators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[/\\:]`) })
 
 // DefaultDir is pi's per-cwd session folder: AGENTDIR/sessions/--<cwd without its leading
 // separator, with / \ : as ->--.
@@ -29,7 +28,7 @@ func DefaultDir(agentDir, cwd string) string {
 	if strings.HasPrefix(c, "/") || strings.HasPrefix(c, `\`) {
 		c = c[1:]
 	}
-	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdSeparators.ReplaceAllString(c, "-")+"--")
+	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdSeparators().ReplaceAllString(c, "-")+"--")
 }
 
 // Location is where a cwd's sessions live.
@@ -71,90 +70,6 @@ func expandTilde(p string) string {
 		}
 	}
 	return p
-}
-
-// Info describes one session file for listings.
-type Info struct {
-	ID            string    `json:"id"`
-	Path          string    `json:"path"`
-	Cwd           string    `json:"cwd"`
-	Name          string    `json:"name"`
-	ParentSession string    `json:"parent_session,omitempty"`
-	Created       time.Time `json:"created"`
-	Modified      time.Time `json:"modified"`
-	// Messages counts the message entries on the current branch.
-	Messages int `json:"messages"`
-	// FirstMessage is the text of the first user message ("(no messages)" when none).
-	FirstMessage string `json:"first_message"`
-}
-
-// ReadInfo reads one session file's listing facts. modified is the newest user or assistant
-// message time, else the header's timestamp, else the file's mtime (pi's buildSessionInfo).
-func ReadInfo(path string) (*Info, error) {
-	s, err := open(path, OpenOptions{}, false)
-	if err != nil {
-		return nil, err
-	}
-	if len(s.header.raw) == 0 {
-		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	h := s.header
-	in := &Info{ID: h.ID, Path: path, Cwd: h.Cwd, Name: s.Name(), ParentSession: h.ParentSession}
-	created, cerr := ParseTimestamp(h.Timestamp)
-	in.Created = created
-	var last int64
-	for _, e := range s.Branch("") {
-		if e.Type != TypeMessage {
-			continue
-		}
-		in.Messages++
-	}
-	for _, e := range s.entries {
-		if e.Type != TypeMessage || e.Message == nil || e.Message.LLM == nil {
-			continue
-		}
-		m := e.Message.LLM
-		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
-			continue
-		}
-		t := m.Timestamp
-		if t == 0 {
-			t = millis(e.Timestamp)
-		}
-		if t > last {
-			last = t
-		}
-		if in.FirstMessage == "" && m.Role == llm.RoleUser {
-			in.FirstMessage = joinText(m)
-		}
-	}
-	switch {
-	case last > 0:
-		in.Modified = time.UnixMilli(last).UTC()
-	case cerr == nil:
-		in.Modified = created
-	default:
-		in.Modified = fi.ModTime().UTC()
-	}
-	if in.FirstMessage == "" {
-		in.FirstMessage = "(no messages)"
-	}
-	return in, nil
-}
-
-// joinText is pi's extractTextContent: text blocks joined by spaces.
-func joinText(m *llm.Message) string {
-	var parts []string
-	for _, c := range m.Content {
-		if c.Type == llm.TypeText {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // List returns the sessions of the location's cwd (every cwd with all), newest first. Files

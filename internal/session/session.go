@@ -137,8 +137,27 @@ var ErrNotSession = errors.New("not a valid pi session")
 // new line.
 func Open(path string, o OpenOptions) (*Session, error) { return open(path, o, true) }
 
+// Read loads a session file to look at it: nothing is written (a version 1 or 2 file is
+// migrated in memory only), and a file that is missing, empty or not a session is an error.
+func Read(path string) (*Session, error) {
+	s, err := open(path, OpenOptions{}, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.header.raw) == 0 {
+		if _, err := os.Stat(s.path); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, s.path)
+	}
+	return s, nil
+}
+
 // open loads a session; with write false nothing is written (listing and forking read a
 // file without migrating it on disk or giving an empty file a header).
+//
+// The file is read once, line by line into blocks that the entries then share (lines.go),
+// and each line is decoded once (decode.go). A line over MaxLineBytes is skipped unread.
 func open(path string, o OpenOptions, write bool) (*Session, error) {
 	path = absPath(path)
 	dir := o.Dir
@@ -150,8 +169,8 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 		cwd, _ = os.Getwd()
 	}
 	cwd = absPath(cwd)
-	s := &Session{dir: dir, persist: true, now: time.Now}
-	data, err := os.ReadFile(path)
+	s := &Session{dir: dir, persist: true, now: time.Now, path: path}
+	f, fi, err := openRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		s.reset(cwd, Options{})
 		s.path = path
@@ -160,10 +179,69 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, warnings := splitLines(data, path)
-	s.Warnings = warnings
-	if len(lines) == 0 {
-		if len(data) > 0 && len(bytes.TrimSpace(data)) > 0 {
+	defer f.Close()
+	lr := newLineReader(f, path, fi.Size())
+	var (
+		header   bool
+		nonBlank bool
+		old      [][]byte // a version 1 or 2 file's lines, header first, for the migration
+	)
+	for {
+		l, ok, err := lr.next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		if !ok {
+			break
+		}
+		t := bytes.TrimSpace(l.b)
+		if len(t) == 0 {
+			continue
+		}
+		nonBlank = true
+		t = t[:len(t):len(t)]
+		if !header {
+			h, err := decodeHeader(t)
+			if err == errSyntax {
+				s.Warnings = append(s.Warnings, lineWarning(path, l))
+				continue
+			}
+			if err != nil || h.Type != TypeSession || h.ID == "" {
+				return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
+			}
+			header = true
+			s.header = h
+			s.entries = make([]*Entry, 0, 64)
+			s.byID = make(map[string]*Entry, 64)
+			s.labels = map[string]string{}
+			if h.Version < Version {
+				old = [][]byte{t}
+			}
+			continue
+		}
+		if old != nil {
+			// Migrations are rare (files from pi before 0.x): the old lines are migrated as
+			// raw objects, then decoded below.
+			if r := (jreader{b: t}); r.skip() && r.end() == nil && t[0] == '{' {
+				old = append(old, t)
+			} else {
+				s.Warnings = append(s.Warnings, lineWarning(path, l))
+			}
+			continue
+		}
+		e, err := decodeEntry(t)
+		if err != nil || t[0] != '{' {
+			s.Warnings = append(s.Warnings, lineWarning(path, l))
+			continue
+		}
+		if e.Type == TypeSession {
+			continue
+		}
+		s.index(e)
+	}
+	s.Warnings = append(s.Warnings, lr.warnings...)
+	if !header {
+		if nonBlank || lr.skipped > 0 {
 			return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
 		}
 		s.reset(cwd, Options{})
@@ -177,85 +255,44 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 		s.flushed = true
 		return s, nil
 	}
-	var h Header
-	if json.Unmarshal(lines[0], &h) != nil || h.Type != TypeSession || h.ID == "" {
-		return nil, fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
-	}
-	s.path = path
-	migrated, err := migrate(lines, func(ids map[string]bool) string {
-		return newEntryID(func(id string) bool { return ids[id] })
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if err := s.load(lines); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if migrated && write {
-		if err := s.rewrite(); err != nil {
-			return nil, err
+	if old != nil {
+		if _, err := migrate(old, func(ids map[string]bool) string {
+			return newEntryID(func(id string) bool { return ids[id] })
+		}); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
 		}
-	} else if len(data) > 0 && data[len(data)-1] != '\n' {
+		if s.header, err = decodeHeader(old[0]); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		for _, l := range old[1:] {
+			e, err := decodeEntry(l)
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", path, err))
+				continue
+			}
+			if e.Type != TypeSession {
+				s.index(e)
+			}
+		}
+		if write {
+			if err := s.rewrite(); err != nil {
+				return nil, err
+			}
+		}
+	} else if !lr.endsInNewline {
 		s.needNL = true
 	}
 	s.flushed = true
 	return s, nil
 }
 
-// splitLines returns the lines that parse as JSON objects, and a warning for each one that
-// does not (pi skips them silently). A line is checked by decoding it once into a value that
-// keeps nothing, which is cheaper than json.Valid followed by a decode of the whole entry.
-func splitLines(data []byte, path string) (lines [][]byte, warnings []string) {
-	n := 0
-	for len(data) > 0 {
-		n++
-		var line []byte
-		i := bytes.IndexByte(data, '\n')
-		last := i < 0
-		if last {
-			line, data = data, nil
-		} else {
-			line, data = data[:i], data[i+1:]
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 {
-			continue
-		}
-		if t[0] != '{' || t[len(t)-1] != '}' || (last || n == 1) && !json.Valid(t) {
-			if last {
-				warnings = append(warnings, fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes; the session was interrupted while writing)", path, n, len(line)))
-			} else {
-				warnings = append(warnings, fmt.Sprintf("%s:%d: ignoring a malformed line", path, n))
-			}
-			continue
-		}
-		lines = append(lines, line)
+// lineWarning is the warning for a line that is not JSON: a torn last line (a crash while
+// writing it) or a malformed one.
+func lineWarning(path string, l line) string {
+	if l.last {
+		return fmt.Sprintf("%s:%d: ignoring a torn last line (%d bytes; the session was interrupted while writing)", path, l.n, len(l.b))
 	}
-	return lines, warnings
-}
-
-func (s *Session) load(lines [][]byte) error {
-	if err := json.Unmarshal(lines[0], &s.header); err != nil {
-		return err
-	}
-	s.header.raw = append([]byte(nil), lines[0]...)
-	s.entries = make([]*Entry, 0, len(lines)-1)
-	s.byID = make(map[string]*Entry, len(lines))
-	s.labels = map[string]string{}
-	for _, l := range lines[1:] {
-		e, err := decodeEntry(append([]byte(nil), l...))
-		if err != nil {
-			// A malformed line in the middle (pi skips it too).
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring a malformed line: %v", s.path, err))
-			continue
-		}
-		if e.Type == TypeSession {
-			continue
-		}
-		s.index(e)
-	}
-	return nil
+	return fmt.Sprintf("%s:%d: ignoring a malformed line", path, l.n)
 }
 
 func (s *Session) index(e *Entry) {
@@ -498,7 +535,7 @@ func (s *Session) AppendCustomMessage(customType string, content any, display bo
 
 // AppendSessionInfo sets the session's display name (newlines become spaces, as pi does).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
-	name = strings.TrimSpace(newlines.ReplaceAllString(name, " "))
+	name = strings.TrimSpace(newlines().ReplaceAllString(name, " "))
 	return s.Append(&Entry{Type: TypeSessionInfo, Name: name})
 }
 
@@ -553,7 +590,7 @@ func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, err
 	return s.appendLocked(e, true)
 }
 
-var newlines = regexp.MustCompile(`[\r\n]+`)
+var newlines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\r\n]+`) })
 
 func rawOf(v any) (json.RawMessage, error) {
 	if v == nil {

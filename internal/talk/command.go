@@ -38,7 +38,9 @@ func (c *Core) Command(name, args string) string {
 		}
 		return c.MarkDead(arg)
 	case "talk-group-join":
-		return c.GroupJoin(arg, strings.TrimSpace(alias))
+		// A group name is one word of letters, digits, '-' and '_': "my group" is refused
+		// whole, never joined as "my".
+		return c.GroupJoin(strings.Join(pos, " "), strings.TrimSpace(alias))
 	case "talk-group-join-last":
 		return c.GroupJoinLast(strings.TrimSpace(alias))
 	case "talk-group-leave":
@@ -46,7 +48,7 @@ func (c *Core) Command(name, args string) string {
 	case "talk-group-list":
 		return c.GroupList()
 	case "talk-group-del":
-		return c.GroupDelete(arg)
+		return c.GroupDelete(strings.Join(pos, " "))
 	case "talk-group-clear":
 		return c.GroupClear()
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -45,7 +46,7 @@ const (
 	sweepMailKeep     = 30 * 24 * time.Hour
 )
 
-var addrPattern = regexp.MustCompile(`^[a-f0-9]{12}$`)
+var addrPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-f0-9]{12}$`) })
 
 const recordsNS = "records"
 
@@ -57,7 +58,7 @@ func DeriveAddr(cwd, agentID string) string {
 }
 
 func checkAddr(addr string) error {
-	if !addrPattern.MatchString(addr) {
+	if !addrPattern().MatchString(addr) {
 		return fmt.Errorf("Invalid talk address: %s", addr)
 	}
 	return nil
@@ -115,7 +116,7 @@ func listRecords(s *Store) ([]Record, error) {
 	var out []Record
 	for _, k := range keys {
 		addr := strings.TrimSuffix(k, ".json")
-		if !addrPattern.MatchString(addr) {
+		if !addrPattern().MatchString(addr) {
 			continue
 		}
 		r, err := readRecord(s, addr)

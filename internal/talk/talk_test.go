@@ -282,6 +282,9 @@ func TestRefusalsAndGroups(t *testing.T) {
 		{a.GroupList(), "No groups."},
 		{a.GroupClear(), "No groups."},
 		{a.GroupJoin("bad name", ""), "Invalid group name 'bad name'. Allowed: letters, digits, '-' and '_' (max 64 chars)."},
+		// Typed as a command, the whole name is validated, never its first word.
+		{a.Command("talk-group-join", "my team"), "Invalid group name 'my team'. Allowed: letters, digits, '-' and '_' (max 64 chars)."},
+		{a.Command("talk-group-del", "my team"), "Invalid group name 'my team'."},
 		{a.GroupDelete("nope"), "Unknown group 'nope'. Run /talk-group-list to see groups."},
 		{a.GroupDelete("a/b"), "Invalid group name 'a/b'."},
 		{a.GroupJoin("team", "alice"), `Created group team. You are visible as "alice". Other agents join it with /talk-group-join team.`},

@@ -11,6 +11,7 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
@@ -51,9 +52,10 @@ func within(root, p string) bool {
 
 // guard is the write guard (reference §1.5) on a resolved target: nil when the write may go
 // ahead. Inside the workspace and off the protected list it never asks; both are decided on
-// the real target. Otherwise it refuses when requests are denied or nobody can answer (the
-// reference text, with the path as the model named it), else it asks the Approver with the
-// diff preview and the real target; after "Approve once" the file must still hold old.
+// the real target. Otherwise it refuses when requests are denied, else it asks the session's
+// approvals (package approve) with the diff preview and the real target — nobody to answer is
+// a refusal with the reference text and the path as the model named it; after "Approve once"
+// the file must still hold old.
 func (s *Session) guard(ctx context.Context, tool string, t *safefile.Target, old []byte, exists bool, newb []byte) error {
 	real := t.Real
 	inside := s.insideReal(real)
@@ -68,17 +70,12 @@ func (s *Session) guard(ctx context.Context, tool string, t *safefile.Target, ol
 	if runtime.GOOS == "windows" && !inside {
 		return &Refusal{Text: `Path "` + t.Path + `" is outside workspace. Writes outside the workspace are not allowed on Windows.`, Kind: RefusedPolicy}
 	}
-	ap := s.ApproverFor(ctx)
-	if s.Headless || ap == nil {
-		if !inside {
-			return &Refusal{Text: `Path "` + t.Path + `" is outside workspace. No UI available for approval.`, Kind: RefusedHeadless}
-		}
-		return &Refusal{Text: `Path "` + t.Path + `" is protected (` + why + `). No UI available for approval.`, Kind: RefusedHeadless}
-	}
 	preview := Preview(filepath.Base(real), old, newb)
 	head := "Model requests write access outside workspace:"
+	noUI := `Path "` + t.Path + `" is outside workspace. No UI available for approval.`
 	if inside {
 		head = "Model requests write access to a protected path:"
+		noUI = `Path "` + t.Path + `" is protected (` + why + `). No UI available for approval.`
 	}
 	lines := "\n\n  Tool:  " + tool + "\n  Path:  " + t.Path
 	if t.Path != real {
@@ -88,15 +85,20 @@ func (s *Session) guard(ctx context.Context, tool string, t *safefile.Target, ol
 		lines += "\n  Why:   protected: " + why
 	}
 	title := head + lines + "\n\n" + preview + "\n\nAllow?"
-	d, err := ap.ApproveWrite(ctx, WriteRequest{Tool: tool, Path: real, Asked: t.Path, Protected: why, Preview: preview, Title: title})
+	d, err := s.ApproverFor(ctx).Ask(ctx, approve.Request{Kind: approve.KindWrite, Tool: tool, Path: real, Asked: t.Path, Protected: why,
+		Preview: preview, Title: title, NoUI: noUI})
 	if err != nil {
+		var no *approve.Refusal
+		if errors.As(err, &no) { // nobody can be asked (headless, or inside a codemode script)
+			return &Refusal{Text: no.Text, Kind: RefusedHeadless}
+		}
 		if ctx.Err() == nil {
 			return err
 		}
-		d = WriteDecision{Choice: WriteDismissed} // the turn was aborted while the dialog was open
+		d = approve.Decision{Choice: approve.Dismissed} // the turn was aborted while the dialog was open
 	}
 	switch d.Choice {
-	case WriteApproveOnce:
+	case approve.Allow, approve.AllowSession:
 		now, err := t.ReadExisting(MaxWholeFile) // a missing file counts as empty
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -105,9 +107,9 @@ func (s *Session) guard(ctx context.Context, tool string, t *safefile.Target, ol
 			return errors.New(TextModified)
 		}
 		return nil
-	case WriteBlock:
+	case approve.Deny:
 		return &Refusal{Text: deny + "blocked", Kind: RefusedUser}
-	case WriteBlockWithReason:
+	case approve.DenyReason:
 		if strings.TrimSpace(d.Reason) == "" {
 			return &Refusal{Text: deny + "blocked", Kind: RefusedUser}
 		}

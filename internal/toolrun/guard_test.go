@@ -7,25 +7,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/approve"
 )
 
 type fakeApprover struct {
-	write   WriteDecision
-	req     *WriteRequest
-	onAsk   func()
-	command CommandDecision
+	write approve.Decision
+	req   *approve.Request
+	onAsk func()
 }
 
-func (f *fakeApprover) ApproveWrite(_ context.Context, r WriteRequest) (WriteDecision, error) {
+func (f *fakeApprover) Ask(_ context.Context, r approve.Request) (approve.Decision, error) {
 	f.req = &r
 	if f.onAsk != nil {
 		f.onAsk()
 	}
 	return f.write, nil
-}
-
-func (f *fakeApprover) ApproveCommand(context.Context, CommandRequest) (CommandDecision, error) {
-	return f.command, nil
 }
 
 // outsideTmp is a temp dir that is not under /tmp (writes under /tmp never ask).
@@ -105,14 +103,15 @@ func TestGuardWrite(t *testing.T) {
 
 	aborted := false
 	for _, c := range []struct {
-		d    WriteDecision
+		d    approve.Decision
 		want string
 	}{
-		{WriteDecision{Choice: WriteApproveOnce}, ""},
-		{WriteDecision{Choice: WriteBlock}, "user deny Write: blocked"},
-		{WriteDecision{Choice: WriteBlockWithReason, Reason: "not there"}, "user deny Write: not there"},
-		{WriteDecision{Choice: WriteBlockWithReason}, "user deny Write: blocked"},
-		{WriteDecision{Choice: WriteDismissed}, "user deny Write: cancelled"},
+		{approve.Decision{Choice: approve.Allow}, ""},
+		{approve.Decision{Choice: approve.AllowSession}, ""},
+		{approve.Decision{Choice: approve.Deny}, "user deny Write: blocked"},
+		{approve.Decision{Choice: approve.DenyReason, Reason: "not there"}, "user deny Write: not there"},
+		{approve.Decision{Choice: approve.DenyReason}, "user deny Write: blocked"},
+		{approve.Decision{Choice: approve.Dismissed}, "user deny Write: cancelled"},
 	} {
 		reset()
 		f := &fakeApprover{write: c.d}
@@ -136,13 +135,13 @@ func TestGuardWrite(t *testing.T) {
 	}
 	// The file changes while the dialog is open: approve once refuses.
 	reset()
-	f := &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}, onAsk: func() { os.WriteFile(outside, []byte("changed"), 0o644) }}
+	f := &fakeApprover{write: approve.Decision{Choice: approve.Allow}, onAsk: func() { os.WriteFile(outside, []byte("changed"), 0o644) }}
 	s = &Session{Cwd: ws, Approver: f}
 	if err := write(s, outside, "x"); errString(err) != TextModified {
 		t.Fatalf("changed during dialog: %v", err)
 	}
 	// A new file outside: a missing file counts as empty.
-	s = &Session{Cwd: ws, Approver: &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}}}
+	s = &Session{Cwd: ws, Approver: &fakeApprover{write: approve.Decision{Choice: approve.Allow}}}
 	if err := write(s, filepath.Join(root, "new.txt"), "x"); err != nil {
 		t.Fatalf("new file: %v", err)
 	}
@@ -166,7 +165,7 @@ func TestGuardDanglingLink(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(ad, "sandbox.json")); err == nil {
 		t.Fatal("the link was followed")
 	}
-	f := &fakeApprover{write: WriteDecision{Choice: WriteBlock}}
+	f := &fakeApprover{write: approve.Decision{Choice: approve.Deny}}
 	s = &Session{Cwd: ws, AgentDir: ad, Approver: f}
 	write(s, link, "x")
 	if f.req == nil || f.req.Path != filepath.Join(ad, "sandbox.json") || f.req.Asked != link ||
@@ -209,7 +208,7 @@ func TestGuardProtected(t *testing.T) {
 			t.Errorf("%s: written", p)
 		}
 	}
-	f := &fakeApprover{write: WriteDecision{Choice: WriteApproveOnce}}
+	f := &fakeApprover{write: approve.Decision{Choice: approve.Allow}}
 	s = &Session{Cwd: ws, AgentDir: ad, Approver: f}
 	if err := write(s, filepath.Join(ws, ".git", "config"), "[core]\n"); err != nil {
 		t.Fatal(err)
@@ -244,5 +243,30 @@ func TestPreview(t *testing.T) {
 	p = Preview("f.md", []byte("a\r\n"), []byte("```go\n`````\n"))
 	if !strings.HasPrefix(p, "``````diff\n") || !strings.HasSuffix(p, "\n``````") || strings.Contains(p, "\r") {
 		t.Fatalf("fence: %q", p)
+	}
+}
+
+// TestPrepareAllSameFile: two writes of one batch that resolve to one file (a link and its
+// target) are refused instead of waiting forever on their own lock.
+func TestPrepareAllSameFile(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.go"), []byte("x"), 0o644)
+	os.Symlink("a.go", filepath.Join(ws, "b.go"))
+	s := &Session{Cwd: ws, Headless: true}
+	up := func([]byte, bool) ([]byte, error) { return []byte("y"), nil }
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.PrepareAll(context.Background(), []FileWrite{
+			{Tool: "lsp-rename", Path: filepath.Join(ws, "a.go"), Update: up},
+			{Tool: "lsp-rename", Path: filepath.Join(ws, "b.go"), Update: up}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "are the same file") {
+			t.Fatalf("got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlocked")
 	}
 }

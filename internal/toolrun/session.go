@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
@@ -28,14 +29,16 @@ type Session struct {
 	Sandbox    sandbox.Policy
 	SandboxErr error
 	Environ    sandbox.Environ
-	// Rules are the compiled approvalRules (nil: none).
-	Rules *sandbox.Rules
+	// Rules are the running approvalRules (nil: the policy's, compiled per call); a person's
+	// "always allow" adds to them while calls read them (approve.Rules locks).
+	Rules *approve.Rules
 	// DenyRequests is /bwrap-deny-request: escalations and outside writes are refused
 	// without a dialog.
 	DenyRequests bool
 
-	// Approver answers the dialogs; nil (or Headless) refuses with the reference texts.
-	Approver Approver
+	// Approver answers the dialogs (package approve: writes outside the workspace,
+	// escalations, questions); nil (or Headless) refuses with the reference texts.
+	Approver approve.Approver
 	// LSP reports diagnostics after reads and edits; nil for none.
 	LSP LSP
 
@@ -138,75 +141,6 @@ type SessionEnv struct {
 	ReasoningLevel string
 }
 
-// Approver answers the dialogs a person answers in the chat. The chat implements it; a
-// headless session has none, and every request is refused with the reference text.
-type Approver interface {
-	// ApproveWrite asks to write outside the workspace. Title is the whole dialog text
-	// (tool, path, the diff preview, "Allow?").
-	ApproveWrite(ctx context.Context, req WriteRequest) (WriteDecision, error)
-	// ApproveCommand asks to run a command outside the sandbox.
-	ApproveCommand(ctx context.Context, req CommandRequest) (CommandDecision, error)
-}
-
-// WriteRequest is one write outside the workspace or to a protected path.
-type WriteRequest struct {
-	// Tool names the tool; Path is the resolved target (where the bytes would go), Asked the
-	// path as the model named it (different when a link leads elsewhere).
-	Tool, Path, Asked string
-	// Protected says why the target is on the protected list ("" when it is not).
-	Protected string
-	// Preview is the fenced unified diff (2 context lines, at most 100 lines).
-	Preview string
-	// Title is the dialog text of the reference, Preview included.
-	Title string
-}
-
-// WriteChoice is the answer to a write dialog.
-type WriteChoice int
-
-// The write dialog options (reference §1.5), plus a dismissed dialog.
-const (
-	WriteDismissed WriteChoice = iota
-	WriteApproveOnce
-	WriteBlock
-	WriteBlockWithReason
-)
-
-// WriteDecision is the person's answer; Reason goes with WriteBlockWithReason.
-type WriteDecision struct {
-	Choice WriteChoice
-	Reason string
-}
-
-// CommandRequest is one command that asks to leave the sandbox.
-type CommandRequest struct {
-	Tool    string
-	Command string
-	// Approval is the evaluation of the approval rules (its Suggestions are the "allow
-	// forever" patterns the dialog offers).
-	Approval sandbox.Approval
-}
-
-// CommandChoice is the answer to an escalation dialog.
-type CommandChoice int
-
-// The escalation dialog options (extensions-behaviour §3.6), plus a dismissed dialog.
-const (
-	CommandDismissed CommandChoice = iota
-	CommandAllowOnce
-	CommandRunInSandbox
-	CommandDeny
-	CommandDenyWithReason
-)
-
-// CommandDecision is the person's answer; Reason goes with CommandDenyWithReason, Persist
-// lists ticked suggestions to save as allow rules.
-type CommandDecision struct {
-	Choice  CommandChoice
-	Reason  string
-	Persist []string
-}
-
 // LSP is the language-server hook the file tools call after a successful read, edit or
 // write. It returns the diagnostics block to append to the tool's text, "" when clean or
 // when no server handles the file.
@@ -258,23 +192,27 @@ func OnReplay(fn func(s *Session, msgs []llm.Message)) {
 	replayHooks = append(replayHooks, fn)
 }
 
+// CanAsk reports whether a person can be asked in this session (the question tools refuse
+// before reading their questions when not).
+func (s *Session) CanAsk() bool { return !s.Headless && s.Approver != nil }
+
 type approverKey struct{}
 
 // WithApprover returns a context whose calls use a instead of the session's Approver: a
-// codemode script's nested calls answer every dialog with a refusal, since nobody can be
-// asked from inside a script.
-func WithApprover(ctx context.Context, a Approver) context.Context {
+// codemode script's nested calls answer every dialog with a refusal (approve.Nested), since
+// nobody can be asked from inside a script.
+func WithApprover(ctx context.Context, a approve.Approver) context.Context {
 	return context.WithValue(ctx, approverKey{}, a)
 }
 
-// ApproverFor is the Approver a call running under ctx asks: the one [WithApprover] set,
-// else the session's.
-func (s *Session) ApproverFor(ctx context.Context) Approver {
-	if a, ok := ctx.Value(approverKey{}).(Approver); ok && a != nil {
+// ApproverFor is the Approver a call running under ctx asks: a headless session's refuses
+// every request with its NoUI text; else the one [WithApprover] set, else the session's.
+func (s *Session) ApproverFor(ctx context.Context) approve.Approver {
+	if s.Headless || s.Approver == nil {
+		return approve.Headless()
+	}
+	if a, ok := ctx.Value(approverKey{}).(approve.Approver); ok && a != nil {
 		return a
 	}
 	return s.Approver
 }
-
-// headless reports whether no dialog can be shown.
-func (s *Session) headless() bool { return s.Headless || s.Approver == nil }

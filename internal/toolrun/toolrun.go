@@ -19,17 +19,23 @@ type Call struct {
 	Arguments json.RawMessage
 }
 
-// Result is a finished tool call: pi's AgentToolResult plus the error flag.
+// Result is a finished tool call: pi's AgentToolResult plus the error flag. It is the one
+// result type from the implementation to the agent loop and its events (the JSON names are
+// pi's).
 type Result struct {
 	// Content is what the model sees: text and image blocks.
-	Content []llm.Content
+	Content []llm.Content `json:"content"`
 	// Details is the tool's machine-readable side (pi's `details`), nil when it has none.
-	Details json.RawMessage
-	IsError bool
+	Details json.RawMessage `json:"details,omitempty"`
+	// IsError marks a failed call (pi: the tool threw).
+	IsError bool `json:"-"`
 	// Structured is the value of a tool that declares an output schema (codemode's result).
-	Structured json.RawMessage
+	Structured json.RawMessage `json:"-"`
 	// Terminate asks the loop to stop after this batch (pi: only when every result sets it).
-	Terminate bool
+	Terminate bool `json:"terminate,omitempty"`
+	// Refusal, when the call was refused rather than failed (nobody to ask, the person said
+	// no, a standing policy), says so as a value; its text is the content's.
+	Refusal *Refusal `json:"-"`
 }
 
 // Text returns the concatenated text blocks of the content.
@@ -294,6 +300,27 @@ func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
 		if t.impl != nil && t.impl.Describe != nil && Callable(t.State) {
 			t.Description = t.impl.Describe(r, t.Description)
 		}
+	}
+	return r
+}
+
+// NewTool is a declaration bound to its implementation, for a runner made from values
+// ([NewRunnerOf]): no registry, no toolset.
+func NewTool(name, description string, parameters json.RawMessage, impl Impl) *Tool {
+	t := &Tool{Name: name, Description: description, Source: "value", Toolset: "value", State: engine.Active, Parameters: parameters}
+	t.schema, t.compErr = CompileSchema(parameters)
+	t.impl = &impl
+	return t
+}
+
+// NewRunnerOf is a runner over tools given as values, every one active, in order: what the
+// agent loop's tests and an embedder without config files use.
+func NewRunnerOf(s *Session, tools ...*Tool) *Runner {
+	r := &Runner{Session: s, tools: map[string]*Tool{}}
+	for _, t := range tools {
+		r.order = append(r.order, t)
+		r.tools[t.Name] = t
+		r.active = append(r.active, t.Name)
 	}
 	return r
 }

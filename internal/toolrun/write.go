@@ -3,6 +3,7 @@ package toolrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -296,14 +297,24 @@ func (p *PendingWrite) Release() {
 // Real is the resolved target of a prepared write.
 func (p *PendingWrite) Real() string { return p.t.Real }
 
-// PrepareAll prepares several writes, taking the locks in path order (two renames over the
-// same files cannot deadlock); on the first error every prepared one is released.
+// PrepareAll prepares several writes, taking the locks in the order of their real paths (two
+// renames over the same files cannot deadlock); on the first error every prepared one is
+// released.
 func (s *Session) PrepareAll(ctx context.Context, ws []FileWrite) ([]*PendingWrite, error) {
 	order := make([]int, len(ws))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return ws[order[a]].Path < ws[order[b]].Path })
+	keys := make([]string, len(ws))
+	for i, w := range ws {
+		keys[i] = ReadKey(w.Path) // the locks are taken on real paths
+	}
+	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	for i := 1; i < len(order); i++ {
+		if keys[order[i]] == keys[order[i-1]] { // one lock taken twice would never be released
+			return nil, fmt.Errorf("%s and %s are the same file", ws[order[i-1]].Path, ws[order[i]].Path)
+		}
+	}
 	out := make([]*PendingWrite, len(ws))
 	for _, i := range order {
 		p, err := s.PrepareWrite(ctx, ws[i])

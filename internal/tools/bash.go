@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -431,13 +432,12 @@ type Escalation struct {
 	Plan *sandbox.Plan
 	// InSandbox is true when the person sent the command back into the sandbox.
 	InSandbox bool
-	// Persist are suggestions the person ticked, to save as allow rules.
-	Persist []string
 }
 
 // Escalate decides a request to run command outside the sandbox (extensions-behaviour
 // §3.6): refused while requests are denied; else the approval rules (deny → refused, allow
-// → unsandboxed); else the Approver's dialog, which a headless session cannot show.
+// → unsandboxed); else the session's Approver (package approve: a headless session refuses,
+// "always allow" patterns a person ticks are saved by the approvals' hook).
 func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Escalation, error) {
 	if s.DenyingRequests() {
 		return Escalation{}, errors.New(TextUnsandboxedDenied)
@@ -461,32 +461,30 @@ func Escalate(ctx context.Context, s *toolrun.Session, tool, command string) (Es
 	case sandbox.Allow:
 		return Escalation{}, nil
 	}
-	if s.Headless || s.Approver == nil {
-		return Escalation{}, errors.New(TextUnsandboxedDenied)
-	}
-	d, err := s.ApproverFor(ctx).ApproveCommand(ctx, toolrun.CommandRequest{Tool: tool, Command: command, Approval: ap})
+	d, err := s.ApproverFor(ctx).Ask(ctx, approve.Request{Kind: approve.KindCommand, Tool: tool, Command: command, Approval: ap,
+		NoUI: TextUnsandboxedDenied})
 	if err != nil {
 		if ctx.Err() == nil {
 			return Escalation{}, err
 		}
-		d = toolrun.CommandDecision{Choice: toolrun.CommandDismissed} // aborted while the dialog was open
+		d = approve.Decision{Choice: approve.Dismissed} // aborted while the dialog was open
 	}
 	switch d.Choice {
-	case toolrun.CommandAllowOnce:
-		return Escalation{Persist: d.Persist}, nil
-	case toolrun.CommandRunInSandbox:
+	case approve.Allow, approve.AllowSession:
+		return Escalation{}, nil
+	case approve.RunInSandbox:
 		pl, err := BashPlan(s)
 		if err != nil {
 			return Escalation{}, err
 		}
 		return Escalation{Plan: pl, InSandbox: true}, nil
-	case toolrun.CommandDeny:
-		return Escalation{Persist: d.Persist}, errors.New(TextUnsandboxedDenied)
-	case toolrun.CommandDenyWithReason:
+	case approve.Deny:
+		return Escalation{}, errors.New(TextUnsandboxedDenied)
+	case approve.DenyReason:
 		if d.Reason == "" {
-			return Escalation{Persist: d.Persist}, errors.New(textDenied)
+			return Escalation{}, errors.New(textDenied)
 		}
-		return Escalation{Persist: d.Persist}, errors.New(textDeniedReason + d.Reason)
+		return Escalation{}, errors.New(textDeniedReason + d.Reason)
 	}
 	if s.Abort != nil {
 		s.Abort()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -140,15 +141,11 @@ func TestRunBashSandboxed(t *testing.T) {
 }
 
 type cmdApprover struct {
-	d   toolrun.CommandDecision
-	req *toolrun.CommandRequest
+	d   approve.Decision
+	req *approve.Request
 }
 
-func (a *cmdApprover) ApproveWrite(context.Context, toolrun.WriteRequest) (toolrun.WriteDecision, error) {
-	return toolrun.WriteDecision{}, nil
-}
-
-func (a *cmdApprover) ApproveCommand(_ context.Context, r toolrun.CommandRequest) (toolrun.CommandDecision, error) {
+func (a *cmdApprover) Ask(_ context.Context, r approve.Request) (approve.Decision, error) {
 	a.req = &r
 	return a.d, nil
 }
@@ -159,7 +156,7 @@ func TestEscalate(t *testing.T) {
 		s := bashSession(t)
 		s.Sandbox = sandbox.DefaultPolicy()
 		s.Sandbox.ApprovalRules = rules
-		s.Rules = sandbox.CompileRules(rules)
+		s.Rules = approve.NewRules(rules)
 		return s
 	}
 	ctx := context.Background()
@@ -182,15 +179,16 @@ func TestEscalate(t *testing.T) {
 	}
 	aborted := false
 	for _, c := range []struct {
-		d    toolrun.CommandDecision
+		d    approve.Decision
 		want string
 	}{
-		{toolrun.CommandDecision{Choice: toolrun.CommandAllowOnce}, ""},
-		{toolrun.CommandDecision{Choice: toolrun.CommandRunInSandbox}, ""},
-		{toolrun.CommandDecision{Choice: toolrun.CommandDeny}, "User denied unsandboxed execution."},
-		{toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason, Reason: "use the mirror"}, "User denied command execution with reason: use the mirror"},
-		{toolrun.CommandDecision{Choice: toolrun.CommandDenyWithReason}, "User denied command execution."},
-		{toolrun.CommandDecision{Choice: toolrun.CommandDismissed}, "User denied the command execution."},
+		{approve.Decision{Choice: approve.Allow}, ""},
+		{approve.Decision{Choice: approve.AllowSession}, ""},
+		{approve.Decision{Choice: approve.RunInSandbox}, ""},
+		{approve.Decision{Choice: approve.Deny}, "User denied unsandboxed execution."},
+		{approve.Decision{Choice: approve.DenyReason, Reason: "use the mirror"}, "User denied command execution with reason: use the mirror"},
+		{approve.Decision{Choice: approve.DenyReason}, "User denied command execution."},
+		{approve.Decision{Choice: approve.Dismissed}, "User denied the command execution."},
 	} {
 		s := base()
 		s.Headless = false
@@ -201,10 +199,10 @@ func TestEscalate(t *testing.T) {
 		if errString(err) != c.want {
 			t.Errorf("%+v: %v, want %q", c.d, err, c.want)
 		}
-		if c.d.Choice == toolrun.CommandRunInSandbox && (e.Plan == nil || !e.InSandbox) {
+		if c.d.Choice == approve.RunInSandbox && (e.Plan == nil || !e.InSandbox) {
 			t.Errorf("run in sandbox: %+v", e)
 		}
-		if c.d.Choice == toolrun.CommandAllowOnce && e.Plan != nil {
+		if c.d.Choice == approve.Allow && e.Plan != nil {
 			t.Errorf("allow once runs sandboxed: %+v", e)
 		}
 		if a.req == nil || strings.Join(a.req.Approval.Suggestions, ",") != "npm install *" {

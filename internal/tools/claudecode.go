@@ -24,6 +24,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/sandbox"
@@ -1030,43 +1031,20 @@ func CCTodoWidget(details json.RawMessage) []string {
 	return out
 }
 
-// Asker is what the chat implements to put questions to the person
-// (AskUserQuestion, question). The session's Approver provides it when it
-// implements Asker; without one (headless) both tools refuse.
-type Asker interface {
-	// Ask shows one question and returns the answers: chosen labels, or
-	// the free text typed for the "other" option; none means unanswered.
-	Ask(ctx context.Context, q Question) ([]string, error)
-}
-
-// Question is one question as the dialog shows it.
-type Question struct {
-	// Title is "<header>: <question>" (the question alone when the header is empty).
-	Title    string
-	Question string
-	Header   string
-	Options  []QuestionOption
-	Multiple bool
-	// Other is the label of the free-text option ("Other" or
-	// "Type your own answer."); Done ends a multi-select ("Done", "✓ Done").
-	Other, Done string
-	// InputPrompt is the prompt of the free-text input.
-	InputPrompt string
-}
+// Question is one question as the dialog shows it (package approve).
+type Question = approve.Question
 
 // QuestionOption is one choice of a question.
-type QuestionOption struct {
-	Label       string `json:"label"`
-	Description string `json:"description"`
-}
+type QuestionOption = approve.Option
 
-// askerOf returns the session's Asker, nil when no person can answer.
-func askerOf(s *toolrun.Session) Asker {
-	if s.Headless || s.Approver == nil {
-		return nil
+// ask puts q to the person through the session's approvals; noUI is the tool's refusal
+// when nobody can be asked.
+func ask(ctx context.Context, s *toolrun.Session, tool string, q Question, noUI string) ([]string, error) {
+	d, err := s.ApproverFor(ctx).Ask(ctx, approve.Request{Kind: approve.KindQuestion, Tool: tool, Title: q.Title, Question: &q, NoUI: noUI})
+	if err != nil {
+		return nil, err
 	}
-	a, _ := s.Approver.(Asker)
-	return a
+	return d.Answers, nil
 }
 
 type ccQuestion struct {
@@ -1083,9 +1061,9 @@ func ccAsk(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error)
 	if err := inv.Decode(&a); err != nil {
 		return toolrun.Result{}, err
 	}
-	asker := askerOf(inv.Session)
-	if asker == nil {
-		return toolrun.Result{}, errors.New("Cannot ask questions: interactive UI is not available")
+	const noUI = "Cannot ask questions: interactive UI is not available"
+	if !inv.Session.CanAsk() {
+		return toolrun.Result{}, errors.New(noUI)
 	}
 	var keys []string
 	answers := map[string]string{}
@@ -1093,8 +1071,8 @@ func ccAsk(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error)
 		if ctx.Err() != nil {
 			return toolrun.Result{}, errors.New(errAborted)
 		}
-		got, err := asker.Ask(ctx, Question{Title: q.Header + ": " + q.Question, Question: q.Question, Header: q.Header,
-			Options: q.Options, Multiple: q.MultiSelect, Other: "Other", Done: "Done", InputPrompt: "Type your answer"})
+		got, err := ask(ctx, inv.Session, "AskUserQuestion", Question{Title: q.Header + ": " + q.Question, Question: q.Question, Header: q.Header,
+			Options: q.Options, Multiple: q.MultiSelect, Other: "Other", Done: "Done", InputPrompt: "Type your answer"}, noUI)
 		if err != nil {
 			return toolrun.Result{}, err
 		}

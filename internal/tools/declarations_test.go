@@ -96,3 +96,35 @@ func TestEveryOfferedToolRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeImageNeedsAResolvableProvider: the seed registers describe_image only when
+// visionConfig's model resolves (its provider, else defaultProvider, known with the model).
+func TestDescribeImageNeedsAResolvableProvider(t *testing.T) {
+	models := `{"providers": {"p": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "k",
+	  "models": [{"id": "text"}, {"id": "eyes", "input": ["text", "image"]}]}}}`
+	for vc, want := range map[string]engine.State{
+		`{"provider": "p", "model": "eyes"}`:       engine.Active,
+		`{"model": "eyes"}`:                        engine.Active, // defaultProvider p
+		`{"provider": "nowhere", "model": "eyes"}`: engine.Unavailable,
+		`{"provider": "p", "model": "missing"}`:    engine.Unavailable,
+	} {
+		root := t.TempDir()
+		agent, ws := filepath.Join(root, "agent"), filepath.Join(root, "ws")
+		os.MkdirAll(agent, 0o755)
+		os.MkdirAll(ws, 0o755)
+		os.WriteFile(filepath.Join(agent, "models.json"), []byte(models), 0o644)
+		os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"defaultProvider": "p", "visionConfig": `+vc+`}`), 0o644)
+		no := false
+		cfg, err := config.Load(config.Options{AgentDir: agent, ProjectDir: ws, Home: root, Approve: &no, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cfg.Resolve(config.ResolveOptions{Model: "p/text", Headless: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := state(res.Tools, "describe_image"); got.State != want {
+			t.Errorf("visionConfig %s: describe_image is %s (%s), want %s", vc, got.State, got.Reason, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -297,19 +298,14 @@ type fakeAsker struct {
 	asked   []Question
 }
 
-func (f *fakeAsker) Ask(_ context.Context, q Question) ([]string, error) {
-	f.asked = append(f.asked, q)
+func (f *fakeAsker) Ask(_ context.Context, r approve.Request) (approve.Decision, error) {
+	if r.Kind != approve.KindQuestion {
+		return approve.Decision{Choice: approve.Deny}, nil
+	}
+	f.asked = append(f.asked, *r.Question)
 	a := f.answers[0]
 	f.answers = f.answers[1:]
-	return a, nil
-}
-
-func (f *fakeAsker) ApproveWrite(context.Context, toolrun.WriteRequest) (toolrun.WriteDecision, error) {
-	return toolrun.WriteDecision{Choice: toolrun.WriteBlock}, nil
-}
-
-func (f *fakeAsker) ApproveCommand(context.Context, toolrun.CommandRequest) (toolrun.CommandDecision, error) {
-	return toolrun.CommandDecision{Choice: toolrun.CommandDeny}, nil
+	return approve.Decision{Choice: approve.Answered, Answers: a}, nil
 }
 
 func TestClaudeEditDetails(t *testing.T) {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"golang.org/x/text/unicode/norm"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -129,7 +130,8 @@ func exists(p string) bool {
 }
 
 // ResolveReadPath is pi's resolveReadPath: the resolved path, or the first of its macOS
-// screenshot variants (narrow no-break space before AM/PM, curly apostrophe) that exists.
+// variants that exists, in pi's order: narrow no-break space before AM/PM, the decomposed
+// (NFD) form macOS file names use, curly apostrophe, NFD with curly apostrophe.
 func ResolveReadPath(p, cwd string) string {
 	r := ResolvePath(p, cwd)
 	if exists(r) {
@@ -139,7 +141,14 @@ func ResolveReadPath(p, cwd string) string {
 	if v := amPM(r); v != r {
 		variants = append(variants, v)
 	}
+	nfd := norm.NFD.String(r)
+	if nfd != r {
+		variants = append(variants, nfd)
+	}
 	if v := strings.ReplaceAll(r, "'", "\u2019"); v != r {
+		variants = append(variants, v)
+	}
+	if v := strings.ReplaceAll(nfd, "'", "\u2019"); v != r {
 		variants = append(variants, v)
 	}
 	for _, v := range variants {

@@ -17,7 +17,11 @@ type env struct {
 	dir    string // workspace
 	agent  string
 	runner *toolrun.Runner
+	// s is the runner's tool session.
+	s *toolrun.Session
 }
+
+func (e *env) session() *toolrun.Session { return e.s }
 
 func newEnv(t *testing.T, settings string) *env {
 	t.Helper()
@@ -54,8 +58,8 @@ func newEnvSettings(t testing.TB, ws, settings string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true}
-	e.runner = toolrun.New(res.Tools, All(), s)
+	e.s = &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true}
+	e.runner = toolrun.New(res.Tools, All(), e.s)
 	return e
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"golang.org/x/image/bmp"
 	"image"
 	"image/draw"
 	_ "image/gif" // Decode and DecodeConfig for gif
@@ -105,12 +106,26 @@ type processed struct {
 // base64) goes through unchanged; a larger png, jpeg or gif is scaled to fit and re-encoded
 // as pi does (PNG, then JPEG at quality 80, 85, 70, 55, 40, then 3/4 of the size each round,
 // the first encoding under the limit), with pi's dimension note. pigo scales by area
-// averaging where pi uses Lanczos3, so the pixels differ slightly. Images pi converts first
-// (bmp) and large webp, which pigo cannot decode, are omitted with pi's notes.
+// averaging where pi uses Lanczos3, so the pixels differ slightly. A bmp is converted to PNG
+// first, as pi does, with pi's note; one that cannot be decoded, and a large webp (pigo cannot
+// decode webp), are omitted with pi's notes.
 func processImage(buf []byte, mime string) (processed, error) {
+	var hints []string
 	if mime == "image/bmp" {
-		return processed{}, errors.New("[Image omitted: could not be converted to a supported inline image format.]")
+		img, err := bmp.Decode(bytes.NewReader(buf))
+		var pb bytes.Buffer
+		if err != nil || png.Encode(&pb, img) != nil {
+			return processed{}, errors.New("[Image omitted: could not be converted to a supported inline image format.]")
+		}
+		buf, mime = pb.Bytes(), "image/png"
+		hints = append(hints, "[Image converted from image/bmp to image/png.]")
 	}
+	p, err := processSupported(buf, mime)
+	p.hints = append(hints, p.hints...)
+	return p, err
+}
+
+func processSupported(buf []byte, mime string) (processed, error) {
 	w, h, ok := imageSize(buf, mime)
 	b64 := (len(buf) + 2) / 3 * 4
 	if ok && w <= imageMaxSide && h <= imageMaxSide && float64(b64) < imageMaxBytes {

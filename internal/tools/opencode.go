@@ -804,9 +804,9 @@ func ocQuestion(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, e
 	if err := inv.Decode(&a); err != nil {
 		return toolrun.Result{}, err
 	}
-	asker := askerOf(inv.Session)
-	if asker == nil {
-		return toolrun.Result{}, errors.New("Cannot ask questions: interactive UI is not available in this mode")
+	const noUI = "Cannot ask questions: interactive UI is not available in this mode"
+	if !inv.Session.CanAsk() {
+		return toolrun.Result{}, errors.New(noUI)
 	}
 	qs := make([]ocQuestionIn, len(a.Questions))
 	for i, q := range a.Questions {
@@ -826,8 +826,8 @@ func ocQuestion(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, e
 		if q.Header != "" {
 			title = q.Header + ": " + q.Question
 		}
-		got, err := asker.Ask(ctx, Question{Title: title, Question: q.Question, Header: q.Header, Options: q.Options,
-			Multiple: q.Multiple, Other: "Type your own answer.", Done: "✓ Done", InputPrompt: "Type your answer…"})
+		got, err := ask(ctx, inv.Session, "question", Question{Title: title, Question: q.Question, Header: q.Header, Options: q.Options,
+			Multiple: q.Multiple, Other: "Type your own answer.", Done: "✓ Done", InputPrompt: "Type your answer…"}, noUI)
 		if err != nil {
 			return toolrun.Result{}, err
 		}

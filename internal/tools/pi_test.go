@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/bmp"
 )
 
 func TestReadEndToEnd(t *testing.T) {
@@ -228,4 +230,43 @@ func TestPiWriteGuard(t *testing.T) {
 		t.Fatalf("/tmp: %q", r.Text())
 	}
 	os.Remove("/tmp/pigo-piguard-ok.txt")
+}
+
+// TestReadConvertsBMP: pi converts a BMP to PNG and says so; so does pigo (it omitted them).
+func TestReadConvertsBMP(t *testing.T) {
+	e := newEnv(t, "")
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{R: 200, A: 255})
+	var b bytes.Buffer
+	if err := bmp.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	e.write("pic.bmp", b.String())
+	r := e.call("read", `{"path":"pic.bmp"}`)
+	if r.IsError || len(r.Content) != 2 || r.Content[0].Text != "Read image file [image/png]\n[Image converted from image/bmp to image/png.]" {
+		t.Fatalf("bmp: %+v", r)
+	}
+	data, _ := base64.StdEncoding.DecodeString(r.Content[1].Data)
+	got, err := png.Decode(bytes.NewReader(data))
+	if r.Content[1].MimeType != "image/png" || err != nil || got.Bounds().Dx() != 3 || got.Bounds().Dy() != 2 {
+		t.Fatalf("converted image: %s %v", r.Content[1].MimeType, err)
+	}
+	if cr, _, _, _ := got.At(1, 1).RGBA(); cr>>8 != 200 {
+		t.Fatalf("pixel lost: %v", got.At(1, 1))
+	}
+}
+
+// TestReadFindsNFDName: a file named in decomposed Unicode (macOS stores names in NFD) is
+// found from the composed form, as pi finds it.
+func TestReadFindsNFDName(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("cafe\u0301.txt", "decomposed\n") // "café" with a combining acute accent
+	r := e.call("read", `{"path":"caf\u00e9.txt"}`)
+	if r.IsError || r.Text() != "decomposed\n" {
+		t.Fatalf("NFC path of an NFD file: %+v", r)
+	}
+	e.write("Capture d\u2019e\u0301cran.txt", "both\n")
+	if r := e.call("read", `{"path":"Capture d'\u00e9cran.txt"}`); r.IsError || r.Text() != "both\n" {
+		t.Fatalf("NFD with a curly apostrophe: %+v", r)
+	}
 }

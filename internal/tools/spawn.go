@@ -5,8 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
-	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/spawn"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -28,6 +28,30 @@ func spawnExe() (string, error) {
 	return os.Executable()
 }
 
+type agentsKey struct{}
+
+// agentsHolder guards a session's roster (/reload replaces it).
+type agentsHolder struct {
+	mu sync.Mutex
+	r  spawn.Roster
+}
+
+// SetAgents gives a session the sub-agents spawn-agent may start (resolved once by the
+// session, never read from the files per call).
+func SetAgents(s *toolrun.Session, r spawn.Roster) {
+	h := s.State(agentsKey{}, func() any { return &agentsHolder{} }).(*agentsHolder)
+	h.mu.Lock()
+	h.r = r
+	h.mu.Unlock()
+}
+
+func agentsOf(s *toolrun.Session) spawn.Roster {
+	h := s.State(agentsKey{}, func() any { return &agentsHolder{} }).(*agentsHolder)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.r
+}
+
 func init() {
 	Register("spawn-agent", "spawn-agent", toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
 		var a struct{ Agent, Task string }
@@ -37,11 +61,7 @@ func init() {
 		s := inv.Session
 		// The agent must be defined: the error names the available ones ("name: description;
 		// ..." or "none").
-		cfg, err := config.Load(config.Options{AgentDir: s.AgentDir, ProjectDir: s.Cwd})
-		if err != nil {
-			return toolrun.Result{}, err
-		}
-		if _, err := cfg.Agent(a.Agent); err != nil {
+		if err := agentsOf(s).Check(a.Agent); err != nil {
 			return toolrun.ErrorResult(err.Error()), nil
 		}
 		exe, err := spawnExe()

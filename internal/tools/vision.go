@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -100,57 +100,44 @@ func loadImage(path string) (llm.Content, error) {
 	return llm.Content{Type: llm.TypeImage, Data: base64.StdEncoding.EncodeToString(b), MimeType: mime}, nil
 }
 
-// visionTarget is the configured vision model: the provider name as the texts show it, the
-// model id, and the resolved model (nil when the registry does not know it).
-type visionTarget struct {
-	provider, model string
-	m               *llm.Model
-	proxy           string
+// Vision is describe_image's model, resolved once per session from settings.visionConfig
+// (the provider falling back to defaultProvider) through models.json and the catalogue: the
+// tool reads no configuration file per call.
+type Vision struct {
+	// Configured is false when the settings name no vision model.
+	Configured bool
+	// Provider is the provider name as the texts show it ("default" when none is set);
+	// ModelID the model id.
+	Provider, ModelID string
+	// Model is the resolved model, nil when the registry does not know it; Proxy its proxy.
+	Model *llm.Model
+	Proxy string
+	// Err is why the model could not be resolved (the call reports it).
+	Err error
 }
 
-// resolveVision reads settings.visionConfig (provider falling back to defaultProvider) and
-// resolves it through models.json and the catalogue. ok is false when no model is set.
-var resolveVision = func(s *toolrun.Session) (t visionTarget, ok bool, err error) {
-	no := false
-	cfg, err := config.Load(config.Options{AgentDir: s.AgentDir, ProjectDir: s.Cwd, Approve: &no})
-	if err != nil {
-		return t, false, err
-	}
-	eff, err := cfg.Effective(config.Settings)
-	if err != nil || eff.Root == nil {
-		return t, false, err
-	}
-	vc := eff.Root.Get("visionConfig")
-	if vc == nil {
-		return t, false, nil
-	}
-	str := func(v *config.Value) string {
-		if v == nil || v.Node == nil {
-			return ""
-		}
-		return strings.TrimSpace(v.Node.Str)
-	}
-	t.model = str(vc.Get("model"))
-	if t.model == "" {
-		return t, false, nil
-	}
-	t.provider = str(vc.Get("provider"))
-	if t.provider == "" {
-		t.provider = str(eff.Root.Get("defaultProvider"))
-	}
-	if t.provider == "" {
-		t.provider = "default"
-	}
-	info, err := cfg.SessionModel(t.provider + "/" + t.model)
-	if err != nil || info == nil || info.Source == "defaults" {
-		return t, true, nil
-	}
-	t.m, err = cfg.ProviderModel(t.provider+"/"+t.model, "")
-	if err != nil {
-		return t, true, err
-	}
-	t.proxy, _ = cfg.ProxyURL()
-	return t, true, nil
+type visionKey struct{}
+
+// visionHolder guards a session's Vision: /reload replaces it while no call runs, but the
+// race detector cannot know that.
+type visionHolder struct {
+	mu sync.Mutex
+	v  Vision
+}
+
+// SetVision gives a session describe_image's model.
+func SetVision(s *toolrun.Session, v Vision) {
+	h := s.State(visionKey{}, func() any { return &visionHolder{} }).(*visionHolder)
+	h.mu.Lock()
+	h.v = v
+	h.mu.Unlock()
+}
+
+func visionOf(s *toolrun.Session) Vision {
+	h := s.State(visionKey{}, func() any { return &visionHolder{} }).(*visionHolder)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.v
 }
 
 func describeImage(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
@@ -186,17 +173,17 @@ func describeImage(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result
 		return errDetails("识别失败: "+msg, map[string]any{"error": msg, "pendant": map[string]any{"markdown": "## 图片识别失败\n\n" + msg}})
 	}
 	s := inv.Session
-	t, ok, err := resolveVision(s)
-	if err != nil {
-		return fail(err), nil
+	t := visionOf(s)
+	if t.Err != nil {
+		return fail(t.Err), nil
 	}
-	if !ok {
+	if !t.Configured {
 		return errDetails(`未配置视觉模型。请在 `+filepath.Join(s.AgentDir, "settings.json")+` 添加 visionConfig，例如: { "provider": "axonhub", "model": "mimo-v2.5" }`,
 			map[string]any{"error": "visionConfig not configured"}), nil
 	}
-	if t.m == nil {
-		return errDetails("在模型注册表中找不到视觉模型「"+t.provider+"/"+t.model+"」。请检查 models.json 是否配置了该 provider 与该模型。",
-			map[string]any{"error": "model not found: " + t.provider + "/" + t.model}), nil
+	if t.Model == nil {
+		return errDetails("在模型注册表中找不到视觉模型「"+t.Provider+"/"+t.ModelID+"」。请检查 models.json 是否配置了该 provider 与该模型。",
+			map[string]any{"error": "model not found: " + t.Provider + "/" + t.ModelID}), nil
 	}
 	prompt := visionPrompt(a.Prompt, len(paths))
 	inv.Progress(toolrun.TextResult("视觉识别 prompt: "+prompt, map[string]any{"prompt": prompt}))
@@ -216,19 +203,19 @@ func describeImage(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result
 		labels[i] = filepath.Base(p)
 	}
 	content = append(content, llm.TextBlock(prompt))
-	prov, err := llm.ProviderFor(t.m.API)
+	prov, err := llm.ProviderFor(t.Model.API)
 	if err != nil {
 		return fail(err), nil
 	}
-	maxTokens := t.m.MaxTokens
+	maxTokens := t.Model.MaxTokens
 	if maxTokens == 0 {
 		maxTokens = visionMaxTokens
 	}
 	cctx, cancel := context.WithTimeout(ctx, visionTimeout)
 	defer cancel()
-	msg := prov.Stream(cctx, t.m, &llm.Context{SystemPrompt: VisionSystemPrompt,
+	msg := prov.Stream(cctx, t.Model, &llm.Context{SystemPrompt: VisionSystemPrompt,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: content, Timestamp: time.Now().UnixMilli()}}},
-		&llm.Options{MaxTokens: maxTokens, ProxyURL: t.proxy}, func(llm.Event) {})
+		&llm.Options{MaxTokens: maxTokens, ProxyURL: t.Proxy}, func(llm.Event) {})
 	if ctx.Err() != nil {
 		return toolrun.TextResult(TextVisionCancelled, map[string]any{"cancelled": true}), nil
 	}
@@ -246,14 +233,14 @@ func describeImage(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result
 	if msg.Usage != nil {
 		tokens = fmt.Sprint(msg.Usage.TotalTokens)
 	}
-	desc := "[" + strings.Join(labels, ", ") + "]\n" + body + "\n[模型: " + t.m.ID + ", tokens: " + tokens + "]"
+	desc := "[" + strings.Join(labels, ", ") + "]\n" + body + "\n[模型: " + t.Model.ID + ", tokens: " + tokens + "]"
 	files := make([]string, len(paths))
 	for i, p := range paths {
 		files[i] = "`" + filepath.Base(p) + "`"
 	}
 	md := strings.TrimFunc(strings.Join([]string{"## 图片识别", "", "**图片**: " + strings.Join(files, ", "),
-		"**视觉模型**: `" + t.provider + "/" + t.model + "`", "**Prompt**: " + prompt, "", "### 识别结果", "", body,
-		"\n- -\n[模型: " + t.m.ID + ", tokens: " + tokens + "]"}, "\n"), isJSSpaceRune)
+		"**视觉模型**: `" + t.Provider + "/" + t.ModelID + "`", "**Prompt**: " + prompt, "", "### 识别结果", "", body,
+		"\n- -\n[模型: " + t.Model.ID + ", tokens: " + tokens + "]"}, "\n"), isJSSpaceRune)
 	return toolrun.TextResult(desc, struct {
 		Provider string         `json:"provider"`
 		Model    string         `json:"model"`
@@ -262,5 +249,5 @@ func describeImage(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result
 		Paths    []string       `json:"paths"`
 		Count    int            `json:"count"`
 		Pendant  map[string]any `json:"pendant"`
-	}{t.provider, t.model, prompt, desc, paths, len(paths), map[string]any{"markdown": md}}), nil
+	}{t.Provider, t.ModelID, prompt, desc, paths, len(paths), map[string]any{"markdown": md}}), nil
 }

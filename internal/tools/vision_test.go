@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 	_ "github.com/pigo-agent/pigo/internal/llm/providers"
 )
@@ -21,7 +22,22 @@ func visionEnv(t *testing.T, srv *llmtest.Server, settings string) *env {
 	e.write(filepath.Join(e.agent, "models.json"), `{"providers": {"vis": {"baseUrl": "`+srv.URL+`/v1", "api": "openai-completions", "apiKey": "vk",
 		"models": [{"id": "vmodel", "input": ["text", "image"], "maxTokens": 2048}]}}}`)
 	e.runner = registryWith(t, e, "describe_image")
+	e.vision(t)
 	return e
+}
+
+// vision resolves the vision model from the files as a session does at its start (and at
+// /reload), and gives it to the session's describe_image.
+func (e *env) vision(t *testing.T) {
+	t.Helper()
+	no := false
+	cfg, err := config.Load(config.Options{AgentDir: e.agent, ProjectDir: e.dir, Home: filepath.Dir(e.dir), Approve: &no,
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := cfg.VisionModel()
+	SetVision(e.session(), Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err})
 }
 
 var pngBytes = []byte("\x89PNG\r\n\x1a\n fake png body")
@@ -110,11 +126,13 @@ func TestDescribeImageTexts(t *testing.T) {
 
 	// A model the registry does not know, and no visionConfig model.
 	e.write(filepath.Join(e.agent, "settings.json"), `{"visionConfig": {"provider": "vis", "model": "nope"}}`)
+	e.vision(t)
 	if r := e.call("describe_image", `{"path": "a.png"}`); r.Text() != "在模型注册表中找不到视觉模型「vis/nope」。请检查 models.json 是否配置了该 provider 与该模型。" ||
 		string(r.Details) != `{"error":"model not found: vis/nope"}` {
 		t.Errorf("not found: %q %s", r.Text(), r.Details)
 	}
 	e.write(filepath.Join(e.agent, "settings.json"), `{"visionConfig": {}}`)
+	e.vision(t)
 	if r := e.call("describe_image", `{"path": "a.png"}`); r.Text() != `未配置视觉模型。请在 `+filepath.Join(e.agent, "settings.json")+` 添加 visionConfig，例如: { "provider": "axonhub", "model": "mimo-v2.5" }` {
 		t.Errorf("not configured: %q", r.Text())
 	}

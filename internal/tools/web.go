@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/web"
 )
@@ -30,6 +35,64 @@ var newWebClient = func(s *toolrun.Session) (*web.Client, error) {
 		return nil, err
 	}
 	return web.New(web.Options{Proxy: p}), nil
+}
+
+// webPermit is the network policy the web tools follow, the one bash runs under (the
+// session's sandbox network.mode and allowlist): "allow-all" lets every URL through (the
+// SSRF guard still applies), "limited" only hosts the allowlist permits (checked on the
+// first URL and every redirect hop), "block" refuses the call before anything is fetched.
+// A policy that could not be read refuses too (fail closed). The seed's web tools ignore
+// the policy, so a model could read a secret and then fetch https://attacker/?k=… in any
+// mode; pigo's refusal names the policy and where it was set.
+func webPermit(tool string, s *toolrun.Session) (func(u *url.URL) error, error) {
+	if s.SandboxErr != nil {
+		return nil, &toolrun.Refusal{Kind: toolrun.RefusedPolicy, Text: tool + " is refused: the sandbox policy could not be read (" + s.SandboxErr.Error() + "); the web tools follow its network.mode."}
+	}
+	p := s.Sandbox
+	where := "the default"
+	if o := p.NetModeOrigin; o.File != "" {
+		where = o.File
+		if o.Line > 0 {
+			where = fmt.Sprintf("%s:%d:%d", o.File, o.Line, o.Column)
+		}
+	}
+	switch p.NetMode {
+	case sandbox.NetAllowAll:
+		return nil, nil
+	case sandbox.NetLimited:
+		return func(u *url.URL) error {
+			port, _ := strconv.Atoi(u.Port())
+			if port == 0 {
+				port = map[string]int{"https": 443}[strings.ToLower(u.Scheme)]
+				if port == 0 {
+					port = 80
+				}
+			}
+			if sandbox.AllowlistPermits(p.Allowlist, u.Hostname(), port) {
+				return nil
+			}
+			return &toolrun.Refusal{Kind: toolrun.RefusedPolicy, Text: fmt.Sprintf(
+				"%s is refused: %s is not in network.allowlist (network.mode \"limited\", set by %s); the web tools follow the sandbox's network policy as bash does.",
+				tool, u.Host, where)}
+		}, nil
+	}
+	mode := p.NetMode
+	if mode == "" {
+		mode = "unknown"
+	}
+	return nil, &toolrun.Refusal{Kind: toolrun.RefusedPolicy, Text: fmt.Sprintf(
+		"%s is refused: network.mode is %q (set by %s), and the web tools follow the sandbox's network policy as bash does. "+
+			"To let it reach a host, set network.mode to \"limited\" with the host in network.allowlist, or to \"allow-all\".",
+		tool, mode, where)}
+}
+
+// asRefusal is err's refusal, nil when it is not one.
+func asRefusal(err error) *toolrun.Refusal {
+	var r *toolrun.Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return nil
 }
 
 // webJSON is JSON.stringify(v, null, 2) with JavaScript's string escapes.
@@ -116,6 +179,10 @@ func webSearch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, er
 	if len(queries) == 0 {
 		return errDetails(TextSearchNoQuery, map[string]any{"error": "no query"}), nil
 	}
+	permit, err := webPermit("web_search", inv.Session)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
 	key := Search1APIKey()
 	if key == "" {
 		return errDetails(TextSearchNoKey, map[string]any{"error": "search1api key not configured"}), nil
@@ -127,6 +194,7 @@ func webSearch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, er
 	if err != nil {
 		return fail(err), nil
 	}
+	c.SetPermit(permit)
 	inv.Progress(toolrun.TextResult("正在搜索: "+strings.Join(queries, " / "), map[string]any{}))
 	opts := web.SearchOptions{NumResults: a.NumResults, RecencyFilter: a.RecencyFilter, DomainFilter: a.DomainFilter,
 		SearchService: a.SearchService, IncludeContent: a.IncludeContent}
@@ -142,6 +210,9 @@ func webSearch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, er
 	}
 	wg.Wait()
 	for _, err := range errs { // Promise.all rejects with the first query's error in order
+		if refused := asRefusal(err); refused != nil {
+			return toolrun.Result{}, refused
+		}
 		if err != nil {
 			return fail(err), nil
 		}
@@ -187,6 +258,16 @@ func webFetch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, err
 	fail := func(err error) toolrun.Result {
 		return errDetails("抓取失败: "+err.Error(), map[string]any{"error": err.Error(), "url": a.URL})
 	}
+	// The network policy first: refused, nothing is fetched and no file is touched.
+	permit, err := webPermit("web_fetch", s)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
+	if u, err := url.Parse(a.URL); err == nil && permit != nil && u.Host != "" {
+		if err := permit(u); err != nil {
+			return toolrun.Result{}, err
+		}
+	}
 	if a.OutputPath != nil {
 		dest := ResolvePath(*a.OutputPath, s.Cwd)
 		// The write path as for the file tools, guarded before the download (the content is
@@ -204,12 +285,16 @@ func webFetch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, err
 			pw.Release()
 			return fail(err), nil
 		}
+		c.SetPermit(permit)
 		var f *web.Saved
 		_, err = pw.CommitStream(ctx, func(w io.Writer) error {
 			var err error
 			f, err = c.Save(ctx, a.URL, w)
 			return err
 		})
+		if refused := asRefusal(err); refused != nil {
+			return toolrun.Result{}, refused
+		}
 		if err != nil {
 			if f == nil {
 				return fail(err), nil
@@ -228,7 +313,11 @@ func webFetch(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, err
 	if err != nil {
 		return fail(err), nil
 	}
+	c.SetPermit(permit)
 	page, err := c.Fetch(ctx, a.URL)
+	if refused := asRefusal(err); refused != nil {
+		return toolrun.Result{}, refused
+	}
 	if err != nil {
 		return fail(err), nil
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/web"
 )
@@ -25,6 +26,7 @@ func webEnv(t *testing.T, srv *httptest.Server) *env {
 	ws := tempWS(t)
 	e := newEnvAt(t, ws)
 	e.runner = registryWith(t, e, "web_search", "web_fetch")
+	e.runner.Session.Sandbox = sandbox.Policy{NetMode: sandbox.NetAllowAll}
 	t.Setenv("HOME", filepath.Dir(ws))
 	t.Setenv("SEARCH1API_KEY", "")
 	ap := netip.MustParseAddrPort(srv.Listener.Addr().String())
@@ -235,5 +237,68 @@ func registryWith(t *testing.T, e *env, tools ...string) *toolrun.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return toolrun.New(res.Tools, All(), &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true})
+	e.s = &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true}
+	return toolrun.New(res.Tools, All(), e.s)
+}
+
+// TestWebNetworkPolicy: the web tools follow the sandbox's network.mode (the seed's ignore
+// it, so a model could read a secret and fetch https://attacker/?k=… with no approval in any
+// mode): "block" refuses before any request or file, "limited" lets only the allowlist
+// through (every redirect hop checked), "allow-all" fetches.
+func TestWebNetworkPolicy(t *testing.T) {
+	var hits []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.URL.String())
+		mu.Unlock()
+		if r.URL.Path == "/hop" {
+			http.Redirect(w, r, "http://localhost:"+r.Host[strings.LastIndexByte(r.Host, ':')+1:]+"/page", http.StatusFound)
+			return
+		}
+		io.WriteString(w, "<html><body><article><p>"+strings.Repeat("Words of a page. ", 30)+"</p></article></body></html>")
+	}))
+	defer srv.Close()
+	e := webEnv(t, srv)
+	t.Setenv("SEARCH1API_KEY", "k")
+	host := srv.Listener.Addr().String()
+	s := e.runner.Session
+
+	s.Sandbox = sandbox.Policy{NetMode: sandbox.NetBlock, NetModeOrigin: sandbox.Origin{File: "/x/sandbox.json", Line: 3, Column: 14}}
+	r := e.call("web_fetch", `{"url":"`+srv.URL+`/page?k=secret","output_path":"out.html"}`)
+	want := `web_fetch is refused: network.mode is "block" (set by /x/sandbox.json:3:14), and the web tools follow the sandbox's network policy as bash does. To let it reach a host, set network.mode to "limited" with the host in network.allowlist, or to "allow-all".`
+	if !r.IsError || r.Text() != want {
+		t.Errorf("block:\n got %q\nwant %q", r.Text(), want)
+	}
+	if r := e.call("web_search", `{"query":"secret"}`); !r.IsError || !strings.HasPrefix(r.Text(), `web_search is refused: network.mode is "block"`) {
+		t.Errorf("search, block: %q", r.Text())
+	}
+	s.Sandbox = sandbox.Policy{}
+	if r := e.call("web_fetch", `{"url":"`+srv.URL+`/page"}`); !r.IsError || !strings.Contains(r.Text(), `network.mode is "unknown" (set by the default)`) {
+		t.Errorf("no policy: %q", r.Text())
+	}
+	if len(hits) != 0 {
+		t.Fatalf("requests were made: %v", hits)
+	}
+	if _, err := os.Lstat(filepath.Join(e.dir, "out.html")); err == nil {
+		t.Fatal("output_path written")
+	}
+
+	s.Sandbox = sandbox.Policy{NetMode: sandbox.NetLimited, Allowlist: []string{host}}
+	if r := e.call("web_fetch", `{"url":"`+srv.URL+`/page"}`); r.IsError {
+		t.Errorf("limited, allowed: %q", r.Text())
+	}
+	// The allowed host redirects to a name the allowlist lacks.
+	r = e.call("web_fetch", `{"url":"`+srv.URL+`/hop"}`)
+	if !r.IsError || !strings.HasPrefix(r.Text(), "web_fetch is refused: localhost:") || !strings.Contains(r.Text(), `is not in network.allowlist (network.mode "limited", set by the default)`) {
+		t.Errorf("limited, redirect: %q", r.Text())
+	}
+	s.Sandbox = sandbox.Policy{NetMode: sandbox.NetLimited, Allowlist: []string{"example.org"}}
+	n := len(hits)
+	if r := e.call("web_fetch", `{"url":"`+srv.URL+`/page"}`); !r.IsError || !strings.Contains(r.Text(), "is not in network.allowlist") {
+		t.Errorf("limited, not allowed: %q", r.Text())
+	}
+	if len(hits) != n {
+		t.Error("a refused host was requested")
+	}
 }

@@ -2,51 +2,26 @@ package validate
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
-	"strings"
-
-	"cuelang.org/go/cue"
 
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 )
 
-// Mode says how unknown keys are judged.
-type Mode int
-
-const (
-	// UserConfig is for files shared with other pi extensions (D15): an unknown key is a warning
-	// when it is a near miss of a known key or sits inside a section only pigo reads (@pigo(owned)),
-	// else an info.
-	UserConfig Mode = iota
-	// Declaration is for pigo's own declaration files (extensions, toolsets, commands): an unknown
-	// key is an error.
-	Declaration
-)
-
-// Options tunes one check.
-type Options struct {
-	Mode Mode
-	// Skip lists top-level keys that must not be checked (already reported another way).
-	Skip []string
-}
-
 // Check validates root against the definition def (e.g. "#Settings") and returns the problems.
 func (s *Schema) Check(src *diag.Source, root *jsonc.Node, def string, opt Options) diag.List {
-	v := s.Def(def)
-	w := &walker{s: s, src: src, opt: opt}
-	if err := v.Err(); err != nil {
+	w := &walker{src: src, opt: opt}
+	n, ok := defNode(def)
+	if !ok {
 		w.add(diag.FileSpan(src), diag.Error, "internal", "", fmt.Sprintf("schema has no definition %s", def), "")
 		return w.out
 	}
-	w.check(root, v, nil, true)
+	w.check(root, n, nil, true)
 	return w.out
 }
 
 type walker struct {
-	s   *Schema
 	src *diag.Source
 	opt Options
 	out diag.List
@@ -61,302 +36,138 @@ func (w *walker) add(sp diag.Span, sev diag.Severity, code, path, msg, hint stri
 
 func (w *walker) span(n *jsonc.Node) diag.Span { return diag.At(w.src, n.Start, n.End) }
 
-func (w *walker) check(n *jsonc.Node, sch cue.Value, path []string, top bool) {
-	if !acceptsKind(w.s.kindOf(sch), kindOf(n)) {
-		p := joinPath(path)
-		w.add(w.span(n), diag.Error, "schema", p, prefix(p)+"expected "+describe(sch)+", got "+describeNode(n), "")
+func (w *walker) check(n *jsonc.Node, i int32, path []string, top bool) {
+	sch := &nodes[i]
+	if !acceptsKind(sch.kind, kindOf(n)) {
+		p := JoinPath(path)
+		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+"expected "+sch.describe+", got "+DescribeNode(n), "")
 		return
 	}
 	switch n.Kind {
 	case jsonc.Object:
-		w.object(n, w.s.structOf(sch, n), path, top)
+		if sch.top {
+			return
+		}
+		w.object(n, structOf(sch, n), path, top)
 	case jsonc.Array:
-		w.array(n, w.s.list(sch), path)
+		if sch.top || sch.list < 0 {
+			return
+		}
+		w.array(n, &lists[sch.list], path)
 	default:
-		w.scalar(n, sch, joinPath(path))
+		w.scalar(n, sch, JoinPath(path))
 	}
 }
 
-// plainKind returns the kind of sch when sch is exactly a bare type (`string`, `bool`, `int`,
-// `number`, `null`), else BottomKind. Unifying each scalar with its constraint is most of a
-// check's time, and most constraints are bare types. Equivalence is tested both ways with
-// Subsume, once per schema place.
-func (s *Schema) plainKind(sch cue.Value) cue.Kind {
-	if k, ok := s.plain[sch]; ok {
-		return k
-	}
-	k := cue.BottomKind
-	if s.bare == nil {
-		s.bare = map[cue.Kind]cue.Value{}
-		for kind, src := range map[cue.Kind]string{cue.StringKind: "string", cue.BoolKind: "bool", cue.IntKind: "int", cue.NumberKind: "number", cue.NullKind: "null"} {
-			s.bare[kind] = s.ctx.CompileString(src)
-		}
-	}
-	if _, hasDefault := sch.Default(); !hasDefault {
-		for kind, t := range s.bare {
-			if sch.Subsume(t) == nil && t.Subsume(sch) == nil {
-				k = kind
-				break
-			}
-		}
-	}
-	s.plain[sch] = k
-	return k
-}
-
-// kindOf is schemaKind, cached.
-func (s *Schema) kindOf(sch cue.Value) cue.Kind {
-	k, ok := s.kinds[sch]
-	if !ok {
-		k = schemaKind(sch)
-		s.kinds[sch] = k
-	}
-	return k
-}
-
-// list returns the list schema of sch and its element constraint, cached.
-func (s *Schema) list(sch cue.Value) listInfo {
-	if li, ok := s.lists[sch]; ok {
-		return li
-	}
-	li := listInfo{list: sch}
-	if sch.Err() == nil {
-		li.list = sch.Unify(s.emptyList)
-	}
-	li.elem = listElem(li.list)
-	s.lists[sch] = li
-	return li
-}
-
-// tupleElem is element i of a tuple schema, cached.
-func (s *Schema) tupleElem(sch cue.Value, i int) cue.Value {
-	k := lookupKey{sch, "\x00" + strconv.Itoa(i)}
-	v, ok := s.lookups[k]
-	if !ok {
-		v = sch.LookupPath(cue.MakePath(cue.Index(i)))
-		s.lookups[k] = v
-	}
-	return v
-}
-
-// allows is sch.Allows for a key, cached.
-func (s *Schema) allows(sch cue.Value, key string) bool {
-	k := lookupKey{sch, key}
-	a, ok := s.allowed[k]
-	if !ok {
-		a = sch.Allows(cue.Str(key))
-		s.allowed[k] = a
-	}
-	return a
-}
-
-// field is lookupField, cached.
-func (s *Schema) field(sch cue.Value, key string) cue.Value {
-	k := lookupKey{sch, key}
-	v, ok := s.lookups[k]
-	if !ok {
-		v = lookupField(sch, key)
-		s.lookups[k] = v
-	}
-	return v
-}
-
-func kindOf(n *jsonc.Node) cue.Kind {
+// kindOf is the kind of a document value (a number written with a fraction or an exponent is a
+// float, as CUE reads it).
+func kindOf(n *jsonc.Node) Kind {
 	switch n.Kind {
 	case jsonc.Null:
-		return cue.NullKind
+		return Null
 	case jsonc.Bool:
-		return cue.BoolKind
+		return Bool
 	case jsonc.Number:
-		if isInt(n.Num) {
-			return cue.IntKind
+		if IsInt(n.Num) {
+			return Int
 		}
-		return cue.FloatKind
+		return Float
 	case jsonc.String:
-		return cue.StringKind
+		return String
 	case jsonc.Array:
-		return cue.ListKind
+		return List
 	}
-	return cue.StructKind
+	return Struct
 }
 
-// schemaKind is the kinds a constraint accepts. A constraint such as `[...string] &
-// list.MinItems(1)` evaluates to bottom on its own (CUE takes the open list as the concrete empty
-// list, which fails the validator); its kinds are then those its conjuncts agree on.
-func schemaKind(sch cue.Value) cue.Kind {
-	ik := sch.IncompleteKind()
-	if ik != cue.BottomKind {
-		return ik
-	}
-	op, args := sch.Expr()
-	if len(args) == 0 {
-		return ik
-	}
-	switch op {
-	case cue.AndOp:
-		k := cue.TopKind
-		for _, a := range args {
-			k &= schemaKind(a)
-		}
-		return k
-	case cue.OrOp:
-		k := cue.BottomKind
-		for _, a := range args {
-			k |= schemaKind(a)
-		}
-		return k
-	}
-	return ik
-}
-
-// listElem finds the element constraint of a list schema, looking through the conjuncts of
-// a constraint that is bottom on its own (see schemaKind).
-func listElem(sch cue.Value) cue.Value {
-	if el := sch.LookupPath(cue.MakePath(cue.AnyIndex)); el.Exists() {
-		return el
-	}
-	if op, args := sch.Expr(); op == cue.AndOp {
-		for _, a := range args {
-			if a.IncompleteKind() == cue.ListKind {
-				if el := a.LookupPath(cue.MakePath(cue.AnyIndex)); el.Exists() {
-					return el
-				}
-			}
-		}
-	}
-	return cue.Value{}
-}
-
-func isInt(num string) bool { return !strings.ContainsAny(num, ".eE") }
-
-func acceptsKind(ik, k cue.Kind) bool {
-	if k == cue.IntKind && ik&cue.NumberKind != 0 {
+func acceptsKind(ik, k Kind) bool {
+	if k == Int && ik&Number != 0 {
 		return true
 	}
 	return ik&k != 0
 }
 
-// alternatives flattens a disjunction into its branches.
-func alternatives(v cue.Value) []cue.Value {
-	op, args := v.Expr()
-	if op == cue.SelectorOp {
-		// A reference to a definition (fileIo: #FileIo) shows as a selector: look through it.
-		op, args = v.Eval().Expr()
+// structOf picks the struct branch for an object: the one that knows the most of its keys (the
+// first of those), as the CUE walker chooses among a disjunction's structs.
+func structOf(sch *node, n *jsonc.Node) *structNode {
+	if len(sch.structs) == 1 {
+		return &structs[sch.structs[0]]
 	}
-	if op != cue.OrOp {
-		return []cue.Value{v}
-	}
-	var out []cue.Value
-	for _, a := range args {
-		out = append(out, alternatives(a)...)
-	}
-	return out
-}
-
-// structOf narrows a constraint to its struct branch for an object node. With several struct
-// branches it picks the one that knows the most of the object's keys.
-func (s *Schema) structOf(sch cue.Value, n *jsonc.Node) cue.Value {
-	if v, ok := s.structs[structKey{sch: sch}]; ok {
-		return v
-	}
-	var keys []string
-	for _, m := range n.Members {
-		keys = append(keys, m.Key)
-	}
-	k := structKey{sch, signature(keys)}
-	if v, ok := s.structs[k]; ok {
-		return v
-	}
-	v, disjunction := s.chooseStruct(sch, n)
-	if !disjunction {
-		k.keys = ""
-	}
-	s.structs[k] = v
-	return v
-}
-
-// chooseStruct is structOf uncached; disjunction says whether the choice depended on n's keys.
-func (s *Schema) chooseStruct(sch cue.Value, n *jsonc.Node) (cue.Value, bool) {
-	if sch.IncompleteKind() == cue.TopKind {
-		return sch, false
-	}
-	v := sch.Unify(s.emptyStruct)
-	op, args := v.Expr()
-	if op != cue.OrOp {
-		return v, false
-	}
-	best, score := v, -1
-	for _, a := range args {
-		a = a.Unify(s.emptyStruct)
-		if a.Err() != nil {
-			continue
-		}
+	var best *structNode
+	score := -1
+	for _, si := range sch.structs {
+		st := &structs[si]
 		sc := 0
 		for _, m := range n.Members {
-			if a.Allows(cue.Str(m.Key)) {
+			if st.allows(m.Key) {
 				sc++
 			}
 		}
 		if sc > score {
-			best, score = a, sc
+			best, score = st, sc
 		}
 	}
-	return best, true
+	return best
 }
 
-// lookupField finds the constraint of a field whether it is regular, optional, required or
-// only allowed by a pattern such as [string]: T.
-func lookupField(sch cue.Value, key string) cue.Value {
-	for _, sel := range []cue.Selector{cue.Str(key).Optional(), cue.Str(key).Required(), cue.Str(key)} {
-		if v := sch.LookupPath(cue.MakePath(sel)); v.Exists() {
-			return v
-		}
+// allows reports whether the struct takes a member named key.
+func (st *structNode) allows(key string) bool {
+	if st.top || slices.Contains(st.names, key) {
+		return true
 	}
-	return cue.Value{}
+	return st.pattern >= 0 && (st.patternRe == "" || re(st.patternRe).MatchString(key))
 }
 
-func (w *walker) object(n *jsonc.Node, sch cue.Value, path []string, top bool) {
-	if sch.IncompleteKind() == cue.TopKind {
+// field is the node of an allowed member (-1: none to check).
+func (st *structNode) field(key string) int32 {
+	if i := slices.Index(st.names, key); i >= 0 {
+		return st.fields[i]
+	}
+	if st.pattern >= 0 && (st.patternRe == "" || re(st.patternRe).MatchString(key)) {
+		return st.pattern
+	}
+	return -1
+}
+
+func (w *walker) object(n *jsonc.Node, st *structNode, path []string, top bool) {
+	if st == nil || st.top {
 		return // `_`: anything goes
 	}
-	si := w.s.structInfo(sch)
 	outer := w.owned
-	w.owned = w.owned || si.owned
+	w.owned = w.owned || st.owned
 	defer func() { w.owned = outer }()
 	seen := map[string]int{}
 	for i, m := range n.Members {
 		if top && slices.Contains(w.opt.Skip, m.Key) {
 			continue
 		}
-		cp := append(path[:len(path):len(path)], pathKey(m.Key))
-		p := joinPath(cp)
+		cp := append(path[:len(path):len(path)], PathKey(m.Key))
+		p := JoinPath(cp)
 		keySpan := diag.At(w.src, m.KeyStart, m.KeyEnd)
 		if j, dup := seen[m.Key]; dup {
-			w.add(keySpan, diag.Warning, "duplicate-key", p, fmt.Sprintf("duplicate key %q: this value replaces the one on line %d", m.Key, line(w.src, n.Members[j].KeyStart)), "")
+			w.add(keySpan, diag.Warning, "duplicate-key", p, fmt.Sprintf("duplicate key %q: this value replaces the one on line %d", m.Key, Line(w.src, n.Members[j].KeyStart)), "")
 		}
 		seen[m.Key] = i
-		if !w.s.allows(sch, m.Key) {
-			w.unknown(keySpan, m.Key, p, si)
+		if !st.allows(m.Key) {
+			w.unknown(keySpan, m.Key, p, st)
 			continue
 		}
-		child := w.s.field(sch, m.Key)
-		if !child.Exists() {
+		child := st.field(m.Key)
+		if child < 0 {
 			continue
 		}
 		w.check(m.Value, child, cp, false)
 	}
-	for _, r := range si.required {
+	for _, r := range st.required {
 		if _, ok := seen[r]; !ok {
-			p := joinPath(append(path[:len(path):len(path)], pathKey(r)))
-			w.add(diag.At(w.src, n.Start, n.Start+1), diag.Error, "schema", p, fmt.Sprintf("%smissing required field %q", prefix(joinPath(path)), r), "")
+			p := JoinPath(append(path[:len(path):len(path)], PathKey(r)))
+			w.add(diag.At(w.src, n.Start, n.Start+1), diag.Error, "schema", p, fmt.Sprintf("%smissing required field %q", Prefix(JoinPath(path)), r), "")
 		}
 	}
 }
 
-func line(src *diag.Source, off int) int { l, _ := src.Position(off); return l }
-
-func (w *walker) unknown(sp diag.Span, key, p string, si *structInfo) {
-	sugg := suggest(key, si.names)
+func (w *walker) unknown(sp diag.Span, key, p string, st *structNode) {
+	sugg := Suggest(key, st.names)
 	sev := diag.Info
 	switch {
 	case w.opt.Mode == Declaration:
@@ -375,201 +186,55 @@ func (w *walker) unknown(sp diag.Span, key, p string, si *structInfo) {
 	w.add(sp, sev, "unknown-field", p, msg, hint)
 }
 
-func (w *walker) array(n *jsonc.Node, li listInfo, path []string) {
-	sch := li.list
-	if sch.IncompleteKind() == cue.TopKind {
+func (w *walker) array(n *jsonc.Node, li *listNode, path []string) {
+	if li.top {
 		return
 	}
-	elem := li.elem
 	for i, e := range n.Elems {
-		cp := indexPath(path, i)
-		el := elem
-		if !el.Exists() {
-			// A tuple such as [string, ...string]: look the element up by index.
-			el = w.s.tupleElem(sch, i)
-			if !el.Exists() {
+		el := li.elem
+		if el < 0 {
+			// A tuple such as [string, int]: the element by index.
+			if i >= len(li.tuple) {
 				continue
 			}
+			el = li.tuple[i]
 		}
-		w.check(e, el, cp, false)
+		w.check(e, el, IndexPath(path, i), false)
 	}
 	// Length constraints (such as [_, ...]) only show on the whole list.
-	if len(n.Elems) == 0 {
-		if err := sch.Unify(w.s.ctx.CompileString("[]")).Validate(); err != nil {
-			p := joinPath(path)
-			w.add(w.span(n), diag.Error, "schema", p, prefix(p)+"must not be empty", "")
-		}
+	if len(n.Elems) == 0 && li.nonEmpty {
+		p := JoinPath(path)
+		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+"must not be empty", "")
 	}
 }
 
-func indexPath(path []string, i int) []string {
-	idx := "[" + strconv.Itoa(i) + "]"
-	if len(path) == 0 {
-		return []string{idx}
-	}
-	cp := slices.Clone(path)
-	cp[len(cp)-1] += idx
-	return cp
-}
-
-func (w *walker) scalar(n *jsonc.Node, sch cue.Value, p string) {
-	if k := w.s.plainKind(sch); k != cue.BottomKind && acceptsKind(k, kindOf(n)) {
+func (w *walker) scalar(n *jsonc.Node, sch *node, p string) {
+	if sch.plain != 0 && acceptsKind(sch.plain, kindOf(n)) {
 		return // a bare type such as `string`: the kind check above was the whole check
 	}
-	err := sch.Unify(w.encode(n)).Validate(cue.Concrete(true))
-	if err == nil {
-		return
-	}
-	if lits, ok := literals(alternatives(sch)); ok {
+	v := valueOf(n)
+	if sch.lits != nil {
+		for _, l := range sch.lits {
+			if v.equalsLiteral(l) {
+				return
+			}
+		}
 		hint := ""
 		if n.Kind == jsonc.String {
 			var names []string
-			for _, l := range lits {
+			for _, l := range sch.lits {
 				if s, err := strconv.Unquote(l); err == nil {
 					names = append(names, s)
 				}
 			}
-			if s := enumSuggest(n.Str, names); s != "" {
+			if s := EnumSuggest(n.Str, names); s != "" {
 				hint = fmt.Sprintf("did you mean %q?", s)
 			}
 		}
-		w.add(w.span(n), diag.Error, "schema", p, prefix(p)+"expected "+orList(lits)+", got "+describeNode(n), hint)
+		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+"expected "+OrList(sch.lits)+", got "+DescribeNode(n), hint)
 		return
 	}
-	w.add(w.span(n), diag.Error, "schema", p, prefix(p)+Translate(err, describeNode(n)), "")
-}
-
-func (w *walker) encode(n *jsonc.Node) cue.Value {
-	switch n.Kind {
-	case jsonc.Null:
-		return w.s.ctx.Encode(nil)
-	case jsonc.Bool:
-		return w.s.ctx.Encode(n.Bool)
-	case jsonc.Number:
-		if isInt(n.Num) {
-			if i, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
-				return w.s.ctx.Encode(i)
-			}
-			num := n.Num
-			if len(num) > maxDigits {
-				// math/big parses in quadratic time (a million digits took seconds); an integer
-				// this long is beyond every bound of the schema, as its first digits are.
-				num = num[:maxDigits]
-			}
-			if b, ok := new(big.Int).SetString(num, 10); ok {
-				return w.s.ctx.Encode(b)
-			}
-		}
-		f, _ := strconv.ParseFloat(n.Num, 64)
-		return w.s.ctx.Encode(f)
+	if msg, ok := v.check(sch.alts, DescribeNode(n)); !ok {
+		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+msg, "")
 	}
-	return w.s.ctx.Encode(n.Str)
-}
-
-// maxDigits bounds the integer literals given to math/big.
-const maxDigits = 400
-
-// literals returns the branches as JSON text when every branch is one concrete scalar.
-func literals(alts []cue.Value) ([]string, bool) {
-	var out []string
-	for _, a := range alts {
-		if !a.IsConcrete() || a.Kind() == cue.StructKind || a.Kind() == cue.ListKind {
-			return nil, false
-		}
-		b, err := a.MarshalJSON()
-		if err != nil {
-			return nil, false
-		}
-		out = append(out, string(b))
-	}
-	return out, len(out) > 0
-}
-
-func prefix(p string) string {
-	if p == "" {
-		return ""
-	}
-	return p + ": "
-}
-
-func joinPath(path []string) string { return strings.Join(path, ".") }
-
-func pathKey(k string) string {
-	if k == "" || strings.ContainsAny(k, ".[]\" ") {
-		return strconv.Quote(k)
-	}
-	return k
-}
-
-// describe names the kinds (or the literal values) the schema accepts at a place.
-func describe(sch cue.Value) string {
-	if lits, ok := literals(alternatives(sch)); ok {
-		return orList(lits)
-	}
-	var names []string
-	ik := schemaKind(sch)
-	for _, k := range []cue.Kind{cue.StringKind, cue.IntKind, cue.FloatKind, cue.BoolKind, cue.ListKind, cue.StructKind, cue.NullKind} {
-		if ik&k == 0 || (k == cue.FloatKind && ik&cue.IntKind != 0) {
-			continue
-		}
-		name := kindName(k)
-		if k == cue.IntKind && ik&cue.FloatKind != 0 {
-			name = "a number"
-		}
-		names = append(names, name)
-	}
-	return orList(names)
-}
-
-func kindName(k cue.Kind) string {
-	switch k {
-	case cue.StructKind:
-		return "an object"
-	case cue.ListKind:
-		return "an array"
-	case cue.StringKind:
-		return "a string"
-	case cue.IntKind:
-		return "an integer"
-	case cue.FloatKind:
-		return "a number"
-	case cue.BoolKind:
-		return "a boolean"
-	}
-	return "null"
-}
-
-func describeNode(n *jsonc.Node) string {
-	switch n.Kind {
-	case jsonc.String:
-		s := n.Str
-		if len(s) > 60 {
-			s = s[:57] + "..."
-		}
-		return strconv.Quote(s)
-	case jsonc.Number:
-		if len(n.Num) > 60 {
-			return n.Num[:57] + "..."
-		}
-		return n.Num
-	case jsonc.Bool:
-		return strconv.FormatBool(n.Bool)
-	case jsonc.Null:
-		return "null"
-	case jsonc.Array:
-		return "an array"
-	}
-	return "an object"
-}
-
-func orList(items []string) string {
-	switch len(items) {
-	case 0:
-		return "nothing"
-	case 1:
-		return items[0]
-	case 2:
-		return items[0] + " or " + items[1]
-	}
-	return "one of " + strings.Join(items, ", ")
 }

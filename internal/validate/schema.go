@@ -1,215 +1,162 @@
 // Package validate checks a position-keeping document (a jsonc.Node tree from a JSONC file or a
-// Markdown frontmatter) against one definition of pigo's CUE schema and reports every problem as
-// a diagnostic at the user's own line and column.
+// Markdown frontmatter) against one definition of pigo's schema and reports every problem as a
+// diagnostic at the user's own line and column.
+//
+// The schema is schema/*.cue, but this package does not link CUE: it walks tables compiled
+// from the CUE schema (schema_gen.go, generated and kept in step by internal/cueschema's tests,
+// which also check that this walker reports exactly what a walk of the CUE values reports, on
+// every corpus file and on values probing every constraint). CUE's package initialisation
+// alone cost every pigo process several milliseconds; the tables cost nothing until used.
 //
 // It walks the document and the schema together: object keys are looked up in the schema (so an
 // unknown key is found at any depth, with a "did you mean"), required fields are checked on their
-// own (CUE hides them while other errors exist), and each scalar is unified with its field's
-// constraint so that CUE stays the single source of truth for types, enums and bounds. All of
-// CUE's error quirks are handled in translate.go; nothing outside this package sees a CUE error.
+// own, and each scalar is checked against its field's constraint, with CUE's wording translated
+// as internal/cueschema translates it.
 package validate
 
 import (
-	"fmt"
-	"io/fs"
-	"slices"
-	"strings"
+	"regexp"
+	"sort"
 	"sync"
-
-	"cuelang.org/go/cue"
-
-	"cuelang.org/go/cue/build"
-	"cuelang.org/go/cue/cuecontext"
-	"cuelang.org/go/cue/parser"
-
-	"github.com/pigo-agent/pigo/schema"
 )
 
-// Schema is the compiled CUE schema. It is safe for use by one goroutine at a time.
-type Schema struct {
-	ctx  *cue.Context
-	root cue.Value
-	defs map[string]cue.Value
-	// fields caches the field table of each struct seen, keyed by the schema value's position.
-	fields map[cue.Value]*structInfo
-	// owned holds the field-name signatures of the structs marked @pigo(owned).
-	owned                  map[string]bool
-	emptyStruct, emptyList cue.Value
-	// Caches of the walk, keyed by schema values. Every value the walker steps to comes from
-	// these caches, so the same schema place is the same cue.Value each time and the caches
-	// hit: a fresh Unify per object made 10k declared tools take seconds and gigabytes.
-	structs map[structKey]cue.Value
-	lookups map[lookupKey]cue.Value
-	allowed map[lookupKey]bool
-	lists   map[cue.Value]listInfo
-	kinds   map[cue.Value]cue.Kind
-	plain   map[cue.Value]cue.Kind
-	bare    map[cue.Kind]cue.Value
+// Kind is a set of JSON kinds.
+type Kind uint8
+
+// The kinds.
+const (
+	Null Kind = 1 << iota
+	Bool
+	Int
+	Float
+	String
+	List
+	Struct
+
+	Number = Int | Float
+	Top    = Null | Bool | Int | Float | String | List | Struct
+)
+
+// node is one place of the schema: what a value there may be.
+type node struct {
+	// kind is what the place accepts (the kind check); describe names it for the message.
+	kind     Kind
+	describe string
+	// top: `_`, anything goes and nothing below is checked.
+	top bool
+	// plain: the constraint is exactly this bare type, so the kind check was the whole check.
+	plain Kind
+	// lits: the constraint is an enum of these literals (JSON texts, in order).
+	lits []string
+	// alts: otherwise the constraint is this disjunction (empty: any value of the kind).
+	alts []alt
+	// structs are the struct branches (indexes into structs); list the list's (-1: none).
+	structs []int32
+	list    int32
+	// merge is the field's @merge rule ("" for the default).
+	merge string
 }
 
-type structKey struct {
-	sch cue.Value
-	// keys is the signature of the object's keys when sch is a disjunction of structs (the
-	// branch chosen depends on them), else "".
-	keys string
+// structNode is one struct of the schema.
+type structNode struct {
+	// top: the struct is `_` (any members, unchecked).
+	top bool
+	// names are the declared fields in schema order, fields their nodes.
+	names  []string
+	fields []int32
+	// required are the fields that must be present.
+	required []string
+	// owned: a section only pigo reads (@pigo(owned)).
+	owned bool
+	// pattern is the node of undeclared keys that patternRe matches ("" matches every key);
+	// -1 when undeclared keys are not allowed.
+	pattern   int32
+	patternRe string
 }
 
-type lookupKey struct {
-	sch cue.Value
-	key string
+// listNode is one list of the schema.
+type listNode struct {
+	top bool
+	// elem is the node of every element (-1: none, see tuple).
+	elem int32
+	// tuple are the nodes of the first elements when there is no elem.
+	tuple []int32
+	// nonEmpty: an empty list is an error ("must not be empty").
+	nonEmpty bool
 }
 
-type listInfo struct {
-	list, elem cue.Value
+// alt is one branch of a scalar constraint: a value of one of its kinds for which every atom
+// holds, or exactly its literal.
+type alt struct {
+	kind Kind
+	// lit is a literal branch (JSON text) and litKind its kind; "" when the branch is none.
+	lit     string
+	litKind Kind
+	// name is the branch's type as CUE names it in a conflict ("int", "string", "number").
+	name  string
+	atoms []atom
+}
+
+// atom is one bound or pattern of a branch.
+type atom struct {
+	// op is >=, <=, >, <, !=, =~ or !~; num or str its operand (isStr for a string one).
+	op    string
+	num   int64
+	str   string
+	isStr bool
+	// text is the bound as CUE writes it in a message (">=1", `=~"^x$"`).
+	text string
+}
+
+// def names a definition's node.
+type def struct {
+	name string
+	node int32
+}
+
+// Schema is the compiled schema. It is safe for concurrent use.
+type Schema struct{}
+
+var loaded = &Schema{}
+
+// Load returns the schema. It cannot fail: the tables are part of the binary (the error is
+// kept for the callers written when the schema was compiled at run time).
+func Load() (*Schema, error) { return loaded, nil }
+
+// defNode finds a definition (with its leading '#').
+func defNode(name string) (int32, bool) {
+	i := sort.Search(len(defs), func(i int) bool { return defs[i].name >= name })
+	if i < len(defs) && defs[i].name == name {
+		return defs[i].node, true
+	}
+	return 0, false
+}
+
+// Definitions lists the schema's definitions.
+func (s *Schema) Definitions() []string {
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.name
+	}
+	return out
 }
 
 var (
-	loadOnce sync.Once
-	loaded   *Schema
-	loadErr  error
+	reMu    sync.Mutex
+	reCache map[string]*regexp.Regexp
 )
 
-// Load compiles the embedded schema once per process and returns it.
-func Load() (*Schema, error) {
-	loadOnce.Do(func() { loaded, loadErr = Compile(schema.FS) })
-	return loaded, loadErr
-}
-
-// Compile compiles every *.cue file of fsys (one package) into a Schema.
-func Compile(fsys fs.FS) (*Schema, error) {
-	ctx := cuecontext.New()
-	names, err := fs.Glob(fsys, "*.cue")
-	if err != nil {
-		return nil, err
-	}
-	inst := build.NewContext().NewInstance("schema", nil)
-	for _, name := range names {
-		src, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
+// re compiles a pattern of the schema once (CUE patterns are RE2, as Go's).
+func re(p string) *regexp.Regexp {
+	reMu.Lock()
+	defer reMu.Unlock()
+	r, ok := reCache[p]
+	if !ok {
+		if reCache == nil {
+			reCache = map[string]*regexp.Regexp{}
 		}
-		f, err := parser.ParseFile("schema/"+name, src, parser.ParseComments)
-		if err != nil {
-			return nil, fmt.Errorf("schema: %v", err)
-		}
-		if err := inst.AddSyntax(f); err != nil {
-			return nil, fmt.Errorf("schema: %v", err)
-		}
+		r = regexp.MustCompile(p)
+		reCache[p] = r
 	}
-	v := ctx.BuildInstance(inst)
-	if err := v.Err(); err != nil {
-		return nil, fmt.Errorf("schema: %v", err)
-	}
-	s := &Schema{ctx: ctx, root: v, defs: map[string]cue.Value{}, fields: map[cue.Value]*structInfo{}, owned: map[string]bool{},
-		emptyStruct: ctx.CompileString("{}"), emptyList: ctx.CompileString("[...]"),
-		structs: map[structKey]cue.Value{}, lookups: map[lookupKey]cue.Value{}, allowed: map[lookupKey]bool{}, lists: map[cue.Value]listInfo{}, kinds: map[cue.Value]cue.Kind{}, plain: map[cue.Value]cue.Kind{}}
-	s.collectOwned()
-	return s, nil
-}
-
-// collectOwned records every definition that carries @pigo(owned) by the set of its field names:
-// CUE keeps declaration attributes on a definition but not on the values that reference it.
-func (s *Schema) collectOwned() {
-	it, err := s.root.Fields(cue.Definitions(true))
-	if err != nil {
-		return
-	}
-	for it.Next() {
-		if !it.Selector().IsDefinition() {
-			continue
-		}
-		v := it.Value()
-		for _, a := range v.Attributes(cue.DeclAttr) {
-			if a.Name() == "pigo" && a.Contents() == "owned" {
-				s.owned[signature(fieldNames(v))] = true
-			}
-		}
-	}
-}
-
-func fieldNames(v cue.Value) []string {
-	var names []string
-	if it, err := v.Fields(cue.Optional(true)); err == nil {
-		for it.Next() {
-			if it.Selector().IsString() {
-				names = append(names, it.Selector().Unquoted())
-			}
-		}
-	}
-	return names
-}
-
-func signature(names []string) string {
-	s := slices.Clone(names)
-	slices.Sort(s)
-	return strings.Join(s, "\x00")
-}
-
-// Context returns the CUE context the schema was compiled in.
-func (s *Schema) Context() *cue.Context { return s.ctx }
-
-// Def returns the definition named name (with its leading '#'), or an error value.
-func (s *Schema) Def(name string) cue.Value {
-	if v, ok := s.defs[name]; ok {
-		return v
-	}
-	v := s.root.LookupPath(cue.ParsePath(name))
-	s.defs[name] = v
-	return v
-}
-
-// Root returns the whole schema value.
-func (s *Schema) Root() cue.Value { return s.root }
-
-// structInfo is what the walker needs to know about one struct of the schema.
-type structInfo struct {
-	names    []string // declared regular fields, in schema order
-	required []string
-	owned    bool // @pigo(owned): a section only pigo reads
-}
-
-func (s *Schema) structInfo(v cue.Value) *structInfo {
-	if si, ok := s.fields[v]; ok {
-		return si
-	}
-	si := &structInfo{}
-	for _, a := range v.Attributes(cue.DeclAttr) {
-		if a.Name() == "pigo" && a.Contents() == "owned" {
-			si.owned = true
-		}
-	}
-	defer func() { si.owned = si.owned || s.owned[signature(si.names)] }()
-	if it, err := v.Fields(cue.Optional(true)); err == nil {
-		for it.Next() {
-			sel := it.Selector()
-			if !sel.IsString() {
-				continue
-			}
-			name := sel.Unquoted()
-			si.names = append(si.names, name)
-			if sel.ConstraintType() == cue.RequiredConstraint {
-				si.required = append(si.required, name)
-			}
-		}
-	}
-	s.fields[v] = si
-	return si
-}
-
-// Attr returns the contents of the field attribute @key(...) of v, if present.
-func Attr(v cue.Value, key string) (string, bool) {
-	a := v.Attribute(key)
-	if a.Err() != nil {
-		return "", false
-	}
-	return a.Contents(), true
-}
-
-// DocOf returns the doc comment text of a schema value.
-func DocOf(v cue.Value) string {
-	var out string
-	for _, cg := range v.Doc() {
-		out += cg.Text()
-	}
-	return out
+	return r
 }

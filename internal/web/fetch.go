@@ -71,6 +71,11 @@ func (c *Client) open(ctx context.Context, rawURL string) (*http.Response, *url.
 	}
 	current := target
 	for redirects := 0; ; redirects++ {
+		if c.opts.Permit != nil {
+			if err := c.opts.Permit(current); err != nil {
+				return nil, nil, err
+			}
+		}
 		if err := c.checkHost(ctx, current); err != nil {
 			return nil, nil, err
 		}

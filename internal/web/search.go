@@ -124,6 +124,11 @@ func (c *Client) Search(ctx context.Context, query, key string, o SearchOptions)
 	if err != nil {
 		return nil, err
 	}
+	if c.opts.Permit != nil {
+		if err := c.opts.Permit(req.URL); err != nil {
+			return nil, err
+		}
+	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	// The endpoint is fixed (not the model's), so there is no name check; the dialled

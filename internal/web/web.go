@@ -45,7 +45,14 @@ type Options struct {
 	// Lookup overrides name resolution for the pre-connection check (tests: a name that
 	// resolves differently for the check and for the dialer).
 	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Permit, when set, decides every URL before it is requested (the first and each
+	// redirect hop, the Search1API endpoint): the session's network policy. Its error is the
+	// call's result.
+	Permit func(u *url.URL) error
 }
+
+// SetPermit sets [Options.Permit] on a client already made.
+func (c *Client) SetPermit(fn func(u *url.URL) error) { c.opts.Permit = fn }
 
 // Client makes the web tools' requests.
 type Client struct {

@@ -15,7 +15,7 @@ import (
 	cuejs "cuelang.org/go/encoding/jsonschema"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pigo-agent/pigo/internal/validate"
+	"github.com/pigo-agent/pigo/internal/cueschema"
 )
 
 // definitions maps each kind to its CUE definition.
@@ -33,7 +33,7 @@ var definitions = map[string]string{
 // `prefixItems: [true]` that a non-empty list constraint ([_, ...]) turns into.
 func generate(t *testing.T, kind string) []byte {
 	t.Helper()
-	s, err := validate.Load()
+	s, err := cueschema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -371,7 +371,7 @@ func Headers(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat, sessio
 
 // Stream implements llm.Provider.
 func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit)
+	b := llm.NewBuilder(m, emit).Live(o)
 	var oh map[string]string
 	if o != nil {
 		oh = o.Headers

@@ -158,7 +158,7 @@ func apiKey(m *llm.Model, o *llm.Options) (string, bool) {
 
 // Stream implements llm.Provider.
 func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit)
+	b := llm.NewBuilder(m, emit).Live(o)
 	key, ok := apiKey(m, o)
 	if !ok {
 		return b.Fail(ctx, "No API key for provider: "+m.Provider)

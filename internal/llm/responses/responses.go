@@ -363,7 +363,7 @@ const errorPrefix = "OpenAI API error"
 
 // Stream implements llm.Provider.
 func (Provider) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit)
+	b := llm.NewBuilder(m, emit).Live(o)
 	key := m.APIKey
 	var oh map[string]string
 	if o != nil {

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+	namer "github.com/pigo-agent/pigo/internal/naming"
+)
+
+// naming is the seed's session-name: started once per session, waited for at Close.
+type naming struct {
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+func (n *naming) wait() { n.wg.Wait() }
+
+// startNaming names an unnamed session from its first user prompt (the first user message of
+// a continued session) through the sessionName model, in the background. Its failures are
+// not shown, as pi's print mode shows no notifications.
+func (s *Session) startNaming(ctx context.Context, prompt string) {
+	s.naming.once.Do(func() {
+		s.mu.Lock()
+		f, proxy := s.file, s.setup.Proxy
+		s.mu.Unlock()
+		if f.Name() != "" || s.cfg == nil {
+			return
+		}
+		text := strings.TrimSpace(prompt)
+		for _, m := range f.Context().Messages {
+			if m.Role == llm.RoleUser {
+				if t := strings.TrimSpace(m.Text()); t != "" {
+					text = t
+					break
+				}
+			}
+		}
+		conf := namer.ParseConfig(s.settings.raw)
+		if text == "" || conf == nil || conf.Model == "" {
+			return
+		}
+		m, err := s.cfg.Model(conf.Provider+"/"+conf.Model, "")
+		if err != nil || m == nil {
+			return
+		}
+		p, err := llm.ProviderFor(m.API)
+		if err != nil {
+			return
+		}
+		// ctx is the caller's, not the prompt's: the name is asked for beside the prompt (an
+		// aborted prompt does not cancel it; an interrupted run does), and Close waits for it.
+		s.naming.wg.Add(1)
+		go func() {
+			defer s.naming.wg.Done()
+			name, err := namer.Generate(ctx, p, m, llm.Options{ProxyURL: proxy, SessionID: f.ID(), Headers: requestHeaders(f.ID())}, text, conf.MaxLength)
+			if err == nil {
+				_, _ = f.AppendSessionInfo(name)
+			}
+		}()
+	})
+}

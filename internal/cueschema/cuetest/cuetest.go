@@ -1,0 +1,41 @@
+// Package cuetest gives test binaries the pigo-cue helper: tests of code that evaluates users'
+// CUE extension files run the real helper process, which is the test binary itself.
+package cuetest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/cuehelper"
+	"github.com/pigo-agent/pigo/internal/cueschema"
+)
+
+// Main is a TestMain: invoked as pigo-cue (through the link it makes) the test binary is the
+// helper; otherwise it links itself as pigo-cue in a temporary directory, points $PIGO_CUE at
+// the link and runs the tests.
+func Main(m *testing.M) {
+	if filepath.Base(os.Args[0]) == cuehelper.Name {
+		os.Exit(cuehelper.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cueschema.Evaluate))
+	}
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "pigo-cue-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	link := filepath.Join(dir, cuehelper.Name)
+	if err := os.Symlink(exe, link); err != nil {
+		panic(err)
+	}
+	// Set before any test runs: no test sees the environment change.
+	os.Setenv(cuehelper.EnvPath, link)
+	return m.Run()
+}

