@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -181,4 +182,13 @@ func reachesMCP(row *engine.ToolResult) bool {
 		return false
 	}
 	return strings.HasPrefix(row.Source, "mcp:") || row.Name == mcp.ToolSearchName || mcp.IsResourceTool(row.Name) || row.Name == "codemode"
+}
+
+// cacheMCPTools connects every enabled server once and closes it: the connections refresh the
+// schema cache (what `pigo tool run` does for a server tool the cache does not list yet).
+func (c *CLI) cacheMCPTools(cfg *config.Config, pol sandbox.Policy) {
+	mgr := mcpclient.NewManager(cfg.MCP().Servers, c.mcpOptions(cfg, pol), cfg.MCPCache(), nil)
+	mgr.Start()
+	mgr.Wait(context.Background(), nil)
+	mgr.Close()
 }

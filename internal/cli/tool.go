@@ -85,6 +85,20 @@ func runToolRun(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
 	}
+	if row, _ := callable(res.Tools, name); row == nil && strings.HasPrefix(name, "mcp__") && !a.has("--no-mcp") && len(cfg.MCP().Servers) > 0 {
+		// A server's tool the schema cache does not list (yet): the servers connect once, as
+		// `pigo mcp list` connects them, which caches their tools, and the registry is resolved
+		// again.
+		pol, _, _ := cfg.SandboxPolicy()
+		if sub != nil {
+			pol = sub.Sandbox
+		}
+		c.cacheMCPTools(cfg, pol)
+		if res, err = cfg.Resolve(ro); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+			return ExitUsage
+		}
+	}
 	c.notice(res.Diags)
 	if row, ok := callable(res.Tools, name); !ok {
 		if row == nil {
