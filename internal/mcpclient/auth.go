@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"errors"
 	"regexp"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/mcp"
 )
@@ -36,7 +37,7 @@ func (c *Conn) needsSignIn(err error) bool {
 	return errors.As(err, &ae) && c.Server.UsesOAuth() && c.opts.Auth != nil
 }
 
-var challengeScheme = regexp.MustCompile(`^\s*(\S+)`)
+var challengeScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\S+)`) })
 
 func challengeField(header, name string) string {
 	re := regexp.MustCompile(`(?i)(?:^|[,\s])` + name + `=(?:"([^"]*)"|([^\s,]+))`)
@@ -52,7 +53,7 @@ func challengeField(header, name string) string {
 
 // ParseChallenge is pi's parseWwwAuthenticate (Bearer and DPoP challenges only).
 func ParseChallenge(header string) *Challenge {
-	m := challengeScheme.FindStringSubmatch(header)
+	m := challengeScheme().FindStringSubmatch(header)
 	if m == nil {
 		return &Challenge{}
 	}

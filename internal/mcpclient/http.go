@@ -165,10 +165,10 @@ func needsAuthorization(resp *http.Response) bool {
 	if resp.StatusCode == http.StatusUnauthorized {
 		return true
 	}
-	return resp.StatusCode == http.StatusForbidden && insufficientScopeRe.MatchString(resp.Header.Get("WWW-Authenticate"))
+	return resp.StatusCode == http.StatusForbidden && insufficientScopeRe().MatchString(resp.Header.Get("WWW-Authenticate"))
 }
 
-var insufficientScopeRe = regexp.MustCompile(`(?i)(?:^|[\s,])error="?insufficient_scope"?`)
+var insufficientScopeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:^|[\s,])error="?insufficient_scope"?`) })
 
 // authorizedDo sends a request with the current token; a rejection is handed to the token
 // source once and the request is sent again.

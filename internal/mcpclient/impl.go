@@ -321,7 +321,7 @@ func mcpApp(it *toolrun.Value) bool {
 			return true
 		}
 	}
-	if mt := it.Get("mimeType"); mt != nil && mcpAppMime.MatchString(mt.Str) {
+	if mt := it.Get("mimeType"); mt != nil && mcpAppMime().MatchString(mt.Str) {
 		return true
 	}
 	return false
@@ -440,4 +440,4 @@ func (m *Manager) toolSearch(load func([]string)) func(ctx context.Context, inv 
 	}
 }
 
-var mcpAppMime = regexp.MustCompile(`(?i);\s*profile\s*=\s*"?mcp-app"?`)
+var mcpAppMime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i);\s*profile\s*=\s*"?mcp-app"?`) })
