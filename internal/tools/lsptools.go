@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ type candidate struct {
 	line, char, byteCol int
 }
 
-var wordRE = regexp.MustCompile(`[\p{L}\p{N}_$]+`)
+var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}_$]+`) })
 
 // lineText returns line (0-based) of text without its terminator, and
 // whether it exists.
@@ -86,7 +87,7 @@ func symbolCandidates(text string, line int, symbol string, character *int) ([]c
 	}
 	var words []candidate
 	var names []string
-	for _, m := range wordRE.FindAllStringIndex(lt, -1) {
+	for _, m := range wordRE().FindAllStringIndex(lt, -1) {
 		words = append(words, candidate{line, utf16Len(lt[:m[0]]), m[0]})
 		names = append(names, lt[m[0]:m[1]])
 	}
