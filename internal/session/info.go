@@ -140,6 +140,9 @@ func ReadInfo(path string) (*Info, error) {
 				}
 				return s.Info(), nil
 			}
+			// The lines' memory is reused (lr.reuse) and decoded strings point into it: what
+			// outlives the line is copied.
+			h.ID, h.Cwd, h.ParentSession, h.Timestamp = strings.Clone(h.ID), strings.Clone(h.Cwd), strings.Clone(h.ParentSession), strings.Clone(h.Timestamp)
 			header = true
 			continue
 		}
@@ -149,13 +152,13 @@ func ReadInfo(path string) (*Info, error) {
 		}
 		switch sk.typ {
 		case TypeSessionInfo:
-			in.Name = sk.name
+			in.Name = strings.Clone(sk.name)
 		case TypeMessage:
 			in.Messages++
 			if sk.role == llm.RoleUser || sk.role == llm.RoleAssistant {
 				last = max(last, messageTime(sk.msgTime, sk.timestamp))
 				if in.FirstMessage == "" && sk.role == llm.RoleUser {
-					in.FirstMessage = sk.text
+					in.FirstMessage = strings.Clone(sk.text)
 				}
 			}
 		}
