@@ -60,6 +60,11 @@ type BashRun struct {
 	Env []string
 	// SpillDir is where the full output goes (<agentDir>/tmp); "" keeps it in memory only.
 	SpillDir string
+	// SpillPrefix, when set, names the full-output file as pi names its own:
+	// "<prefix>-<16 hex digits>.log" (pi's bash: "pi-bash" in the OS temp directory, which
+	// is the OS's to clean, so no sweep runs there). Unset, the file is "<uuid>.txt" and
+	// old files in SpillDir are swept.
+	SpillPrefix string
 	// Progress receives the last 64 KiB of output, at most every 100 ms (nil: none).
 	Progress func(tail string)
 	// Argv, when set, is run instead of a shell line (inside the plan's sandbox): the words
@@ -96,6 +101,7 @@ type accumulator struct {
 	lines     int // completed lines
 	lineBytes int // bytes of the open line
 	spillDir  string
+	prefix    string // pi's naming (see BashRun.SpillPrefix)
 	spill     *os.File
 	spillPath string
 	spillErr  bool
@@ -111,9 +117,14 @@ func (a *accumulator) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	if a.spill == nil && !a.spillErr && a.spillDir != "" {
-		sweepSpills(a.spillDir)
+		name := newUUID() + ".txt"
+		if a.prefix != "" {
+			name = a.prefix + "-" + randomHex(8) + ".log"
+		} else {
+			sweepSpills(a.spillDir)
+		}
 		if err := os.MkdirAll(a.spillDir, 0o700); err == nil {
-			path := filepath.Join(a.spillDir, newUUID()+".txt")
+			path := filepath.Join(a.spillDir, name)
 			if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
 				a.spill, a.spillPath = f, path
 			}
@@ -264,6 +275,13 @@ func isSpillName(name string) bool {
 	return true
 }
 
+// randomHex is n random bytes in lowercase hex (pi's randomBytes(n).toString("hex")).
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%x", b)
+}
+
 // newUUID is a random (version 4) UUID.
 func newUUID() string {
 	var b [16]byte
@@ -284,7 +302,7 @@ func RunBash(ctx context.Context, r BashRun) (BashOutput, error) {
 	if !st.IsDir() {
 		return BashOutput{}, fmt.Errorf("Working directory is not a directory: %s", r.Dir)
 	}
-	acc := &accumulator{spillDir: r.SpillDir}
+	acc := &accumulator{spillDir: r.SpillDir, prefix: r.SpillPrefix}
 	var stdout io.Writer = acc
 	if r.Stdout != nil {
 		stdout = io.MultiWriter(acc, r.Stdout)

@@ -791,11 +791,11 @@ type fileEditDetails struct {
 
 func newEditDetails(path string, old, new []byte, rec map[string]toolrun.Snapshot) fileEditDetails {
 	o, n := normalizeLF(DecodeUTF8(old)), normalizeLF(DecodeUTF8(new))
-	edits := lineEdits(o, n)
-	_, first := diffStringEdits(o, edits, 4)
+	parts := lineDiff(o, n)
+	_, first := diffStringParts(o, n, parts, 4)
 	do, dn := tabsToSpaces(o), tabsToSpaces(n)
-	diff, _ := diffStringEdits(do, lineEdits(do, dn), 4)
-	d := fileEditDetails{Diff: diff, Patch: unifiedPatchEdits(path, o, edits, 4), Reads: rec}
+	diff, _ := diffString(do, dn, 4)
+	d := fileEditDetails{Diff: diff, Patch: unifiedPatchParts(path, parts, 4), Reads: rec}
 	if first > 0 {
 		d.FirstChangedLine = &first
 	}

@@ -111,7 +111,9 @@ func piBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	// {} until the output is truncated).
 	inv.Progress(toolrun.Result{Content: []llm.Content{}})
 	out, err := RunBash(ctx, BashRun{Command: command, Dir: s.Cwd, Timeout: timeout, Plan: plan,
-		Shell: []string{shell, "-c"}, Env: piEnv(base, s.Env), SpillDir: spillDir(s),
+		Shell: []string{shell, "-c"}, Env: piEnv(base, s.Env),
+		// pi's full-output file: <os temp dir>/pi-bash-<16 hex>.log, the path the model sees.
+		SpillDir: os.TempDir(), SpillPrefix: "pi-bash",
 		Progress: func(tail string) {
 			t := TruncateTail(tail, MaxLines, MaxBytes)
 			r := toolrun.Result{Content: []llm.Content{llm.TextBlock(t.Content)}, Details: json.RawMessage(`{}`)}

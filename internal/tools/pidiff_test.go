@@ -261,12 +261,16 @@ func runPiCalls(t *testing.T, pi pitest.Pi, ws string, calls []diffCall) ([]piRe
 	return res, ss.tools
 }
 
-var spillPath = regexp.MustCompile(`Full output: [^\]"]+`)
+var (
+	spillPath    = regexp.MustCompile(`Full output: [^\]"]+`)
+	piSpillName  = regexp.MustCompile(`/pi-bash-[0-9a-f]{16}\.log$`)
+	fullOutputIn = regexp.MustCompile(`Full output: ([^\]\n]+)\]`)
+)
 
 // normalise hides what legitimately differs: the workspace path and the spill file.
 func normalise(s, ws string) string {
 	s = strings.ReplaceAll(s, ws, "$WS")
-	return spillPath.ReplaceAllString(s, "Full output: $SPILL")
+	return spillPath.ReplaceAllLiteralString(s, "Full output: $SPILL")
 }
 
 func canon(raw json.RawMessage) string {
@@ -309,10 +313,26 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 		if got.IsError != w.IsError {
 			t.Errorf("%s: is_error %v, pi %v", label, got.IsError, w.IsError)
 		}
-		gd, wd := normalise(canon(got.Details), goWS), normalise(canon(w.Result.Details), piWS)
-		if c.name == "edit" {
-			gd, wd = dropPatch(gd), dropPatch(wd)
+		// bash's full-output file is named and placed as pi places it: the OS temp
+		// directory, pi-bash-<16 hex>.log, and it holds the whole output.
+		if c.name == "bash" {
+			var piContent []llm.Content
+			json.Unmarshal(w.Result.Content, &piContent)
+			for who, content := range map[string][]llm.Content{"pi": piContent, "pigo": got.Content} {
+				for _, c := range content {
+					m := fullOutputIn.FindStringSubmatch(c.Text)
+					if m == nil {
+						continue
+					}
+					if !piSpillName.MatchString(m[1]) || filepath.Dir(m[1]) != filepath.Clean(os.TempDir()) {
+						t.Errorf("%s: %s's full-output file %s is not <temp dir>/pi-bash-<hex>.log", label, who, m[1])
+					} else if fi, err := os.Stat(m[1]); err != nil || fi.Size() == 0 {
+						t.Errorf("%s: %s's full-output file: %v", label, who, err)
+					}
+				}
+			}
 		}
+		gd, wd := normalise(canon(got.Details), goWS), normalise(canon(w.Result.Details), piWS)
 		if gd != wd {
 			t.Errorf("%s: details\n got %s\nwant %s", label, gd, wd)
 		}
@@ -362,18 +382,6 @@ func TestBuiltinsAgainstPi(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// dropPatch removes details.patch, whose hunk layout comes from jsdiff (pigo uses go-udiff);
-// diff and firstChangedLine are still compared.
-func dropPatch(s string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(s), &m) != nil {
-		return s
-	}
-	delete(m, "patch")
-	b, _ := json.Marshal(m)
-	return string(b)
 }
 
 func trim(b []byte) string {

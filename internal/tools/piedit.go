@@ -120,9 +120,9 @@ func piEdit(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	if err != nil {
 		return toolrun.Result{}, fsError(err)
 	}
-	edits := lineEdits(base, updated)
-	diff, first := diffStringEdits(base, edits, 4)
-	details := editDetails{Diff: diff, Patch: unifiedPatchEdits(a.Path, base, edits, 4)}
+	parts := lineDiff(base, updated)
+	diff, first := diffStringParts(base, updated, parts, 4)
+	details := editDetails{Diff: diff, Patch: unifiedPatchParts(a.Path, parts, 4)}
 	if first > 0 {
 		details.FirstChangedLine = &first
 	}
@@ -418,61 +418,29 @@ func lineEdits(old, new string) []udiff.Edit {
 	return edits
 }
 
-// unifiedPatch is details.patch: a unified diff with file headers only.
-func unifiedPatch(path, old, new string, context int) string {
-	return unifiedPatchEdits(path, old, lineEdits(old, new), context)
-}
-
-func unifiedPatchEdits(path, old string, edits []udiff.Edit, context int) string {
-	d, err := udiff.ToUnified(path, path, old, edits, context)
-	if err != nil {
-		return ""
-	}
-	return d
-}
-
 // diffString is pi's generateDiffString: numbered +/- lines with `context` lines around
 // each change, and the first changed line of the new file.
 func diffString(old, new string, context int) (string, int) {
-	return diffStringEdits(old, lineEdits(old, new), context)
+	return diffStringParts(old, new, lineDiff(old, new), context)
 }
 
-func diffStringEdits(old string, edits []udiff.Edit, context int) (string, int) {
-	oldLines := strings.Count(old, "\n") + 1
-	newLines := oldLines
-	for _, e := range edits {
-		newLines += strings.Count(e.New, "\n") - strings.Count(old[e.Start:e.End], "\n")
-	}
-	width := len(strconv.Itoa(max(oldLines, newLines)))
+// diffStringParts renders the line diff parts of old → new.
+func diffStringParts(old, new string, lparts []patchPart, context int) (string, int) {
+	width := len(strconv.Itoa(max(strings.Count(old, "\n"), strings.Count(new, "\n")) + 1))
 	pad := func(n int) string { return fmt.Sprintf("%*d", width, n) }
 	blank := strings.Repeat(" ", width)
 	type part struct {
 		lines    []string
 		add, del bool
 	}
-	var parts []part
-	at := 0
-	lines := func(s string) []string {
-		l := strings.Split(s, "\n")
-		if l[len(l)-1] == "" {
-			l = l[:len(l)-1]
+	parts := make([]part, 0, len(lparts))
+	for _, p := range lparts {
+		// pi splits a run on "\n" and drops the empty string after a final newline.
+		ls := make([]string, len(p.lines))
+		for i, l := range p.lines {
+			ls[i] = strings.TrimSuffix(l, "\n")
 		}
-		return l
-	}
-	for _, e := range edits {
-		if e.Start > at {
-			parts = append(parts, part{lines: lines(old[at:e.Start])})
-		}
-		if e.End > e.Start {
-			parts = append(parts, part{lines: lines(old[e.Start:e.End]), del: true})
-		}
-		if e.New != "" {
-			parts = append(parts, part{lines: lines(e.New), add: true})
-		}
-		at = e.End
-	}
-	if at < len(old) {
-		parts = append(parts, part{lines: lines(old[at:])})
+		parts = append(parts, part{lines: ls, add: p.added, del: p.removed})
 	}
 	var out []string
 	oldN, newN, first := 1, 1, 0
