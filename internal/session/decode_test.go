@@ -388,6 +388,9 @@ func TestReadInfoMatchesInfo(t *testing.T) {
 		if want := s.Info(); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: ReadInfo\n%+v\nInfo\n%+v", name, got, want)
 		}
+		if cwd, err := ReadCwd(p); err != nil || cwd != got.Cwd {
+			t.Errorf("%s: ReadCwd = %q, %v; the listing's cwd is %q", name, cwd, err, got.Cwd)
+		}
 		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
 			t.Errorf("%s: reading changed the file", name)
 		}

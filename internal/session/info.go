@@ -245,3 +245,34 @@ func (r *jreader) skimMessage(sk *skim, wantText bool) {
 		}
 	}
 }
+
+// ReadCwd returns the working directory in a session file's header, reading no further than
+// the header line ("" when the file has none): what is checked before a session is opened,
+// without reading the file a second time.
+func ReadCwd(path string) (string, error) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	lr := newLineReader(f, path, min(fi.Size(), 64<<10))
+	lr.reuse = true
+	for {
+		l, ok, err := lr.next()
+		if err != nil || !ok {
+			return "", err
+		}
+		t := bytes.TrimSpace(l.b)
+		if len(t) == 0 {
+			continue
+		}
+		h, err := decodeHeader(t)
+		if errors.Is(err, errSyntax) {
+			continue
+		}
+		if err != nil || h.Type != TypeSession || h.ID == "" {
+			return "", fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
+		}
+		return strings.Clone(h.Cwd), nil
+	}
+}
