@@ -174,6 +174,7 @@ func TestExtensionCommands(t *testing.T) {
 			{"bwrap-reload", ""}, {"bwrap-deny-request", ""}, {"bwrap-allow-request", ""},
 		},
 		"lsp.cue": {{"lsp-stop", ""}, {"lsp-start", ""}, {"lsp-reload", "[id]"}},
+		"mcp.cue": {{"mcp", "[login|logout|reconnect|enable|disable|exposure] [server]"}},
 		"talk.cue": {
 			{"talk", ""}, {"talk-dead", "[sessionId|--all]"}, {"talk-group-join", "[name]"},
 			{"talk-group-join-last", "[--name <alias>]"}, {"talk-group-leave", ""}, {"talk-group-list", ""},

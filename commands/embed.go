@@ -1,6 +1,6 @@
 // Package commands embeds the shipped slash-command catalogue: pi's built-in
 // interactive commands and the commands of the shipped extensions (bwrap,
-// lsp, talk). Each file is a single #Extension value of
+// lsp, talk, mcp). Each file is a single #Extension value of
 // schema/declarations.cue holding only commands; the engine reads them in
 // Order.
 package commands
@@ -19,4 +19,5 @@ var Order = []string{
 	"bwrap.cue",
 	"talk.cue",
 	"lsp.cue",
+	"mcp.cue",
 }

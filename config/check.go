@@ -88,7 +88,7 @@ func (c *Config) checkFile(s *validate.Schema, f *File) {
 	defer func() {
 		// A file with errors is not applied, except settings.json, which is read leniently
 		// (the entries in error are skipped, as pi and the seed do).
-		if f.Kind != Settings && f.Diags.HasErrors() {
+		if !lenient(f.Kind) && f.Diags.HasErrors() {
 			f.Applied = false
 		}
 		// A package's files are someone else's: their problems are warnings (the file is still

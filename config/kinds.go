@@ -15,6 +15,7 @@ const (
 	OpenAICost Kind = "openai-cost"
 	WebSearch  Kind = "web-search"
 	Trust      Kind = "trust"
+	MCP        Kind = "mcp"
 	Agent      Kind = "agent"
 	Prompt     Kind = "prompt"
 	Skill      Kind = "skill"
@@ -53,10 +54,11 @@ var jsonKinds = []kindInfo{
 	{Proxy, "proxy.json", "#Proxy", false},
 	{OpenAICost, "openai-cost.json", "#OpenAICost", false},
 	{Trust, "trust.json", "#Trust", true},
+	{MCP, "mcp.json", "#MCP", false},
 }
 
 // EditableKinds are the FILE arguments of `pigo config`.
-var EditableKinds = []Kind{Settings, Sandbox, LSP, Models, SpawnAgent, Proxy, OpenAICost}
+var EditableKinds = []Kind{Settings, Sandbox, LSP, Models, SpawnAgent, Proxy, OpenAICost, MCP}
 
 // FileName returns the file name of a JSON kind ("settings.json"), or "".
 func FileName(k Kind) string {
@@ -95,10 +97,15 @@ func Definition(k Kind) string {
 
 // ParseKind accepts a kind name as typed on the command line.
 func ParseKind(s string) (Kind, bool) {
-	for _, k := range []Kind{Settings, Sandbox, LSP, Models, SpawnAgent, Proxy, OpenAICost, WebSearch, Trust} {
+	for _, k := range []Kind{Settings, Sandbox, LSP, Models, SpawnAgent, Proxy, OpenAICost, WebSearch, Trust, MCP} {
 		if string(k) == s {
 			return k, true
 		}
 	}
 	return "", false
 }
+
+// lenient reports whether a file of kind k with errors still applies, minus the entries in
+// error: settings.json (as pi and the seed read it) and mcp.json (pi reports an invalid server
+// and connects the others). Every other kind is refused whole (fail closed).
+func lenient(k Kind) bool { return k == Settings || k == MCP }

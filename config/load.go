@@ -99,6 +99,8 @@ type Config struct {
 	unusable diag.List
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// mcpCfg is the effective mcp.json (MCP), read once.
+	mcpCfg *MCPConfig
 	// pkgs are the declared pi packages, resolved (discoverPackages).
 	pkgs *pkgs.Result
 	// aft is the aft binary and aft.jsonc, looked for once (AFT).

@@ -37,6 +37,9 @@ func (c *Config) NotApplied() diag.List {
 		case f.Kind == Settings && f.Applied && !f.Broken:
 			code = "settings-errors"
 			msg = fmt.Sprintf("%s has errors: the entries in error are ignored and the rest applies; the first: %s", name, first.Message)
+		case f.Kind == MCP && f.Applied && !f.Broken:
+			code = "mcp-errors"
+			msg = fmt.Sprintf("%s has errors: the servers in error are skipped and the others connect; the first: %s", name, first.Message)
 		case f.Kind == Extension:
 			code, msg = "extension-skipped", fmt.Sprintf("the extension %s is skipped: %s", name, first.Message)
 		case f.Kind == Prompt || f.Kind == Skill:

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -19,6 +20,10 @@ const (
 	RuleEntries = "entries" // maps: entries merge by key, an entry is replaced whole
 	RuleGlobal  = "global"  // read from the global file only
 	RuleOnly    = "only"    // a single layer set it (nothing was merged)
+	// RuleOverride is mcp.json's mcpServers (pi 1.6): entries merge by key; a project entry
+	// with command, url or type replaces the global entry whole, one without them overrides
+	// only enabled, exposure and toolExposure of the global entry and keeps the rest.
+	RuleOverride = "override"
 )
 
 // Value is one node of an effective configuration with its provenance: the layer file that
@@ -155,7 +160,7 @@ func (c *Config) Effective(k Kind) (*Effective, error) {
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "written in another extension's format (" + f.Dialect + ")"})
 			case scope == Project && !c.Trusted:
 				e.Ignored = append(e.Ignored, IgnoredLayer{f, "the project is not trusted"})
-			case !f.Applied || f.Root == nil || (f.Diags.HasErrors() && k != Settings):
+			case !f.Applied || f.Root == nil || (f.Diags.HasErrors() && !lenient(k)):
 				// A sandbox, lsp or other file with errors is left out whole (fail closed, as
 				// the seed refuses an invalid sandbox.json or lsp.json). settings.json is read as
 				// pi and the seed read it: a wrong entry is skipped, the rest applies.
@@ -286,6 +291,32 @@ func (m *merger) merge(base, over *Value, path string, rule string) *Value {
 		}
 		out.Replaced = []*Value{base}
 		return out
+	case rule == RuleOverride && base.Kind == jsonc.Object && over.Kind == jsonc.Object:
+		out := &Value{Kind: jsonc.Object, Node: over.Node, File: over.File, Rule: RuleOverride}
+		for _, bm := range base.Members {
+			out.Members = append(out.Members, &Member{Key: bm.Key, Value: bm.Value})
+		}
+		for _, om := range over.Members {
+			var cur *Member
+			for _, mm := range out.Members {
+				if mm.Key == om.Key {
+					cur = mm
+				}
+			}
+			switch {
+			case cur == nil:
+				out.Members = append(out.Members, &Member{Key: om.Key, Value: om.Value})
+			case om.Value.Kind == jsonc.Object && isOverride(om.Value.Node) && cur.Value.Kind == jsonc.Object:
+				cur.Value = m.overrideEntry(cur.Value, om.Value)
+			default:
+				r := *om.Value
+				r.Rule = RuleReplace
+				r.Replaced = append([]*Value{cur.Value}, cur.Value.Replaced...)
+				cur.Value = &r
+			}
+		}
+		out.Replaced = []*Value{base}
+		return out
 	case base.Kind == jsonc.Array && over.Kind == jsonc.Array && (rule == RulePrepend || rule == RuleAppend || rule == RuleUnion):
 		out := &Value{Kind: jsonc.Array, Node: over.Node, File: over.File, Rule: rule}
 		switch rule {
@@ -312,6 +343,38 @@ func (m *merger) merge(base, over *Value, path string, rule string) *Value {
 	out.Rule = RuleReplace
 	out.Replaced = append([]*Value{base}, base.Replaced...)
 	return &out
+}
+
+// overrideEntry applies a project override entry (no command, url or type) to a global
+// mcpServers entry: enabled, exposure and toolExposure replace the global values, the rest of
+// the global entry stays. An override that sets other keys is ignored whole, as pi ignores it
+// (check reports it).
+func (m *merger) overrideEntry(base, over *Value) *Value {
+	for _, om := range over.Members {
+		if !slices.Contains(mcpOverrideKeys, om.Key) {
+			return base
+		}
+	}
+	out := &Value{Kind: jsonc.Object, Node: base.Node, File: base.File, Rule: RuleOverride}
+	for _, bm := range base.Members {
+		out.Members = append(out.Members, &Member{Key: bm.Key, Value: bm.Value})
+	}
+	for _, om := range over.Members {
+		found := false
+		for _, mm := range out.Members {
+			if mm.Key == om.Key {
+				r := *om.Value
+				r.Rule = RuleReplace
+				r.Replaced = append([]*Value{mm.Value}, mm.Value.Replaced...)
+				mm.Value, found = &r, true
+			}
+		}
+		if !found {
+			out.Members = append(out.Members, &Member{Key: om.Key, Value: om.Value})
+		}
+	}
+	out.Replaced = []*Value{base}
+	return out
 }
 
 func defaultRule(v *Value) string {

@@ -59,4 +59,4 @@ func KindOfPath(p string) (Kind, bool) {
 }
 
 // KnownNames says which file names `pigo check PATH` recognises.
-const KnownNames = "settings.json, sandbox.json (or bwrap.json), lsp.json, models.json, spawn-agent.json, proxy.json, openai-cost.json, trust.json, web-search.json (each also .jsonc), *.md (agents/, prompts/, SKILL.md) and extensions/*.{json,jsonc,cue}"
+const KnownNames = "settings.json, sandbox.json (or bwrap.json), lsp.json, models.json, spawn-agent.json, proxy.json, openai-cost.json, trust.json, mcp.json, web-search.json (each also .jsonc), *.md (agents/, prompts/, SKILL.md) and extensions/*.{json,jsonc,cue}"

@@ -12,6 +12,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/mcp"
 )
 
 // ResolveOptions are pi's selection flags and the session model for one resolution.
@@ -27,6 +28,13 @@ type ResolveOptions struct {
 	AgentName  string
 	// Headless is true when no person is at a terminal.
 	Headless bool
+	// NoMCP is --no-mcp: no MCP servers and no MCP tools for this run.
+	NoMCP bool
+	// MCPTools, in a session, returns the tools a connected server offers (nil while it is not
+	// connected); nil reads the schema cache instead, as `pigo tools` does.
+	MCPTools func(s *mcp.Server) *mcp.ToolList
+	// MCPLoaded are the tools tool_search loaded on the session's branch.
+	MCPLoaded []string
 }
 
 // Resolution is a resolved session start: the tool registry and the slash commands.
@@ -36,6 +44,11 @@ type Resolution struct {
 	Commands *engine.CommandResult
 	// Diags are problems met while collecting declarations (skipped extension files).
 	Diags diag.List
+	// MCP maps every declared MCP tool name to its server tool (empty without MCP).
+	MCP map[string]MCPBinding
+	// Options are the options it was resolved with (a session resolves again when its MCP
+	// servers' tools change).
+	Options ResolveOptions
 }
 
 // Resolve collects every declaration (D6 load order), builds the condition environment and
@@ -53,8 +66,19 @@ func (c *Config) Resolve(o ResolveOptions) (*Resolution, error) {
 	if err != nil {
 		return nil, err
 	}
+	mcpBuiltin, mcpExts, mcpIn, bind, mcpDiags := c.mcpDeclarations(o)
+	if len(mcpBuiltin) > 0 {
+		// tool_search is a built-in: after pi's own, before every extension.
+		i := 0
+		for i < len(exts) && exts[i].Source.Kind == engine.KindBuiltin {
+			i++
+		}
+		exts = append(exts[:i], append(mcpBuiltin, exts[i:]...)...)
+	}
+	exts = append(exts, mcpExts...)
+	ds = append(ds, mcpDiags...)
 	env := c.condEnv(settings, o.Headless)
-	in := &engine.Input{Extensions: exts, Env: env, Personal: personal(settings.Root),
+	in := &engine.Input{Extensions: exts, Env: env, Personal: personal(settings.Root), MCP: mcpIn,
 		Flags: engine.Flags{Tools: o.Tools, ExcludeTools: o.ExcludeTools, NoBuiltinTools: o.NoBuiltinTools, NoTools: o.NoTools,
 			AgentTools: o.AgentTools, AgentName: o.AgentName}}
 	if settings.Root != nil {
@@ -74,7 +98,7 @@ func (c *Config) Resolve(o ResolveOptions) (*Resolution, error) {
 		em = &m
 	}
 	in.Model = em
-	res := &Resolution{Model: model, Diags: ds, Tools: engine.Resolve(in)}
+	res := &Resolution{Model: model, Diags: ds, Tools: engine.Resolve(in), MCP: bind, Options: o}
 	enableSkills := true
 	if settings.Root != nil {
 		if v := settings.Root.Get("enableSkillCommands"); v != nil && v.Node.Kind == jsonc.Bool {

@@ -17,6 +17,8 @@ func (c *Config) semantic(f *File) {
 		c.checkModelsRules(f)
 	case Proxy:
 		c.checkProxyRules(f)
+	case MCP:
+		c.MCP() // pi's rules, per entry, with the global file in view (config/mcp.go)
 	case Extension, Toolset, Command:
 		c.checkDeclarationRules(f)
 	}

@@ -34,6 +34,7 @@ var kinds = map[string]string{
 	"openai-cost":  "#OpenAICost",
 	"web-search":   "#WebSearch",
 	"trust":        "#Trust",
+	"mcp":          "#MCP",
 	"agent":        "#AgentFrontmatter",
 	"prompt":       "#PromptFrontmatter",
 	"skill":        "#SkillFrontmatter",
@@ -160,7 +161,7 @@ func TestFilesSortedAndComplete(t *testing.T) {
 	if !sort.StringsAreSorted(got) {
 		t.Errorf("Files() not sorted: %v", got)
 	}
-	want := []string{"common.cue", "frontmatter.cue", "lsp.cue", "models.cue", "openaicost.cue",
+	want := []string{"common.cue", "frontmatter.cue", "lsp.cue", "mcp.cue", "models.cue", "openaicost.cue",
 		"proxy.cue", "sandbox.cue", "settings.cue", "spawnagent.cue", "trust.cue", "websearch.cue"}
 	if diff := cmp.Diff(want, ownFiles()); diff != "" {
 		t.Errorf("schema files (-want +got):\n%s", diff)
@@ -347,6 +348,10 @@ var invalidPaths = map[string]string{
 	"prompt.type-argument-hint":           `"argument-hint"`,
 	"skill.required-description":          "description",
 	"skill.type-disable-model-invocation": `"disable-model-invocation"`,
+	"mcp.enum-exposure":                   "mcpServers.x.exposure",
+	"mcp.type-args":                       "mcpServers.x.args",
+	"mcp.range-timeout":                   "mcpServers.x.timeout",
+	"mcp.required-auth-provider":          "mcpServers.x.auth.provider",
 }
 
 func TestInvalidSamples(t *testing.T) {
@@ -508,7 +513,7 @@ func walkFields(t testing.TB, defs map[string]cue.Value, fn func(def string, f f
 // allowed set, and exactly the fields D4 names carry one.
 func TestMergeAttributes(t *testing.T) {
 	v := compile(t)
-	allowed := []string{"replace", "deep", "prepend", "append", "union", "entries", "global"}
+	allowed := []string{"replace", "deep", "prepend", "append", "union", "entries", "global", "override"}
 	got := map[string]string{}
 	walkFields(t, definitions(t, v), func(def string, f field) {
 		a := f.value.Attribute("merge")
@@ -538,6 +543,7 @@ func TestMergeAttributes(t *testing.T) {
 		"#SandboxNetwork.allowUnixSockets":      "replace",
 		"#LSP.servers":                          "entries",
 		"#LSPWatch.ignore":                      "union",
+		"#MCP.mcpServers":                       "override",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("@merge attributes (-want +got):\n%s", diff)
@@ -562,7 +568,7 @@ func TestOwnedSections(t *testing.T) {
 	sort.Strings(got)
 	want := []string{
 		"#ApprovalRule", "#EnvCommand", "#FileIoByModel", "#LSP", "#LSPServer", "#LSPWatch",
-		"#LegacyBwrap", "#OpenAICost", "#OpenAICostModel", "#PersonalExtensions", "#Proxy",
+		"#LegacyBwrap", "#MCPSandbox", "#OpenAICost", "#OpenAICostModel", "#PersonalExtensions", "#Proxy",
 		"#Sandbox", "#SandboxFS", "#SandboxNetwork", "#SandboxPolicy", "#SessionName",
 		"#SpawnAgent", "#Talk", "#ToolRuleObject", "#Trust", "#VisionConfig", "#WebSearch",
 	}

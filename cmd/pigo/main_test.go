@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,13 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") == "1",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "mkfifo": cmdMkfifo},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "llmserve": cmdLLMServe, "llmreqs": cmdLLMReqs, "sleep": cmdSleep, "mkfifo": cmdMkfifo, "mcpservers": cmdMCPServers, "freeport": cmdFreePort, "waitport": cmdWaitPort},
+		Condition: func(cond string) (bool, error) {
+			if cond == "mcpservers" {
+				return mcpServersInstalled(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			// A clean HOME per script: no user config unless the script writes one.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))

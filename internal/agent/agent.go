@@ -70,6 +70,10 @@ type AfterResult struct {
 type Hooks struct {
 	BeforeToolCall func(ctx context.Context, c CallInfo) (*BeforeResult, error)
 	AfterToolCall  func(ctx context.Context, c CallInfo, r Result, isError bool) (*AfterResult, error)
+	// BeforeModelCall runs before every model request; it may change what the tools offer
+	// (Tools.LLMTools is read after it) or the system prompt (SetSystemPrompt) for that
+	// request.
+	BeforeModelCall func(ctx context.Context)
 }
 
 // Queue modes (settings steeringMode and followUpMode).
@@ -231,6 +235,13 @@ func New(cfg Config) *Agent {
 	a.followUp.mode = cfg.Settings.FollowUpMode
 	a.messages = cfg.Store.Context()
 	return a
+}
+
+// SetSystemPrompt replaces the system prompt from the next model call on.
+func (a *Agent) SetSystemPrompt(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.SystemPrompt = s
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -158,14 +158,18 @@ func contentText(cs []llm.Content) string {
 
 // streamAssistant streams one reply and records it in the transcript.
 func (a *Agent) streamAssistant(ctx context.Context) *llm.Message {
+	if h := a.cfg.Hooks.BeforeModelCall; h != nil {
+		h(ctx)
+	}
 	a.mu.Lock()
 	msgs := append([]llm.Message(nil), a.messages...)
+	system := a.cfg.SystemPrompt
 	a.mu.Unlock()
 	var tools []llm.Tool
 	if a.cfg.Tools != nil {
 		tools = a.cfg.Tools.LLMTools()
 	}
-	c := &llm.Context{SystemPrompt: a.cfg.SystemPrompt, Messages: msgs, Tools: tools}
+	c := &llm.Context{SystemPrompt: system, Messages: msgs, Tools: tools}
 	started := false
 	opts := a.cfg.Options
 	opts.LivePartials = a.cfg.SyncEmit

@@ -71,7 +71,7 @@ type Completion struct {
 
 // builtinCommands is every command a session runs, in one list.
 func builtinCommands() []Command {
-	out := append(append(hostCommands(), chatCommands()...), seedCommands()...)
+	out := append(append(append(hostCommands(), chatCommands()...), seedCommands()...), mcpCommands()...)
 	for _, name := range talkCommands {
 		out = append(out, Command{Name: name, Available: func(s *Session) bool { return s.talk != nil },
 			Run: func(_ context.Context, s *Session, arg string) (Result, error) {

@@ -125,6 +125,8 @@ type Setup struct {
 	AFT aft.AFTSetup
 	// Notes are the notices a Config.Load met (files not applied, untrusted project).
 	Notes []string
+	// MCP is mcp.json's servers (nil: none, --no-mcp, or an untrusted project's only).
+	MCP *MCPSetup
 }
 
 // SessionSpec says which session file a run uses (pi's session flags).

@@ -46,6 +46,7 @@ type Session struct {
 	runner   *toolrun.Runner
 	rules    *approve.Rules
 	lsp      *toolkit.LSP
+	mcp      *mcpState
 	bwrap    *bwrap.Commands
 	talk     *talkState
 	naming   naming
@@ -183,11 +184,19 @@ func (s *Session) rebuild() {
 		}
 	}
 	id := s.file.ID()
-	s.ag = agent.New(agent.Config{Provider: s.provider, Model: s.model,
+	system := s.setup.SystemPrompt
+	if s.mcp != nil {
+		// The tools tool_search loaded are this branch's; the section stays as last built.
+		s.mcp.branchChanged(s.file)
+		system = s.mcp.systemPrompt(system)
+	}
+	var ag *agent.Agent
+	ag = agent.New(agent.Config{Provider: s.provider, Model: s.model,
 		Options: llm.Options{ThinkingLevel: s.thinking, SessionID: id, ProxyURL: s.setup.Proxy, Headers: requestHeaders(id),
 			ReportedCost: reportedCost(s.model)},
-		SystemPrompt: s.setup.SystemPrompt, Tools: s.runner, Settings: s.settings.agent(), Store: agent.SessionStore(s.file),
-		Emit: s.fe.Event, SyncEmit: s.o.SyncEvents})
+		SystemPrompt: system, Tools: s.agentTools(), Hooks: s.agentHooks(&ag, s.setup.SystemPrompt), Settings: s.settings.agent(),
+		Store: agent.SessionStore(s.file), Emit: s.fe.Event, SyncEmit: s.o.SyncEvents})
+	s.ag = ag
 }
 
 // requestHeaders is the seed's request-headers extension: Thread-Id carries the session id
@@ -331,7 +340,8 @@ func (s *Session) StoreErr() error {
 }
 
 // Close waits for background work (the session name), closes the session file (its error
-// is returned: the file's last entries may be lost), then talk and the language servers.
+// is returned: the file's last entries may be lost), then talk, the MCP servers and the
+// language servers.
 func (s *Session) Close() error {
 	s.naming.wait()
 	s.mu.Lock()
@@ -342,6 +352,9 @@ func (s *Session) Close() error {
 		err = f.Close()
 	}
 	s.stopTalk()
+	if s.mcp != nil {
+		s.mcp.close()
+	}
 	if s.tools != nil {
 		s.tools.Close() // the helpers a tool started for the session (aft)
 	}

@@ -69,9 +69,14 @@ func (s *Session) bindTools() {
 		ts.AddWriteHook(s.o.Rewind)
 	}
 	s.tools = ts
+	// MCP servers start in the background; their tools bind in front of the shared ones.
+	impls = s.startMCP(impls)
 	// The loop drives the runner directly (agent.Tools): nothing of the session or the
-	// command line is on a call's route.
+	// command line is on a call's route (with MCP servers: the runner of the latest registry).
 	s.runner = toolrun.New(st.Registry, impls, ts)
+	if s.mcp != nil {
+		s.mcp.runner = s.runner
+	}
 }
 
 // saveAllow is the approvals' persistence hook: the ticked patterns go to the project's
@@ -101,7 +106,7 @@ func (s *Session) RunTool(ctx context.Context, call toolrun.Call) (toolrun.Resul
 		return toolrun.Result{}, err
 	}
 	defer done()
-	r := s.runner.Run(ctx, call, nil)
+	r := s.toolRunner(ctx).Run(ctx, call, nil)
 	if s.file.Path() == "" {
 		return r, nil
 	}

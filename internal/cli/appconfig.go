@@ -48,6 +48,7 @@ func (c *CLI) sessionSetup(a *args) (*app.Setup, *appConfig, error) {
 	if err := c.fillSetup(st, cfg, res); err != nil {
 		return nil, nil, err
 	}
+	st.MCP = c.mcpSetup(a, cfg, res, st.Policy)
 	if st.Proxy, err = cfg.ProxyURL(); err != nil {
 		return nil, nil, err
 	}

@@ -58,7 +58,11 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 
 // parse reads argv against the known flags. Flags may come before or after positional words;
 // "--" ends flag parsing.
-func parse(argv []string, flags []flag) (*args, error) {
+func parse(argv []string, flags []flag) (*args, error) { return parseMax(argv, flags, 0) }
+
+// parseMax is parse that, when max > 0, takes every word after the max-th positional word as
+// rest, as if a "--" preceded it.
+func parseMax(argv []string, flags []flag, max int) (*args, error) {
 	byName := map[string]*flag{}
 	for i := range flags {
 		for _, n := range flags[i].names {
@@ -70,6 +74,11 @@ func parse(argv []string, flags []flag) (*args, error) {
 		w := argv[i]
 		if w == "--" {
 			a.rest = append(a.rest, argv[i+1:]...)
+			a.dashdash = true
+			break
+		}
+		if max > 0 && len(a.pos) >= max {
+			a.rest = append(a.rest, argv[i:]...)
 			a.dashdash = true
 			break
 		}

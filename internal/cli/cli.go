@@ -42,6 +42,11 @@ type CLI struct {
 	notes diag.List
 	// trustAnswers are the trust questions answered during this command line, by folder.
 	trustAnswers map[string][2]bool
+	// OpenURL opens a URL in the browser (an OAuth sign-in); nil: $BROWSER, xdg-open or open.
+	OpenURL func(string)
+	// liveMCP is set by a session run: its registry lists the tools of connected MCP
+	// servers, not the schema cache.
+	liveMCP bool
 	// sessionStart is set while a session run loads its configuration: missing packages are
 	// installed then, and their code extensions named (pi's startup).
 	sessionStart bool
@@ -56,6 +61,9 @@ type command struct {
 	run     func(c *CLI, a *args) int
 	// sub lists subcommands (config, sandbox, lsp): the first positional word picks one.
 	sub []*command
+	// maxPositionals, when set, ends flag parsing after that many positional words: the rest
+	// are the words of a command line (pi's `mcp add NAME COMMAND ARGS...`).
+	maxPositionals int
 }
 
 var commandTable []*command
@@ -126,7 +134,7 @@ func (c *CLI) Main(argv []string) (code int) {
 		s.name = cmd.name + " " + s.name
 		cmd = s
 	}
-	a, err := parse(rest, append(append([]flag{}, globalFlags...), cmd.flags...))
+	a, err := parseMax(rest, append(append([]flag{}, globalFlags...), cmd.flags...), cmd.maxPositionals)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", cmd.name, err)
 		fmt.Fprintf(c.Stderr, "usage: pigo %s\n", cmd.usage)

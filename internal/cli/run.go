@@ -207,10 +207,12 @@ func (c *CLI) openAppWith(a *args, o app.Options, more func(*appConfig, *app.Set
 		a.vals["--model"] = []string{ref}
 	}
 	c.sessionStart = true // missing packages are installed as the session's configuration loads
+	c.liveMCP = true      // the registry lists connected MCP servers' tools, never the cache
 	st, ac, err := c.sessionSetup(a)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	c.mcpWidened(a, ac.cfg)
 	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.cfg), a.str("--api-key"), c.getenv
 	// The session's own model continues when no flag names one (pi); --agent's sub-agent
 	// keeps its configuration.

@@ -68,7 +68,7 @@ func runToolRun(c *CLI, a *args) int {
 		return code
 	}
 	ro := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: true}
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp"), Headless: true}
 	// --agent resolves for the sub-agent: its tools list, its model and its fixed sandbox.
 	var sub *config.ResolvedAgent
 	if n := a.str("--agent"); n != "" {
@@ -84,6 +84,20 @@ func runToolRun(c *CLI, a *args) int {
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
+	}
+	if row, _ := callable(res.Tools, name); row == nil && strings.HasPrefix(name, "mcp__") && !a.has("--no-mcp") && len(cfg.MCP().Servers) > 0 {
+		// A server's tool the schema cache does not list (yet): the servers connect once, as
+		// `pigo mcp list` connects them, which caches their tools, and the registry is resolved
+		// again.
+		pol, _, _ := cfg.SandboxPolicy()
+		if sub != nil {
+			pol = sub.Sandbox
+		}
+		c.cacheMCPTools(cfg, pol)
+		if res, err = cfg.Resolve(ro); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+			return ExitUsage
+		}
 	}
 	c.notice(res.Diags)
 	if row, ok := callable(res.Tools, name); !ok {
@@ -110,6 +124,12 @@ func runToolRun(c *CLI, a *args) int {
 	if err := c.fillSetup(st, cfg, res); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitInternal
+	}
+	if row, _ := callable(res.Tools, name); reachesMCP(row) {
+		// An MCP tool (or one that reaches MCP tools) runs once the servers connected; other
+		// tools start no server.
+		c.mcpWidened(a, cfg)
+		st.MCP = c.mcpSetup(a, cfg, res, st.Policy)
 	}
 	spec := app.SessionSpec{InMemory: true}
 	if p := a.str("--session"); p != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/mcp"
 )
 
 var selectionFlags = []flag{
@@ -17,13 +18,14 @@ var selectionFlags = []flag{
 	{names: []string{"--exclude-tools", "-xt"}, value: true, help: "tools to leave out (comma list)"},
 	{names: []string{"--no-builtin-tools", "-nbt"}, help: "built-in tools start inactive"},
 	{names: []string{"--no-tools", "-nt"}, help: "no tools at all"},
+	{names: []string{"--no-mcp"}, help: "no MCP servers and no MCP tools (mcp.json is not read)"},
 }
 
 func init() {
 	register(&command{
 		name:    "tools",
 		summary: "the tool registry a session starts with, and why",
-		usage:   "tools [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools]",
+		usage:   "tools [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools] [--no-mcp]",
 		flags:   selectionFlags,
 		run:     runTools,
 	})
@@ -49,7 +51,11 @@ func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentI
 		return nil, nil, nil, code
 	}
 	o := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), Headless: !c.Terminal}
+		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp"), Headless: !c.Terminal}
+	if c.liveMCP {
+		// A session lists the tools of connected servers only (none yet), never the cache.
+		o.MCPTools = func(*mcp.Server) *mcp.ToolList { return nil }
+	}
 	var agent *agentInfo
 	if name := a.str("--agent"); name != "" {
 		if agent, code = c.applyAgent(cfg, name, &o); code != ExitOK {
@@ -219,7 +225,11 @@ func (c *CLI) unknownToolFlags(res *config.Resolution, flags map[string][]string
 	var l diag.List
 	for _, flag := range []string{"--tools", "--exclude-tools"} {
 		for _, n := range flags[flag] {
-			if slices.Contains(names, n) {
+			if slices.Contains(names, n) || strings.Contains(n, "*") && slices.ContainsFunc(names, func(t string) bool { return mcp.MatchStar(n, t) }) {
+				continue
+			}
+			if strings.HasPrefix(n, "mcp__") && res.MCP != nil && !strings.Contains(n, "*") {
+				// A server that is not connected (or not cached) yet may offer it.
 				continue
 			}
 			d := l.Add(diag.FileSpan(diag.NewSource(flag, nil)), diag.Warning, "unknown-tool", "",

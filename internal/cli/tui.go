@@ -45,7 +45,7 @@ func runTUI(c *CLI, a *args) int {
 	load.AskTrust = nil
 	o := tui.Options{Load: load, Color: c.color(a),
 		Resolve: config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
-			NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools")}}
+			NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp")}}
 	if name := a.str("--agent"); name != "" {
 		cfg, code := c.load(a)
 		if cfg == nil {

@@ -46,7 +46,9 @@ func Impl(fs FS) toolrun.Impl {
 func decls(r *toolrun.Runner) []Decl {
 	var out []Decl
 	for _, t := range r.CodemodeCallable() {
-		if t.Name == Name {
+		if t.Name == Name || t.Toolset == "mcp" {
+			// MCP tools are callable but not declared here (pi 1.6): the description stays the
+			// same while servers connect, and scripts find them in ALL_TOOLS.
 			continue
 		}
 		out = append(out, Decl{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Output: t.Output})

@@ -132,6 +132,7 @@ func Resolve(in *Input) *Result {
 	for _, d := range r.decls {
 		res.Tools = append(res.Tools, ToolResult{
 			Name: d.t.Name, State: d.state, Source: d.ext.Source.String(), File: d.ext.Source.File,
+			Line: d.ext.Source.Line, Column: d.ext.Source.Column,
 			Unit: d.t.Unit, Structured: d.t.Structured, PromptSnippet: collapse(d.t.PromptSnippet) != "",
 			Reason: d.reason, Rule: d.rule,
 		})
@@ -612,57 +613,44 @@ func (r *resolver) unavailableHint(match func(string) bool) string {
 // list in order. The built-in entry decides the active state of a name an extension overrides.
 func (r *resolver) selection(winners []*decl) []*decl {
 	f := &r.in.Flags
-	var allow map[string]bool
+	var allow *nameMatcher
 	var allowOrder []string
 	allowWhy := ""
+	// pi 1.x: once an entry of --tools starts with "mcp__" (or --tools is empty), it filters MCP
+	// tools too; otherwise they stay, reachable as their exposure says.
+	filtersMCP := false
 	if f.Tools != nil {
-		allow, allowOrder, allowWhy = map[string]bool{}, nil, "not in --tools"
-		for _, n := range f.Tools {
-			if !allow[n] {
-				allow[n] = true
-				allowOrder = append(allowOrder, n)
-			}
-		}
+		allow, allowWhy = newNameMatcher(f.Tools), "not in --tools"
+		allowOrder = allow.order
+		filtersMCP = len(f.Tools) == 0 || slices.ContainsFunc(f.Tools, func(n string) bool { return strings.HasPrefix(n, "mcp__") })
 	}
 	if f.AgentTools != nil {
-		agent := map[string]bool{}
-		for _, n := range f.AgentTools {
-			agent[n] = true
-		}
+		agent := newNameMatcher(f.AgentTools)
 		why := "not in the tools of agent " + quoteOr(f.AgentName)
+		agentFilters := len(f.AgentTools) == 0 || slices.ContainsFunc(f.AgentTools, func(n string) bool { return strings.HasPrefix(n, "mcp__") })
 		if allow == nil {
-			allow, allowWhy = agent, why
-			for _, n := range f.AgentTools {
-				if !slices.Contains(allowOrder, n) {
-					allowOrder = append(allowOrder, n)
-				}
-			}
+			allow, allowWhy, allowOrder, filtersMCP = agent, why, agent.order, agentFilters
 		} else {
-			allowOrder = slices.DeleteFunc(allowOrder, func(n string) bool { return !agent[n] })
-			for n := range allow {
-				if !agent[n] {
-					delete(allow, n)
-				}
-			}
+			allowOrder = slices.DeleteFunc(allowOrder, func(n string) bool { return !agent.has(n) })
+			allow = allow.and(agent)
 			allowWhy = "not in both --tools and the tools of agent " + quoteOr(f.AgentName)
+			filtersMCP = filtersMCP || agentFilters
 		}
 	}
 	if allow == nil && f.NoTools {
-		allow, allowWhy = map[string]bool{}, "--no-tools"
+		allow, allowWhy, filtersMCP = newNameMatcher(nil), "--no-tools", true
 	}
-	exclude := map[string]bool{}
-	for _, n := range f.ExcludeTools {
-		exclude[n] = true
-	}
+	exclude := newNameMatcher(f.ExcludeTools)
 	exposed := func(n string) (bool, string) {
-		if allow != nil && !allow[n] {
+		if allow != nil && !allow.has(n) {
 			return false, allowWhy
 		}
-		if exclude[n] {
+		if exclude.has(n) {
 			return false, "--exclude-tools"
 		}
 		return true, ""
 	}
+	mcpActive := r.mcpSelection(winners, allow, exclude, allowWhy, filtersMCP)
 
 	// The initial list of names and why a built-in is (not) in it.
 	var initial []string
@@ -684,7 +672,7 @@ func (r *resolver) selection(winners []*decl) []*decl {
 	}
 	inInitial := map[string]bool{}
 	for _, n := range initial {
-		if !exclude[n] {
+		if !exclude.has(n) {
 			inInitial[n] = true
 		}
 	}
@@ -717,7 +705,7 @@ func (r *resolver) selection(winners []*decl) []*decl {
 			continue
 		}
 		if allow != nil {
-			if allow[d.t.Name] {
+			if allow.has(d.t.Name) {
 				add(d)
 			}
 		} else if !d.builtin && d.overrides == nil {
@@ -770,7 +758,89 @@ func (r *resolver) selection(winners []*decl) []*decl {
 		d.step("selection", "inactive: "+why, defRef)
 		d.set(Inactive, why, defRef)
 	}
+	active = r.activate(active, byName)
+	for _, d := range mcpActive {
+		add(d)
+	}
+	r.warnUnreachable(byName)
 	return active
+}
+
+// nameMatcher matches tool names against --tools / --exclude-tools entries: exact names, or
+// patterns where "*" matches any characters (pi 1.x).
+type nameMatcher struct {
+	names    map[string]bool
+	patterns []string
+	// order is the plain names in the order given, each once.
+	order []string
+	// both, when set, makes the matcher the intersection of two (a sub-agent's tools within
+	// --tools).
+	both []*nameMatcher
+}
+
+func newNameMatcher(entries []string) *nameMatcher {
+	m := &nameMatcher{names: map[string]bool{}}
+	for _, e := range entries {
+		if strings.Contains(e, "*") {
+			m.patterns = append(m.patterns, e)
+			continue
+		}
+		if !m.names[e] {
+			m.names[e] = true
+			m.order = append(m.order, e)
+		}
+	}
+	return m
+}
+
+func (m *nameMatcher) has(name string) bool {
+	if m == nil {
+		return false
+	}
+	if m.both != nil {
+		return m.both[0].has(name) && m.both[1].has(name)
+	}
+	if m.names[name] {
+		return true
+	}
+	for _, p := range m.patterns {
+		if matchStar(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// and is the intersection of two matchers.
+func (m *nameMatcher) and(o *nameMatcher) *nameMatcher {
+	out := &nameMatcher{both: []*nameMatcher{m, o}}
+	for _, n := range append(append([]string{}, m.order...), o.order...) {
+		if m.has(n) && o.has(n) && !slices.Contains(out.order, n) {
+			out.order = append(out.order, n)
+		}
+	}
+	return out
+}
+
+// matchStar matches name against a pattern where "*" matches any characters.
+func matchStar(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	name = name[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, p)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(p):]
+	}
+	return len(name) >= len(last) && strings.HasSuffix(name, last)
 }
 
 func quoteOr(name string) string {

@@ -25,6 +25,7 @@ const (
 	KindToolset   SourceKind = "toolset"   // the shipped toolsets (a package, ranks last)
 	KindExtension SourceKind = "extension" // a declarative extension file of the user or project
 	KindCLI       SourceKind = "cli"       // an `-e FILE` extension
+	KindMCP       SourceKind = "mcp"       // the tools an MCP server offers (mcp.json)
 )
 
 // Scope is pi's source scope: user, project or temporary.
@@ -45,6 +46,8 @@ type Source struct {
 	// File is the declaring file as the user gave it (or the embedded toolset's path).
 	File  string
 	Scope Scope
+	// Line and Column point into File (an MCP server's entry); 0 when the source is the file.
+	Line, Column int
 }
 
 // String renders the source as the registry shows it: "builtin", "toolset:opencode",
@@ -92,6 +95,47 @@ type Tool struct {
 	Parameters json.RawMessage
 	Output     json.RawMessage
 	Exec       []string
+	// MCP is set for a tool an MCP server offers (and for the MCP resource tools).
+	MCP *MCPTool
+}
+
+// MCPTool says how an MCP tool reaches the model (pi 1.6's exposure).
+type MCPTool struct {
+	// Server is the server's name ("" for the resource tools, which reach every server); Tool the
+	// server's own name of the tool.
+	Server, Tool string
+	// Exposure is "direct", "codemode", "deferred" or "hidden"; ExposureRule is where it was
+	// decided (the toolExposure or exposure value, or the server entry for the default).
+	Exposure     string
+	ExposureRule *RuleRef
+	// Disabled is a server with "enabled": false (DisabledRule points at it): its tools are
+	// listed from the schema cache but unreachable.
+	Disabled     bool
+	DisabledRule *RuleRef
+	// Stale marks tools listed from a schema cache entry written for another version of the
+	// server's entry.
+	Stale bool
+}
+
+// MCPInput is what MCP adds to a resolution beyond its tools.
+type MCPInput struct {
+	// Activate are the tools MCP servers activate (pi's ensureDiscoveryActive): codemode for
+	// servers with codemode exposure, tool_search for deferred ones.
+	Activate []Activation
+	// Indirect is set when an enabled server has codemode or deferred tools: without codemode or
+	// tool_search active they cannot be called, which is warned about once.
+	Indirect bool
+	// NoAutoCodemode is autoEnableCodemode: false (named in that warning).
+	NoAutoCodemode bool
+	// Loaded are the MCP tools tool_search loaded on this branch: they are declared.
+	Loaded []string
+}
+
+// Activation is one tool MCP activates, and why.
+type Activation struct {
+	Tool   string
+	Reason string
+	Rule   *RuleRef
 }
 
 // Extension is one group of declarations: pi's built-ins, a shipped toolset or an extension
@@ -181,6 +225,8 @@ type Input struct {
 	Model *Model
 	// Env is the condition environment; its Model is filled from Model by the engine.
 	Env cond.Env
+	// MCP holds the MCP activations and tool_search loads.
+	MCP MCPInput
 }
 
 // State is a tool's single final state in the registry.
@@ -211,6 +257,8 @@ type ToolResult struct {
 	State         State    `json:"state"`
 	Source        string   `json:"source"`
 	File          string   `json:"file,omitempty"`
+	Line          int      `json:"line,omitempty"`
+	Column        int      `json:"column,omitempty"`
 	Unit          string   `json:"unit"`
 	Structured    bool     `json:"structured"`
 	PromptSnippet bool     `json:"prompt_snippet"`

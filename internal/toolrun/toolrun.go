@@ -116,6 +116,20 @@ type Impls struct {
 	m  map[string]Impl
 	// Exec runs declarative extension tools that declare an `exec` argv template.
 	Exec *Impl
+	// base is looked up when this set has no implementation (With).
+	base *Impls
+}
+
+// With returns the implementations of extra in front of is: a session adds the tools that
+// exist only while it runs (its MCP servers' tools) without touching the shared set.
+func (is *Impls) With(extra *Impls) *Impls {
+	extra.mu.RLock()
+	m := make(map[string]Impl, len(extra.m))
+	for k, v := range extra.m {
+		m[k] = v
+	}
+	extra.mu.RUnlock()
+	return &Impls{m: m, Exec: is.Exec, base: is}
 }
 
 func implKey(toolset, name string) string { return toolset + "\x00" + name }
@@ -135,8 +149,11 @@ func (is *Impls) Register(toolset, name string, impl Impl) {
 // Lookup returns the implementation of toolset's tool name.
 func (is *Impls) Lookup(toolset, name string) (Impl, bool) {
 	is.mu.RLock()
-	defer is.mu.RUnlock()
 	impl, ok := is.m[implKey(toolset, name)]
+	is.mu.RUnlock()
+	if !ok && is.base != nil {
+		return is.base.Lookup(toolset, name)
+	}
 	return impl, ok
 }
 
@@ -170,6 +187,12 @@ type Tool struct {
 func (t *Tool) modelSchema() json.RawMessage {
 	t.once.Do(func() {
 		t.model = json.RawMessage(`{"type":"object","properties":{}}`)
+		if t.Toolset == "mcp" && len(t.Parameters) > 0 {
+			// An MCP server's schema reaches the model as the server wrote it (normalised
+			// when it was declared), not in TypeBox's key order.
+			t.model = t.Parameters
+			return
+		}
 		if v, err := ParseValue(t.Parameters); err == nil && len(t.Parameters) > 0 {
 			t.model, _ = typeboxOrder(v).MarshalJSON()
 		}
@@ -220,10 +243,14 @@ func (t *Tool) Sequential() bool { return t.impl != nil && t.impl.Sequential }
 // Callable reports whether a registry state can be called: active, or codemode-only.
 func Callable(s engine.State) bool { return s == engine.Active || s == engine.CodemodeOnly }
 
-// ToolsetOf maps a registry source onto the implementation namespace.
+// ToolsetOf maps a registry source onto the implementation namespace: "pi" for built-ins, the
+// toolset's name, "mcp" for the tools of every MCP server.
 func ToolsetOf(source string) string {
 	if source == "builtin" {
 		return "pi"
+	}
+	if strings.HasPrefix(source, "mcp:") {
+		return "mcp"
 	}
 	if name, ok := strings.CutPrefix(source, "toolset:"); ok {
 		return name

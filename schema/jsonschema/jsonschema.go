@@ -13,7 +13,7 @@ var FS embed.FS
 
 // Kinds are the kinds with a JSON Schema, as `pigo schema --jsonschema KIND` names them.
 var Kinds = []string{"settings", "sandbox", "lsp", "models", "spawn-agent", "proxy", "openai-cost",
-	"web-search", "trust", "agent", "prompt", "skill", "extension", "toolset", "command"}
+	"web-search", "trust", "mcp", "agent", "prompt", "skill", "extension", "toolset", "command"}
 
 // Get returns the JSON Schema of kind, or false for an unknown kind.
 func Get(kind string) ([]byte, bool) {

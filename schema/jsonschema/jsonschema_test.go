@@ -22,7 +22,7 @@ import (
 var definitions = map[string]string{
 	"settings": "#Settings", "sandbox": "#Sandbox", "lsp": "#LSP", "models": "#Models",
 	"spawn-agent": "#SpawnAgent", "proxy": "#Proxy", "openai-cost": "#OpenAICost",
-	"web-search": "#WebSearch", "trust": "#Trust", "agent": "#AgentFrontmatter",
+	"web-search": "#WebSearch", "trust": "#Trust", "mcp": "#MCP", "agent": "#AgentFrontmatter",
 	"prompt": "#PromptFrontmatter", "skill": "#SkillFrontmatter", "extension": "#Extension",
 	// toolsets/*.cue and commands/*.cue are validated as extensions (check_test: one schema).
 	"toolset": "#Extension", "command": "#Extension",

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/mcp"
+	"github.com/pigo-agent/pigo/internal/mcpclient"
+	"github.com/pigo-agent/pigo/internal/sandbox"
+)
+
+// mcpOptions are the connection options of a session or a command.
+func (c *CLI) mcpOptions(cfg *config.Config, pol sandbox.Policy) *mcpclient.Options {
+	cwd, _ := filepath.Abs(cfg.ProjectDir)
+	o := &mcpclient.Options{
+		Cwd: cwd, Home: cfg.Home, ClientName: "pigo", ClientVersion: Version,
+		Resolve: resolveMCPValue, Environ: c.hostEnviron(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
+		Auth: mcpAuth(cfg), Sandbox: pol,
+	}
+	return o
+}
+
+// resolveMCPValue resolves an env or header value as pi's resolveConfigValueOrThrow does.
+func resolveMCPValue(v, what string) (string, error) {
+	r, ok, missing := config.ResolveConfigValue(v)
+	if ok {
+		return r, nil
+	}
+	switch {
+	case strings.HasPrefix(v, "!"):
+		return "", fmt.Errorf("Failed to resolve %s from shell command: %s", what, v[1:])
+	case len(missing) == 1:
+		return "", fmt.Errorf("Failed to resolve %s from environment variable: %s", what, missing[0])
+	case len(missing) > 1:
+		return "", fmt.Errorf("Failed to resolve %s from environment variables: %s", what, strings.Join(missing, ", "))
+	}
+	return "", fmt.Errorf("Failed to resolve %s", what)
+}
+
+// mcpSetup is a session's MCP servers as values for app.Session (nil without servers or with
+// --no-mcp; an untrusted project's file is never read): the servers, how they connect, the
+// bindings of res, and the configuration's part — resolving the registry again as servers
+// connect, saving /mcp's changes.
+func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol sandbox.Policy) *app.MCPSetup {
+	if a.has("--no-mcp") {
+		return nil
+	}
+	conf := cfg.MCP()
+	if len(conf.Servers) == 0 {
+		return nil
+	}
+	opts := c.mcpOptions(cfg, pol)
+	auth := mcpAuth(cfg)
+	opts.Auth = auth
+	st := &app.MCPSetup{Servers: conf.Servers, Options: opts, Auth: auth, Cache: cfg.MCPCache(), Bindings: mcpBindings(res.MCP),
+		GlobalFile: conf.GlobalFile, OpenURL: c.openURL}
+	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
+	if d, err := time.ParseDuration(c.getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
+		st.StartupWait = d
+	}
+	for _, d := range conf.Diags {
+		if d.Code != "sandbox-widened" {
+			st.Problems = append(st.Problems, noteLine(d))
+		}
+	}
+	base := res.Options
+	var mu sync.Mutex // one resolution at a time: parallel tool calls may both refresh
+	st.Resolve = func(tools func(*mcp.Server) *mcp.ToolList, loaded []string) (*engine.Result, map[string]mcpclient.Binding, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		o := base
+		o.MCPTools, o.MCPLoaded = tools, loaded
+		r, err := cfg.Resolve(o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.Tools, mcpBindings(r.MCP), nil
+	}
+	st.Save = func(s *mcp.Server, ch app.MCPChange) (string, error) { return saveMCPChange(cfg, s, ch) }
+	return st
+}
+
+// mcpWidened prints, at session start, the MCP entries that widen the sandbox (D25).
+func (c *CLI) mcpWidened(a *args, cfg *config.Config) {
+	if a.has("--no-mcp") {
+		return
+	}
+	var notes diag.List
+	for _, d := range cfg.MCP().Diags {
+		if d.Code == "sandbox-widened" {
+			notes = append(notes, d)
+		}
+	}
+	c.notice(notes)
+}
+
+// mcpBindings are a resolution's MCP names as the client binds them.
+func mcpBindings(res map[string]config.MCPBinding) map[string]mcpclient.Binding {
+	bind := make(map[string]mcpclient.Binding, len(res))
+	for name, b := range res {
+		bind[name] = mcpclient.Binding{Server: b.Server, Tool: b.Tool}
+	}
+	return bind
+}
+
+// saveMCPChange writes /mcp's change of server s to the file a change is saved to (pi's
+// saveConfig): its project override, the file that defines it, or (ch.Project) a new project
+// override; comments are kept and the whole stack is validated first.
+func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string, error) {
+	if ch.Project && !cfg.ProjectTrusted() {
+		return "", errors.New("The project is not trusted: its .pi/mcp.json is not read.")
+	}
+	scope := config.Global
+	if ch.Project || s.Override != nil || s.Scope == string(config.Project) {
+		scope = config.Project
+	}
+	entry := "mcpServers." + quotePathKey(s.Name)
+	var ops []config.EditOp
+	switch {
+	case ch.Enabled != nil:
+		override := scope == config.Project && s.Scope != string(config.Project)
+		if *ch.Enabled && !override {
+			if cfg.MCPDefines(scope, s.Name) && s.EnabledAt != nil {
+				ops = append(ops, config.EditOp{Op: config.OpUnset, Path: entry + ".enabled"})
+			}
+		} else {
+			ops = append(ops, config.EditOp{Op: config.OpSet, Path: entry + ".enabled", Value: []byte(fmt.Sprint(*ch.Enabled))})
+		}
+	case ch.Exposure != "":
+		if ch.Exposure == mcp.ExposureCodemode && s.Override == nil {
+			if s.ExposureAt != nil {
+				ops = append(ops, config.EditOp{Op: config.OpUnset, Path: entry + ".exposure"})
+			}
+		} else {
+			ops = append(ops, config.EditOp{Op: config.OpSet, Path: entry + ".exposure", Value: []byte(`"` + ch.Exposure + `"`)})
+		}
+	}
+	if len(ops) > 0 {
+		if _, err := cfg.Apply(config.MCP, scope, false, ops...); err != nil {
+			return "", err
+		}
+	}
+	return cfg.Path(config.MCP, scope), nil
+}
+
+// mcpAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.
+func mcpAuth(cfg *config.Config) *mcpclient.OAuthProvider {
+	return &mcpclient.OAuthProvider{Store: mcpclient.NewCredentialStore(cfg.AgentDir), Settings: oauthSettings}
+}
+
+// oauthSettings are a server's oauth settings with the client secret resolved.
+func oauthSettings(s *mcp.Server) (mcpclient.OAuthSettings, error) {
+	o := s.OAuth
+	if o == nil {
+		return mcpclient.OAuthSettings{}, nil
+	}
+	st := mcpclient.OAuthSettings{ClientID: o.ClientID, CallbackPort: o.CallbackPort, CallbackURL: o.CallbackURL, Scope: o.Scope,
+		ClientName: o.ClientName, Registration: o.ClientRegistration, AuthServerMetadataURL: o.AuthServerMetadataURL}
+	if o.ClientSecret != "" {
+		v, err := resolveMCPValue(o.ClientSecret, fmt.Sprintf("MCP server %q oauth.clientSecret", s.Name))
+		if err != nil {
+			return st, err
+		}
+		st.ClientSecret = v
+	}
+	return st, nil
+}
+
+// reachesMCP reports whether `pigo tool run` of row needs the MCP servers: a server's tool,
+// tool_search, a resource tool, or codemode (a script may call servers' tools).
+func reachesMCP(row *engine.ToolResult) bool {
+	if row == nil {
+		return false
+	}
+	return strings.HasPrefix(row.Source, "mcp:") || row.Name == mcp.ToolSearchName || mcp.IsResourceTool(row.Name) || row.Name == "codemode"
+}
+
+// cacheMCPTools connects every enabled server once and closes it: the connections refresh the
+// schema cache (what `pigo tool run` does for a server tool the cache does not list yet).
+func (c *CLI) cacheMCPTools(cfg *config.Config, pol sandbox.Policy) {
+	mgr := mcpclient.NewManager(cfg.MCP().Servers, c.mcpOptions(cfg, pol), cfg.MCPCache(), nil)
+	mgr.Start()
+	mgr.Wait(context.Background(), nil)
+	mgr.Close()
+}
