@@ -69,14 +69,14 @@ func (s *Session) openFile(spec SessionSpec) (*session.Session, error) {
 // missingSessionCwd is pi's refusal of a session whose stored working directory is gone
 // (pi 1.6 print mode; its chat offers to continue or fork into the current folder).
 func missingSessionCwd(path, cwd string) error {
-	info, err := session.ReadInfo(path)
-	if err != nil || info == nil || info.Cwd == "" {
+	stored, err := session.ReadCwd(path)
+	if err != nil || stored == "" {
 		return nil
 	}
-	if _, err := os.Stat(info.Cwd); !os.IsNotExist(err) {
+	if _, err := os.Stat(stored); !os.IsNotExist(err) {
 		return nil
 	}
-	return failf("Stored session working directory does not exist: %s\nSession file: %s\nCurrent working directory: %s", info.Cwd, path, cwd)
+	return failf("Stored session working directory does not exist: %s\nSession file: %s\nCurrent working directory: %s", stored, path, cwd)
 }
 
 func (s *Session) fileWarnings(f *session.Session) {

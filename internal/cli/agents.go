@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
@@ -112,8 +110,8 @@ func runAgents(c *CLI, a *args) int {
 	if len(agents) == 0 {
 		fmt.Fprintf(c.Stdout, "no sub-agents (looked in %s and %s)\n", displayDir(cfg.AgentDir+"/agents"), displayDir(cfg.ProjectOverlay()+"/agents"))
 	} else {
-		t := tablewriter.NewTable(c.Stdout)
-		t.Header("Agent", "Scope", "Model", "Thinking", "Tools", "Sandbox", "File")
+		t := &table{}
+		t.Header("AGENT", "SCOPE", "MODEL", "THINKING", "TOOLS", "SANDBOX", "FILE")
 		for _, ag := range agents {
 			model := ag.ModelRef()
 			if model == "" {
@@ -127,12 +125,9 @@ func runAgents(c *CLI, a *args) int {
 			if !ag.SandboxFromFrontmatter {
 				sb += " (default)"
 			}
-			if err := t.Append(ag.Name, ag.Scope, model, think, strings.Join(ag.Tools, ", "), sb, ag.File); err != nil {
-				fmt.Fprintf(c.Stderr, "pigo agents: %v\n", err)
-				return ExitInternal
-			}
+			t.Append(ag.Name, ag.Scope, model, think, strings.Join(ag.Tools, ", "), sb, ag.File)
 		}
-		if err := t.Render(); err != nil {
+		if err := t.Render(c.Stdout); err != nil {
 			fmt.Fprintf(c.Stderr, "pigo agents: %v\n", err)
 			return ExitInternal
 		}

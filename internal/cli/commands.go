@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/pigo-agent/pigo/internal/engine"
 )
 
@@ -37,7 +35,7 @@ func runCommands(c *CLI, a *args) int {
 	}
 	w := c.Stdout
 	fmt.Fprintln(w, "slash menu (autocomplete order):")
-	t := tablewriter.NewTable(w)
+	t := &table{}
 	t.Header("COMMAND", "TAG", "ARGUMENTS", "DESCRIPTION")
 	names, tags, hints := []string{"COMMAND"}, []string{"TAG"}, []string{"ARGUMENTS"}
 	for _, it := range r.Autocomplete {
@@ -45,9 +43,9 @@ func runCommands(c *CLI, a *args) int {
 	}
 	fit := c.fitWidth(names, tags, hints)
 	for _, it := range r.Autocomplete {
-		_ = t.Append("/"+it.Name, it.Tag, it.ArgumentHint, truncate(it.Description, fit))
+		t.Append("/"+it.Name, it.Tag, it.ArgumentHint, truncate(it.Description, fit))
 	}
-	if err := t.Render(); err != nil {
+	if err := t.Render(w); err != nil {
 		return ExitInternal
 	}
 	fmt.Fprintln(w, "lookup order (what runs when several match: built-in > extension > skill > prompt):")

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/prompt"
@@ -94,10 +92,10 @@ func runSessionList(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stdout, "no sessions in %s\n", l.Dir)
 		return ExitOK
 	}
-	t := tablewriter.NewTable(c.Stdout)
-	head := []any{"ID", "Modified", "Messages", "Name", "First message"}
+	t := &table{}
+	head := []string{"ID", "MODIFIED", "MESSAGES", "NAME", "FIRST MESSAGE"}
 	if a.has("--all") {
-		head = append(head, "Cwd")
+		head = append(head, "CWD")
 	}
 	t.Header(head...)
 	for _, in := range infos {
@@ -105,12 +103,9 @@ func runSessionList(c *CLI, a *args) int {
 		if a.has("--all") {
 			row = append(row, in.Cwd)
 		}
-		if err := t.Append(row...); err != nil {
-			fmt.Fprintf(c.Stderr, "pigo session list: %v\n", err)
-			return ExitInternal
-		}
+		t.Append(row...)
 	}
-	if err := t.Render(); err != nil {
+	if err := t.Render(c.Stdout); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo session list: %v\n", err)
 		return ExitInternal
 	}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
@@ -114,7 +112,7 @@ func runTools(c *CLI, a *args) int {
 			listOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
 	}
 	fmt.Fprintf(w, "model: %s   file toolset: %s\n", modelLine(res.Model), r.FileIO)
-	t := tablewriter.NewTable(w)
+	t := &table{}
 	t.Header("TOOL", "STATE", "SOURCE", "WHY")
 	names, states, sources := []string{"TOOL"}, []string{"STATE"}, []string{"SOURCE"}
 	for _, tool := range r.Tools {
@@ -127,9 +125,9 @@ func runTools(c *CLI, a *args) int {
 		if tool.Rule != nil {
 			why += fmt.Sprintf(" (%s:%d:%d)", tool.Rule.File, tool.Rule.Line, tool.Rule.Column)
 		}
-		_ = t.Append(tool.Name, string(tool.State), tool.Source, truncate(why, fit))
+		t.Append(tool.Name, string(tool.State), tool.Source, truncate(why, fit))
 	}
-	if err := t.Render(); err != nil {
+	if err := t.Render(w); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitInternal
 	}

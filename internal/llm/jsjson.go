@@ -149,6 +149,25 @@ func AppendJSNumber(b []byte, f float64) []byte {
 func AppendJSString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
+		// The run of characters written as they are is copied at once: a request body is
+		// mostly such text (a long session's body is megabytes of it, rebuilt every turn).
+		j := i
+		for j < len(s) {
+			if c := s[j]; c < utf8.RuneSelf {
+				if c < 0x20 || c == '"' || c == '\\' {
+					break
+				}
+				j++
+			} else if r, n := utf8.DecodeRuneInString(s[j:]); r == utf8.RuneError && n == 1 {
+				break
+			} else {
+				j += n
+			}
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch c {

@@ -52,6 +52,13 @@ func (o Obj) MarshalJSON() ([]byte, error) { return AppendJSON(nil, o), nil }
 // int, float64, json.RawMessage (re-serialised), map[string]string (sorted keys), nil and
 // anything else through encoding/json re-serialised.
 func AppendJSON(b []byte, v any) []byte {
+	if b == nil {
+		// A request body is written into one buffer of about its size: grown from nothing, a
+		// body of megabytes is copied over and over (Go grows a large slice by a quarter).
+		if n := sizeHint(v); n > 4096 {
+			b = make([]byte, 0, n+n/8)
+		}
+	}
 	switch t := v.(type) {
 	case nil:
 		return append(b, "null"...)
@@ -129,4 +136,45 @@ func appendArray[E any](b []byte, es []E, each func([]byte, E) []byte) []byte {
 		b = each(b, e)
 	}
 	return append(b, ']')
+}
+
+// sizeHint is about the length of v in JSON, escapes and numbers not counted.
+func sizeHint(v any) int {
+	switch t := v.(type) {
+	case Obj:
+		n := 2
+		for _, f := range t {
+			n += len(f.K) + 4 + sizeHint(f.V)
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range t {
+			n += 1 + sizeHint(e)
+		}
+		return n
+	case []Obj:
+		n := 2
+		for _, e := range t {
+			n += 1 + sizeHint(e)
+		}
+		return n
+	case []string:
+		n := 2
+		for _, e := range t {
+			n += 3 + len(e)
+		}
+		return n
+	case string:
+		return len(t) + 2
+	case json.RawMessage:
+		return len(t)
+	case map[string]string:
+		n := 2
+		for k, e := range t {
+			n += len(k) + len(e) + 6
+		}
+		return n
+	}
+	return 8
 }

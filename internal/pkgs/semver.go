@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The npm version rules pi applies to `npm:name@VERSION` (node-semver's valid, validRange and
@@ -11,7 +12,9 @@ import (
 // exact versions, x-ranges, ^ ~ comparators, hyphen ranges and || alternatives. A version that
 // is none of these (a dist-tag such as "latest") is not a range: any installed version matches.
 
-var semverRe = regexp.MustCompile(`^[=v]*(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$`)
+var semverRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[=v]*(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$`)
+})
 
 type version struct {
 	major, minor, patch int
@@ -19,7 +22,7 @@ type version struct {
 }
 
 func parseVersion(s string) (version, bool) {
-	m := semverRe.FindStringSubmatch(strings.TrimSpace(s))
+	m := semverRe().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return version{}, false
 	}
@@ -116,13 +119,15 @@ type partial struct {
 	pre   string
 }
 
-var partialRe = regexp.MustCompile(`^[=v]*(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$`)
+var partialRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[=v]*(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$`)
+})
 
 func parsePartial(s string) (partial, bool) {
 	if s == "" {
 		return partial{parts: []int{-1, -1, -1}}, true
 	}
-	m := partialRe.FindStringSubmatch(s)
+	m := partialRe().FindStringSubmatch(s)
 	if m == nil {
 		return partial{}, false
 	}
@@ -198,7 +203,7 @@ func tilde(p partial) []comparator {
 	return []comparator{{">=", lo}, {"<", version{p.parts[0], p.parts[1] + 1, 0, "0"}}}
 }
 
-var opRe = regexp.MustCompile(`^(>=|<=|>|<|=|\^|~>?)?\s*(.*)$`)
+var opRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(>=|<=|>|<|=|\^|~>?)?\s*(.*)$`) })
 
 // parseRange parses an npm range into alternatives of comparator sets; ok is false when the
 // text is not a range (a dist-tag).
@@ -230,7 +235,7 @@ func parseRange(r string) ([][]comparator, bool) {
 				f += fields[i+1]
 				i++
 			}
-			m := opRe.FindStringSubmatch(f)
+			m := opRe().FindStringSubmatch(f)
 			p, ok := parsePartial(m[2])
 			if !ok {
 				return nil, false

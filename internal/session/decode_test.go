@@ -365,6 +365,15 @@ func TestReadInfoMatchesInfo(t *testing.T) {
 			`{"type":"message","id":"a","parentId":"b","timestamp":"t","message":{"role":"user","content":"x"}}`,
 			`{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"user","content":"y"}}`},
 	}
+	// Past the line reader's 1 MiB block, which ReadInfo reuses: what the listing keeps of
+	// the first lines (header, name, first message) must not point into reused memory.
+	big := []string{`{"type":"session","version":3,"id":"big-session-id","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/a/working/dir","parentSession":"/a/parent.jsonl"}`,
+		`{"type":"session_info","id":"n","parentId":null,"timestamp":"t","name":"the big one"}`,
+		`{"type":"message","id":"a","parentId":"n","timestamp":"t","message":{"role":"user","content":"the first prompt","timestamp":1767225600000}}`}
+	for i := 0; len(big) < 3+3000; i++ {
+		big = append(big, fmt.Sprintf(`{"type":"message","id":"m%d","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"%s"}],"timestamp":%d}}`, i, strings.Repeat("z", 1000), 1767225600000+i))
+	}
+	cases["past-one-block"] = big
 	for name, lines := range cases {
 		p := writeFile(t, name+".jsonl", lines...)
 		before, _ := os.ReadFile(p)
@@ -378,6 +387,9 @@ func TestReadInfoMatchesInfo(t *testing.T) {
 		}
 		if want := s.Info(); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: ReadInfo\n%+v\nInfo\n%+v", name, got, want)
+		}
+		if cwd, err := ReadCwd(p); err != nil || cwd != got.Cwd {
+			t.Errorf("%s: ReadCwd = %q, %v; the listing's cwd is %q", name, cwd, err, got.Cwd)
 		}
 		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
 			t.Errorf("%s: reading changed the file", name)

@@ -140,6 +140,9 @@ func ReadInfo(path string) (*Info, error) {
 				}
 				return s.Info(), nil
 			}
+			// The lines' memory is reused (lr.reuse) and decoded strings point into it: what
+			// outlives the line is copied.
+			h.ID, h.Cwd, h.ParentSession, h.Timestamp = strings.Clone(h.ID), strings.Clone(h.Cwd), strings.Clone(h.ParentSession), strings.Clone(h.Timestamp)
 			header = true
 			continue
 		}
@@ -149,13 +152,13 @@ func ReadInfo(path string) (*Info, error) {
 		}
 		switch sk.typ {
 		case TypeSessionInfo:
-			in.Name = sk.name
+			in.Name = strings.Clone(sk.name)
 		case TypeMessage:
 			in.Messages++
 			if sk.role == llm.RoleUser || sk.role == llm.RoleAssistant {
 				last = max(last, messageTime(sk.msgTime, sk.timestamp))
 				if in.FirstMessage == "" && sk.role == llm.RoleUser {
-					in.FirstMessage = sk.text
+					in.FirstMessage = strings.Clone(sk.text)
 				}
 			}
 		}
@@ -240,5 +243,36 @@ func (r *jreader) skimMessage(sk *skim, wantText bool) {
 		if cr.err == nil {
 			sk.text = joinText(&llm.Message{Content: c.blocks})
 		}
+	}
+}
+
+// ReadCwd returns the working directory in a session file's header, reading no further than
+// the header line ("" when the file has none): what is checked before a session is opened,
+// without reading the file a second time.
+func ReadCwd(path string) (string, error) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	lr := newLineReader(f, path, min(fi.Size(), 64<<10))
+	lr.reuse = true
+	for {
+		l, ok, err := lr.next()
+		if err != nil || !ok {
+			return "", err
+		}
+		t := bytes.TrimSpace(l.b)
+		if len(t) == 0 {
+			continue
+		}
+		h, err := decodeHeader(t)
+		if errors.Is(err, errSyntax) {
+			continue
+		}
+		if err != nil || h.Type != TypeSession || h.ID == "" {
+			return "", fmt.Errorf("Session file is %w: %s", ErrNotSession, path)
+		}
+		return strings.Clone(h.Cwd), nil
 	}
 }

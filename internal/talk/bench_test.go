@@ -75,3 +75,31 @@ func init() {
 	}
 	os.Exit(0)
 }
+
+// BenchmarkStart100Records is a session's talk start (its record written, the registry swept)
+// with 100 records of sessions that ended within the day, what a user who runs `pigo -p` from
+// a script accumulates: the records are kept a day, so a start reads every one of them.
+func BenchmarkStart100Records(b *testing.B) {
+	st, err := OpenStore(filepath.Join(b.TempDir(), "talk.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now().UnixMilli()
+	for i := 0; i < 100; i++ {
+		id := fmt.Sprint("ended-", i)
+		r := Record{Addr: DeriveAddr("/w", id), AgentID: id, Name: "Unnamed agent", Cwd: "/w", Pid: 1 << 22, StartedAt: now - 1000, LastSeenAt: now - 500, Status: StatusIdle, Offline: true}
+		if err := writeRecord(st, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c, err := Start(Options{Store: st, AgentID: "bench", Cwd: "/w", InitialDelay: time.Hour, Poll: time.Hour})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Stop()
+	}
+}

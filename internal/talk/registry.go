@@ -86,21 +86,26 @@ func readRecord(s *Store, addr string) (*Record, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
+	return decodeRecord(raw), nil
+}
+
+// decodeRecord checks and decodes one stored record; nil when it is not a valid one.
+func decodeRecord(raw json.RawMessage) *Record {
 	var lr legacyRecord
 	if !strictDecode(raw, &lr, "addr", "name", "cwd", "pid", "startedAt", "lastSeenAt", "status") {
-		return nil, nil
+		return nil
 	}
 	if !hasField(raw, "agentId") {
 		if lr.SessionID == nil {
-			return nil, nil
+			return nil
 		}
 		lr.AgentID = *lr.SessionID
 	}
 	if !validStatus(lr.Status) {
-		return nil, nil
+		return nil
 	}
 	r := lr.Record
-	return &r, nil
+	return &r
 }
 
 func validStatus(s string) bool {
@@ -109,21 +114,17 @@ func validStatus(s string) bool {
 
 // listRecords lists every valid record, oldest start first. It has no side effects.
 func listRecords(s *Store) ([]Record, error) {
-	keys, err := s.ListKeys(recordsNS)
+	keys, values, err := s.Values(recordsNS)
 	if err != nil {
 		return nil, err
 	}
 	var out []Record
-	for _, k := range keys {
+	for i, k := range keys {
 		addr := strings.TrimSuffix(k, ".json")
 		if !addrPattern().MatchString(addr) {
 			continue
 		}
-		r, err := readRecord(s, addr)
-		if err != nil {
-			return nil, err
-		}
-		if r != nil {
+		if r := decodeRecord(values[i]); r != nil {
 			out = append(out, *r)
 		}
 	}
@@ -168,14 +169,29 @@ func pidAlive(pid int, pidStart *int64) bool {
 // time) still running.
 func Live(r Record) bool { return !r.Offline && pidAlive(r.Pid, r.PidStart) }
 
-// sweep reclaims dead agents' data; mail outranks tidiness.
+// sweep reclaims dead agents' data; mail outranks tidiness. It runs at every session start,
+// over every record of the last day: a record is first read for its liveness fields only,
+// and checked whole only when it may be reclaimed (a live or recent one is left alone
+// either way, valid or not).
 func sweep(s *Store, now int64) error {
-	recs, err := listRecords(s)
+	keys, values, err := s.Values(recordsNS)
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		if pidAlive(r.Pid, r.PidStart) {
+	for i, k := range keys {
+		if !addrPattern().MatchString(strings.TrimSuffix(k, ".json")) {
+			continue
+		}
+		var l struct {
+			Pid        int    `json:"pid"`
+			PidStart   *int64 `json:"pidStart"`
+			LastSeenAt int64  `json:"lastSeenAt"`
+		}
+		if json.Unmarshal(values[i], &l) == nil && (time.Duration(now-l.LastSeenAt)*time.Millisecond < sweepOfflineGrace || pidAlive(l.Pid, l.PidStart)) {
+			continue
+		}
+		r := decodeRecord(values[i])
+		if r == nil || pidAlive(r.Pid, r.PidStart) {
 			continue
 		}
 		quiet := time.Duration(now-r.LastSeenAt) * time.Millisecond

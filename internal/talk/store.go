@@ -78,6 +78,25 @@ func (s *Store) ListKeys(namespace string) ([]string, error) {
 	return keys, rows.Err()
 }
 
+// Values returns the keys of namespace and their raw values, sorted by key, in one query (a
+// registry of many records is read at every session start).
+func (s *Store) Values(namespace string) (keys []string, values [][]byte, err error) {
+	rows, err := s.db.Query("SELECT key, value FROM talk_kv WHERE namespace = ? ORDER BY key", namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, nil, err
+		}
+		keys, values = append(keys, k), append(values, v)
+	}
+	return keys, values, rows.Err()
+}
+
 // ReadJSON decodes the value under namespace/key into v; false when absent or not valid JSON
 // for v (a foreign or corrupt value is skipped, never trusted).
 func (s *Store) ReadJSON(namespace, key string, v any) (bool, error) {

@@ -393,3 +393,53 @@ func TestCommands(t *testing.T) {
 		}
 	}
 }
+
+// A session's start sweeps the registry: a dead agent quiet for a day loses its record, one
+// with undelivered mail keeps it for 30 days; a live agent, a recent one and a record that is
+// not valid are left alone (the sweep reads liveness first and checks a record whole only
+// when it may go).
+func TestSweepReclaimsOnlyOldDeadRecords(t *testing.T) {
+	st, err := OpenStore(filepath.Join(t.TempDir(), "talk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now().UnixMilli()
+	day := int64(24 * time.Hour / time.Millisecond)
+	dead := 1 << 22 // above pid_max's default: no such process
+	rec := func(id string, pid int, lastSeen int64) Record {
+		return Record{Addr: DeriveAddr("/w", id), AgentID: id, Name: id, Cwd: "/w", Pid: pid, StartedAt: lastSeen - 10, LastSeenAt: lastSeen, Status: StatusIdle}
+	}
+	old, recent, live, mailed := rec("old", dead, now-2*day), rec("recent", dead, now-1000), rec("live", os.Getpid(), now-2*day), rec("mailed", dead, now-2*day)
+	for _, r := range []Record{old, recent, live, mailed} {
+		if err := writeRecord(st, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.WriteJSON(inboxNS(mailed.Addr), "m1.json", map[string]string{"body": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	invalid := DeriveAddr("/w", "invalid") // no status: not a record the registry lists
+	if err := st.WriteJSON(recordsNS, invalid+".json", map[string]any{"addr": invalid, "pid": dead, "lastSeenAt": now - 2*day}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sweep(st, now); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := st.ListKeys(recordsNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(keys, " ")
+	for _, r := range []Record{recent, live, mailed} {
+		if !strings.Contains(got, r.Addr) {
+			t.Errorf("%s's record was swept: %s", r.AgentID, got)
+		}
+	}
+	if !strings.Contains(got, invalid) {
+		t.Errorf("an invalid record was swept: %s", got)
+	}
+	if strings.Contains(got, old.Addr) {
+		t.Errorf("the day-old dead record was kept: %s", got)
+	}
+}

@@ -1,0 +1,73 @@
+package llm
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// appendJSStringByRune is AppendJSString as it was before it copied runs of plain text at
+// once (one character at a time): the reference the faster one must equal byte for byte.
+func appendJSStringByRune(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				b = append(b, '\\', '"')
+			case '\\':
+				b = append(b, '\\', '\\')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				if c < 0x20 {
+					b = append(b, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+				} else {
+					b = append(b, c)
+				}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\ufffd"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+var jsStringSeeds = []string{"", "plain", "\"", "\\", "a\"b\\c", "line\nbreak\r\n\ttab", "\x00\x01\x1f\x7f", "\b\f",
+	"é ✓ 🎉 \u2028 \u2029 <>&", "\ufffd literal", "bad \xff byte", "\xed\xa0\x80 surrogate", "cut \xe2\x9c",
+	"\xc3", strings.Repeat("long plain text ", 1000) + "\"end\"", "<script>\u00e9</script>"}
+
+func TestAppendJSStringMatchesByRune(t *testing.T) {
+	for _, s := range jsStringSeeds {
+		if got, want := string(AppendJSString([]byte("x"), s)), string(appendJSStringByRune([]byte("x"), s)); got != want {
+			t.Errorf("%q: got %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSString(f *testing.F) {
+	for _, s := range jsStringSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(AppendJSString(nil, s)), string(appendJSStringByRune(nil, s)); got != want {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	})
+}
