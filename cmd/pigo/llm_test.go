@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,7 +42,11 @@ var faultNames = map[string]llmtest.Fault{
 }
 
 // servers are the running llmtest servers by script work dir (for llmreqs).
-var servers = map[string]*llmtest.Server{}
+// Scripts run in parallel: serversMu guards the map.
+var (
+	serversMu sync.Mutex
+	servers   = map[string]*llmtest.Server{}
+)
 
 // cmdLLMServe is `llmserve [-api API] [-model JSON] TURNS.json`: start a scripted model server
 // on 127.0.0.1 answering the turns in order, and write $HOME/.pi/agent/models.json with the
@@ -86,7 +91,9 @@ func cmdLLMServe(ts *testscript.TestScript, neg bool, args []string) {
 		turn.Delay = time.Duration(t.DelayMs) * time.Millisecond
 		srv.Push(turn)
 	}
+	serversMu.Lock()
 	servers[ts.Getenv("WORK")] = srv
+	serversMu.Unlock()
 	ts.Setenv("LLM_URL", srv.BaseURL(api))
 	var m map[string]any
 	if err := json.Unmarshal([]byte(model), &m); err != nil {
@@ -103,7 +110,9 @@ func cmdLLMServe(ts *testscript.TestScript, neg bool, args []string) {
 // cmdLLMReqs is `llmreqs OUT`: write the request bodies the server received, one compact JSON
 // line each, to OUT (for grep and cmp); `llmreqs -n N` checks that N requests were made.
 func cmdLLMReqs(ts *testscript.TestScript, neg bool, args []string) {
+	serversMu.Lock()
 	srv := servers[ts.Getenv("WORK")]
+	serversMu.Unlock()
 	if srv == nil {
 		ts.Fatalf("llmreqs: no llmserve in this script")
 	}

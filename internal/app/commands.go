@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/engine"
@@ -44,21 +45,33 @@ type Picker struct {
 	Empty string
 	// Current is the item selected first.
 	Current int
+	// Hint is shown under the list.
+	Hint string
 }
 
 // PickItem is one choice: the line shown and the argument passed to the command.
 type PickItem struct {
 	Label, Arg string
+	// Description is shown beside the label.
+	Description string
 }
 
 // Completion is one slash-menu line.
 type Completion struct {
-	Name, Tag, Description string
+	Name, Tag, Description, ArgumentHint string
+	// Source is where the command comes from: "builtin" (pi's), "prompt", "skill" or
+	// "extension".
+	Source string
+	// Runs says the session runs it when typed: a template, a skill, an extension command
+	// with a prompt, an argv or a session command behind it. A builtin's is whether the
+	// session has it (Lookup); a front end runs the rest of pi's built-ins itself or does not
+	// offer them.
+	Runs bool
 }
 
 // builtinCommands is every command a session runs, in one list.
 func builtinCommands() []Command {
-	out := append(hostCommands(), seedCommands()...)
+	out := append(append(hostCommands(), chatCommands()...), seedCommands()...)
 	for _, name := range talkCommands {
 		out = append(out, Command{Name: name, Available: func(s *Session) bool { return s.talk != nil },
 			Run: func(_ context.Context, s *Session, arg string) (Result, error) {
@@ -113,9 +126,30 @@ func (s *Session) Completions(prefix string) []Completion {
 	if cs == nil {
 		return nil
 	}
+	acts := map[string]bool{}
+	for _, c := range cs.Commands {
+		acts[c.Invocation] = c.Source != "extension" || c.Prompt != "" || len(c.Run) > 0
+	}
 	var out []Completion
 	for _, it := range engine.FuzzyFilter(cs.Autocomplete, prefix, func(it engine.AutocompleteItem) string { return it.Name }) {
-		out = append(out, Completion{Name: it.Name, Tag: it.Tag, Description: it.Description})
+		_, has := s.Lookup(it.Name)
+		runs := has || (it.Source != "builtin" && acts[it.Name])
+		out = append(out, Completion{Name: it.Name, Tag: it.Tag, Description: it.Description, ArgumentHint: it.ArgumentHint,
+			Source: it.Source, Runs: runs})
+	}
+	return out
+}
+
+// withCommands adds a front end's commands to the built-in list; one with a built-in's name
+// replaces it.
+func withCommands(builtin, extra []Command) []Command {
+	out := builtin
+	for _, c := range extra {
+		if i := slices.IndexFunc(out, func(b Command) bool { return b.Name == c.Name }); i >= 0 {
+			out[i] = c
+		} else {
+			out = append(out, c)
+		}
 	}
 	return out
 }

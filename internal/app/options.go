@@ -54,6 +54,9 @@ type Options struct {
 	Stderr io.Writer
 	// Getenv reads the environment (PI_TALK_DB, PI_TALK_INBOUND; nil: none).
 	Getenv func(string) string
+	// Commands are commands the front end's command line adds to the session's (the chat's
+	// /scoped-models, /trust, saving a setting); one with a built-in's name replaces it.
+	Commands []Command
 	// Impls are the tool implementations (nil: all of package tools).
 	Impls *toolrun.Impls
 }
@@ -175,6 +178,8 @@ type State struct {
 	Model         string
 	ContextWindow int
 	Thinking      string
+	// Reasoning says the model thinks (a thinking level applies).
+	Reasoning bool
 }
 
 // discard is a front end that hears nothing.

@@ -66,7 +66,7 @@ func Open(o Options) (*Session, error) {
 	}
 	s := &Session{o: o, fe: fe, cfg: o.Config, interactive: o.Approver != nil, setup: o.Setup}
 	s.settings = parseSettings(o.Setup.Settings)
-	s.commands = builtinCommands()
+	s.commands = withCommands(builtinCommands(), o.Commands)
 	var err error
 	if s.file, err = s.openFile(o.Session); err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func (s *Session) State() State {
 	defer s.mu.Unlock()
 	st := State{Thinking: s.thinking}
 	if s.model != nil {
-		st.Model, st.ContextWindow = s.model.Provider+"/"+s.model.ID, s.model.ContextWindow
+		st.Model, st.ContextWindow, st.Reasoning = s.model.Provider+"/"+s.model.ID, s.model.ContextWindow, s.model.Reasoning
 	}
 	return st
 }

@@ -1,29 +1,37 @@
-// Package chat is `pigo` on a terminal (spec D22): one Bubble Tea program around a session
-// ([Session], which *app.Session implements: the chat talks to the session through that one
-// interface). It streams the model's answer (Markdown rendered once a message ends), shows thinking
-// collapsed, draws one card per tool call with its progress and result, asks the person the
-// write-guard, escalation and question dialogs, keeps a todo widget, and a footer with the
-// model, thinking level, context use and the usage and cost of the last turn and in total.
+// Package chat is `pigo` on a terminal (spec D22), the daily driver: one Bubble Tea program
+// around an agent, drawn and keyed as pi 1.6 does.
 //
-// The agent runs in its own goroutine; its events, the session's notices and the tools'
-// dialogs reach the program as messages through a Bridge (the session's front end and its one
-// approve.Approver), so Update never does I/O and never waits: a tool that asks blocks only
-// itself; the "always allow" rules a person ticks are saved by the session's approvals. Esc aborts the run; typing while the agent works steers it (Enter) or queues a
+// The transcript lives in one of pi's two modes (settings tuiMode): fullscreen (the default)
+// draws it in the alternate screen with its own scrolling — PageUp/PageDown, the mouse wheel,
+// Ctrl+Home/End, Ctrl+Up/Down between prompts, Ctrl+Shift+F to search — and prints it into the
+// terminal when the chat exits; regular mode prints each finished entry into the terminal's
+// own scrollback, so the terminal's search and copy hold it, and keeps only the live part
+// (the streaming answer, running tools, the editor, the footer) redrawn at the bottom. Either
+// way the chat ends with pi's "To resume this session:" line.
+//
+// The prompt editor is package editor (pi's bindings, graphemes, kills and yank, undo,
+// history, paste markers), keys come through package keymap (the person's
+// keybindings.json, extended keys decoded), answers are Markdown drawn by package markdown,
+// colours come from a pi theme through package termui. Tool cards show a command and the
+// tail of its output with its duration; Ctrl+O expands them, Ctrl+T shows thinking.
+//
+// The agent runs in its own goroutine; its events and the tools' dialogs reach the program as
+// messages through a Bridge, so Update never does I/O and never waits: a tool that asks blocks
+// only itself. Esc aborts the run; typing while the agent works steers it (Enter) or queues a
 // follow-up (Alt+Enter), as pi does.
 //
-// Slash commands are the session's (its one dispatcher, shared with `pigo -p`): the interactive
-// ones (/new, /name, /model, /compact, /fork, /resume, /tree, /reload, /session) run off the
-// UI goroutine; typed without an argument, those with a selector (/model, /fork, /resume,
-// /tree) first open it, filtered as one types, whose choice becomes the argument. /quit,
-// /config, /rewind and /hotkeys are the chat's own.
+// Slash commands that change the session (/new, /name, /model, /compact, /fork, /resume,
+// /tree, /reload, …) are the command line's host commands, run off the UI goroutine; typed
+// without an argument, those with a Picker first open a selector, filtered as one types,
+// whose choice becomes the argument. The menu lists only commands that run.
 package chat
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -34,7 +42,12 @@ import (
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/approve"
+	"github.com/pigo-agent/pigo/internal/editor"
+	"github.com/pigo-agent/pigo/internal/keymap"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/termui"
+	"github.com/pigo-agent/pigo/internal/theme"
 )
 
 // Options configure a chat.
@@ -49,14 +62,82 @@ type Options struct {
 	Start string
 	// Color enables colours and Markdown styling.
 	Color bool
-	// Config opens the configuration explorer (/config); nil: not available.
-	Config func() tea.Cmd
+	// Theme is the colour theme (nil: pi's system theme for an unknown palette).
+	Theme *theme.Theme
+	// Hyperlinks draws links as OSC 8 hyperlinks.
+	Hyperlinks bool
+	// Keys is the key map (nil: pi's defaults).
+	Keys *keymap.Map
+	// UI holds the terminal and display settings.
+	UI UI
+	// Version is pigo's version for the header.
+	Version string
+	// Notices are start-up warnings shown under the header.
+	Notices []string
+	// Cwd is the working directory the footer shows (HOME abbreviated to ~).
+	Cwd, Home string
+	// SessionDir is the session folder when it is not the default one (the resume line
+	// names it).
+	SessionDir string
+	// AutoCompact marks the footer's context figure with "(auto)".
+	AutoCompact bool
+	// Providers is how many providers have models (the footer names the provider when >1).
+	Providers int
+	// Config opens the configuration explorer (/config) inside the chat; nil: not available.
+	Config func(w, h int) Embedded
 	// Rewind keeps the files' before-images (the session records them); nil: /rewind is not
 	// available.
 	Rewind *Rewind
 	// Width and Height are the terminal's size at start (0: 80×24 until the program reports
 	// it), so the first frames already fit.
 	Width, Height int
+	// Out is the terminal (for OSC 52 copies); Run sets it.
+	Out io.Writer
+	// Clipboard copies text to the system clipboard (nil: OSC 52 only).
+	Clipboard func(text string) error
+}
+
+// UI are pi's terminal and display settings the chat follows.
+type UI struct {
+	// Mode is "fullscreen" (pi's default) or "regular".
+	Mode string
+	// ExitOutput is what fullscreen mode prints on exit: "transcript" (default) or "resume-hint".
+	ExitOutput string
+	// Quiet hides the start-up header ("true"), or keeps only its first lines ("header").
+	Quiet string
+	// HideThinking starts with thinking blocks collapsed (hideThinkingBlock).
+	HideThinking bool
+	// CodeIndent prefixes code block lines (markdown.codeBlockIndent).
+	CodeIndent string
+	// MaxVisible is how many autocomplete entries show (autocompleteMaxVisible, 3-20).
+	MaxVisible int
+	// ExternalEditor is the command Ctrl+G runs (else $VISUAL, $EDITOR, nano).
+	ExternalEditor string
+	// DoubleEscape is what a double Escape on an empty editor does: "tree", "fork", "none".
+	DoubleEscape string
+	// EditorPadding is the editor's horizontal padding (editorPaddingX, 0-3).
+	EditorPadding int
+	// OutputPad is the transcript's horizontal padding (outputPad, 0 or 1; default 1).
+	OutputPad *int
+	// Env reads the environment ($VISUAL, $EDITOR); nil: none.
+	Env func(string) string
+}
+
+// Embedded is a Bubble Tea component drawn inside the chat (the configuration explorer):
+// keys and sizes go to it while it is open; Done reports it wants to close.
+type Embedded interface {
+	Init() tea.Cmd
+	Update(tea.Msg) (Embedded, tea.Cmd)
+	View() string
+	Done() bool
+}
+
+// BashRun is a `!cmd` the person ran, as its card shows it.
+type BashRun struct {
+	Command, Output string
+	ExitCode        int
+	Excluded        bool
+	Duration        time.Duration
 }
 
 // pickOpenMsg opens a computed selector; pickMsg runs the command with the choice.
@@ -68,22 +149,36 @@ type pickOpenMsg struct {
 
 type pickMsg struct{ name, arg string }
 
-// hostDoneMsg ends a command the session ran.
+// hostDoneMsg ends a command the session ran; bash marks a `!cmd`.
 type hostDoneMsg struct {
-	r   app.Result
-	err error
+	r    app.Result
+	err  error
+	bash *BashRun
 }
 
-// Run runs the chat on a terminal until the person quits.
+// Run runs the chat on a terminal until the person quits, then prints what pi prints on exit.
 func Run(o Options, in io.Reader, out io.Writer) error {
 	r := lipgloss.NewRenderer(out)
 	if !o.Color {
 		r.SetColorProfile(termenv.Ascii)
 	}
+	o.Out = out
 	m := New(o, r)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
-	_, err := p.Run()
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out)}
+	if m.fullscreen {
+		opts = append(opts, tea.WithAltScreen(), tea.WithMouseCellMotion())
+	}
+	// Ask for extended key reports (xterm modifyOtherKeys 2): tmux with extended-keys and
+	// modern terminals then tell Shift+Enter from Enter; keymap decodes what they send.
+	io.WriteString(out, "\x1b[>4;2m")
+	defer io.WriteString(out, "\x1b[>4;0m")
+	p := tea.NewProgram(m, opts...)
+	final, err := p.Run()
 	o.Session.Abort()
+	if fm, ok := final.(*Model); ok {
+		io.WriteString(out, "\x1b[>4;0m")
+		io.WriteString(out, fm.exitText())
+	}
 	return err
 }
 
@@ -94,6 +189,9 @@ const (
 	kindTool
 	kindInfo
 	kindError
+	kindWarning
+	kindBash
+	kindHeader
 )
 
 // item is one transcript entry with its rendering cached per width (only the streaming
@@ -105,11 +203,17 @@ type item struct {
 	final    bool
 
 	// tool cards
-	callID, tool, args string
-	progress           string
-	result             string
-	diff               string
-	isError, done      bool
+	callID, tool string
+	args         json.RawMessage
+	progress     string
+	result       string
+	diff         string
+	isError      bool
+	done         bool
+	started      time.Time
+	took         time.Duration
+	// bash runs (!cmd)
+	bash *BashRun
 
 	cache  []string
 	cacheW int
@@ -120,39 +224,63 @@ func (it *item) touch() { it.dirty = true }
 
 // Model is the chat's Bubble Tea model.
 type Model struct {
-	o  Options
-	st styles
-	r  *lipgloss.Renderer
-	md *markdown
+	o          Options
+	km         *keymap.Map
+	st         *termui.Styles
+	ed         *editor.Editor
+	fullscreen bool
 
 	width, height int
 
 	items  []*item
 	calls  map[string]*item
 	stream *item
+	// printed is how many items regular mode has printed into the scrollback.
+	printed int
 
-	input   []rune
 	running bool
+	// hosting is true while a host command (not the agent) runs.
+	hosting bool
 	dialog  *dialog
 	pending []tea.Msg // dialogs waiting behind the open one
+	embed   Embedded  // the configuration explorer while open
 
 	steering, followUp []string
 	todo               []string
 
-	turn, total llm.Usage
-	contextUsed int
+	expanded     bool // Ctrl+O: tool output expanded
+	showThinking bool
+
+	menu       *menu
+	lastCtrlC  time.Time
+	lastEscape time.Time
+
+	// fullscreen transcript position: lines scrolled up from the bottom (0 follows output).
+	scroll int
+	search *search
+
+	frame    int
+	quitting bool
+	status   string
+	// statusUntil clears a transient status (a copy confirmation).
+	statusUntil time.Time
+
 	// state is the session's model and thinking level, as the footer shows them.
 	state app.State
 
-	// hosting is true while a host command (not the agent) runs.
-	hosting      bool
-	showThinking bool
-	scroll       int
-	frame        int
-	quitting     bool
-	status       string
-	complete     []app.Completion
-	compIdx      int
+	// turn is the running turn's usage (the footer's totals come from the session).
+	turn llm.Usage
+	// live counts usage not yet in a session (in memory, or before the first flush).
+	live         llm.Usage
+	contextUsed  int
+	contextKnown bool
+
+	// the footer's caches: the session's stats, the git branch
+	statsCache Stats
+	statsFor   *session.Session
+	statsN     int
+	branch     string
+	branchAt   time.Time
 }
 
 // New returns the chat model; r renders the styles (tests pass an Ascii one).
@@ -160,14 +288,47 @@ func New(o Options, r *lipgloss.Renderer) *Model {
 	if o.Bridge == nil {
 		o.Bridge = NewBridge()
 	}
-	m := &Model{o: o, r: r, st: newStyles(r, o.Color), calls: map[string]*item{}, width: 80, height: 24}
+	if o.Keys == nil {
+		o.Keys = keymap.Default()
+	}
+	if o.UI.Env == nil {
+		o.UI.Env = func(string) string { return "" }
+	}
+	m := &Model{o: o, km: o.Keys, calls: map[string]*item{}, width: 80, height: 24,
+		st: termui.New(r, o.Theme, o.Color, o.Hyperlinks), ed: editor.New(),
+		fullscreen: o.UI.Mode != "regular", showThinking: !o.UI.HideThinking}
 	if o.Width > 0 && o.Height > 0 {
 		m.width, m.height = max(o.Width, 20), max(o.Height, 6)
 	}
-	m.md = newMarkdown(m.st)
+	m.ed.Rows = m.height
+	m.add(&item{kind: kindHeader, final: true})
+	for _, n := range o.Notices {
+		m.add(&item{kind: kindWarning, text: n, final: true})
+	}
 	m.state = o.Session.State()
+	if s := m.sess(); s != nil {
+		m.ed.SetHistory(prompts(s))
+	}
 	m.history(o.Session.Messages())
 	return m
+}
+
+// sess is the session file (nil when the session has none).
+func (m *Model) sess() *session.Session { return m.o.Session.File() }
+
+// prompts are the session's user prompts, oldest first (the editor's history).
+func prompts(s *session.Session) []string {
+	var out []string
+	for _, e := range s.Entries() {
+		for _, msg := range session.EntryMessages(e) {
+			if msg.Role == llm.RoleUser {
+				if t := strings.TrimSpace(messageText(&msg)); t != "" {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // history shows the messages of a continued session.
@@ -180,20 +341,31 @@ func (m *Model) history(msgs []llm.Message) {
 		case llm.RoleAssistant:
 			it := &item{kind: kindAssistant, final: true}
 			fill(it, msg)
-			m.add(it)
+			if it.text != "" || it.thinking != "" {
+				m.add(it)
+			}
 			for _, c := range msg.Content {
 				if c.Type == llm.TypeToolCall {
-					card := &item{kind: kindTool, callID: c.ID, tool: c.Name, args: argSummary(c.Arguments)}
+					card := &item{kind: kindTool, callID: c.ID, tool: c.Name, args: c.Arguments}
 					m.calls[c.ID] = card
 					m.add(card)
 				}
 			}
+			if msg.StopReason == llm.StopError && msg.ErrorMessage != "" {
+				m.add(&item{kind: kindError, text: "Error: " + msg.ErrorMessage, final: true})
+			}
 		case llm.RoleToolResult:
 			if card := m.calls[msg.ToolCallID]; card != nil {
-				card.done, card.isError, card.result = true, msg.IsError != nil && *msg.IsError, messageText(msg)
+				card.done, card.final, card.isError, card.result = true, true, msg.IsError != nil && *msg.IsError, messageText(msg)
 				card.diff = detailsDiff(msg.Details)
 				m.updateTodo(card.tool, msg.Details)
 			}
+		}
+	}
+	for _, it := range m.items {
+		if it.kind == kindTool && !it.done {
+			// A call whose result never came (an aborted run) is finished as it is.
+			it.done, it.final = true, true
 		}
 	}
 }
@@ -206,11 +378,13 @@ func (m *Model) add(it *item) {
 // tickMsg advances the spinner: a frame every 100 ms while the agent works.
 type tickMsg struct{}
 
-// doneMsg ends a run (sent through the bridge, after the run's last event).
+// doneMsg ends a run (sent through the bridge, after the run's last event); reset says a
+// command the prompt ran replaced the conversation.
 type doneMsg struct {
-	last *llm.Message
-	err  error
-	out  string
+	last  *llm.Message
+	err   error
+	out   string
+	reset bool
 }
 
 // eventMsg is one agent event.
@@ -222,7 +396,7 @@ func tick() tea.Cmd {
 
 // Init starts listening to the bridge and sends the first prompt.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.o.Bridge.listen(), m.first())
+	return tea.Batch(m.o.Bridge.listen(), m.first(), m.flush())
 }
 
 // first is what runs at start: the start command, else the first prompt.
@@ -231,6 +405,7 @@ func (m *Model) first() tea.Cmd {
 	case m.o.Start != "":
 		return m.submit(m.o.Start, false)
 	case m.o.Prompt != "":
+		m.ed.AddHistory(m.o.Prompt)
 		return m.submit(m.o.Prompt, false)
 	}
 	return nil
@@ -245,8 +420,7 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 			arg, exclude = arg[1:], true
 		}
 		if arg = strings.TrimSpace(arg); arg != "" {
-			m.add(&item{kind: kindUser, text: text, final: true})
-			return m.host(func(ctx context.Context) (app.Result, error) { return sess.UserBash(ctx, arg, exclude) })
+			return m.userBash(arg, exclude)
 		}
 	}
 	if strings.HasPrefix(text, "/") {
@@ -270,157 +444,256 @@ func (m *Model) submit(text string, followUp bool) tea.Cmd {
 		m.o.Rewind.Begin(sess.Leaf(), text)
 	}
 	m.running = true
+	m.scroll = 0
 	m.turn = llm.Usage{}
 	b := m.o.Bridge
 	go func() {
 		var out strings.Builder
 		r, err := sess.Prompt(context.Background(), text, &out)
-		b.ch <- doneMsg{last: r.Message, err: err, out: out.String()}
+		b.ch <- doneMsg{last: r.Message, err: err, out: out.String(), reset: r.Result.Reset}
 	}()
 	return tick()
 }
 
-// command runs a slash command: the chat's own ones here, the session's interactive ones
-// (with their selector when typed without an argument) off the UI goroutine. Others go to
-// Prompt, which runs or expands them.
-func (m *Model) command(text string) (tea.Cmd, bool) {
-	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
-	arg = strings.TrimSpace(arg)
-	switch name {
-	case "quit", "exit":
-		m.quitting = true
-		m.o.Session.Abort()
-		return tea.Quit, true
-	case "config":
-		if m.o.Config == nil {
-			m.info("the configuration explorer is not available here")
-			return nil, true
+// userBash runs `!cmd` (`!!cmd` kept out of the context) through the session and draws its
+// card from the bashExecution entry the session recorded.
+func (m *Model) userBash(command string, exclude bool) tea.Cmd {
+	sess := m.o.Session
+	m.running, m.hosting = true, true
+	return tea.Batch(tick(), func() tea.Msg {
+		start := time.Now()
+		r, err := sess.UserBash(context.Background(), command, exclude)
+		run := &BashRun{Command: command, Output: r.Text, Excluded: exclude, Duration: time.Since(start)}
+		if f := sess.File(); f != nil && err == nil {
+			if es := f.Entries(); len(es) > 0 {
+				if e := es[len(es)-1]; e.Message != nil && e.Message.Bash != nil {
+					be := e.Message.Bash
+					run.Output = be.Output
+					if be.ExitCode != nil {
+						run.ExitCode = *be.ExitCode
+					} else {
+						run.ExitCode = -1
+						run.Output = strings.TrimRight(run.Output, "\n") + "\n(cancelled)"
+					}
+				}
+			}
 		}
-		return m.o.Config(), true
-	case "rewind":
-		m.openRewind()
-		return nil, true
-	case "hotkeys":
-		m.info(hotkeys)
-		return nil, true
-	}
-	c, ok := m.o.Session.Lookup(name)
-	if !ok || !c.Interactive {
-		return nil, false
-	}
-	if m.running {
-		m.info("Wait for the agent to finish (or press Esc) before /" + name)
-		return nil, true
-	}
-	sess := m.o.Session
-	if c.Pick != nil && arg == "" {
-		return func() tea.Msg {
-			p, err := sess.Pick(context.Background(), name)
-			return pickOpenMsg{name, p, err}
-		}, true
-	}
-	return m.runCommand(name, arg), true
+		return hostDoneMsg{err: err, bash: run}
+	})
 }
 
-// runCommand runs the session's command name in the background.
-func (m *Model) runCommand(name, arg string) tea.Cmd {
-	sess := m.o.Session
-	return m.host(func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
-}
-
-// hotkeys is the /hotkeys text.
-const hotkeys = "Tab complete a /command · Enter send (steer while the agent works) · Alt+Enter queue a follow-up · Esc abort · Ctrl+T show thinking · PgUp/PgDn scroll · Ctrl+C quit"
-
-func (m *Model) info(s string) { m.add(&item{kind: kindInfo, text: s, final: true}) }
+func (m *Model) info(s string)  { m.add(&item{kind: kindInfo, text: s, final: true}) }
+func (m *Model) fail(s string)  { m.add(&item{kind: kindError, text: s, final: true}) }
+func (m *Model) warn(s string)  { m.add(&item{kind: kindWarning, text: s, final: true}) }
+func (m *Model) flash(s string) { m.status, m.statusUntil = s, time.Now().Add(3*time.Second) }
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.quitting {
+		return m, cmd
+	}
+	return m, tea.Batch(cmd, m.flush())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if m.embed != nil && !m.ownMsg(msg) {
+		// The explorer gets the keys, the size and its own messages (loads, file polls).
+		if ws, ok := msg.(tea.WindowSizeMsg); ok {
+			m.resize(ws)
+		}
+		e, cmd := m.embed.Update(msg)
+		m.embed = e
+		if e == nil || e.Done() {
+			m.embed = nil
+		}
+		return cmd
+	}
+	if k, ok := keymap.FromMsg(msg); ok {
+		return m.key(k)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
-		return m, nil
+		return m.resize(msg)
+	case tea.MouseMsg:
+		return m.mouse(msg)
 	case tickMsg:
 		if !m.running {
-			return m, nil
+			return nil
 		}
 		m.frame++
-		return m, tick()
+		if m.status != "" && !m.statusUntil.IsZero() && time.Now().After(m.statusUntil) {
+			m.status = ""
+		}
+		return tick()
 	case eventMsg:
 		m.event(msg.e)
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
 	case doneMsg:
 		m.running = false
+		m.state = m.o.Session.State()
+		if msg.reset {
+			m.reset()
+			m.history(m.o.Session.Messages())
+		}
 		if msg.out != "" {
 			m.info(strings.TrimRight(msg.out, "\n"))
 		}
 		if msg.err != nil {
-			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
+			m.fail(msg.err.Error())
 		}
 		if l := msg.last; l != nil && l.StopReason == llm.StopError && l.ErrorMessage != "" {
-			m.add(&item{kind: kindError, text: l.ErrorMessage, final: true})
+			m.fail("Error: " + l.ErrorMessage)
 		}
 		if l := msg.last; l != nil && l.StopReason == llm.StopAborted {
-			m.add(&item{kind: kindInfo, text: "Operation aborted", final: true})
+			m.fail("Operation aborted")
+			// pi puts queued messages back in the editor on abort.
+			if q := m.o.Session.Dequeue(); len(q) > 0 && m.ed.Empty() {
+				m.ed.SetText(strings.Join(q, "\n"))
+			}
 		}
+		m.finishCards()
 		m.steering, m.followUp = nil, nil
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
 	case noticeMsg:
 		if msg.n.Error {
-			m.add(&item{kind: kindError, text: msg.n.Text, final: true})
+			m.fail(msg.n.Text)
 		} else {
 			m.info(msg.n.Text)
 		}
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
 	case askMsg:
 		if m.dialog != nil {
 			m.pending = append(m.pending, msg)
 		} else {
 			m.open(msg)
 		}
-		return m, m.o.Bridge.listen()
+		return m.o.Bridge.listen()
+	case inputMsg:
+		if m.dialog != nil {
+			m.pending = append(m.pending, msg)
+		} else {
+			m.dialog = newInputDialog(msg)
+		}
+		return m.o.Bridge.listen()
+	case showMsg:
+		m.info(msg.text)
+		return m.o.Bridge.listen()
 	case cancelDialogMsg:
 		// The asking call was aborted: its answer is no longer read.
 		m.dialog = nil
 		m.next()
-		return m, m.o.Bridge.listen()
-	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.o.Bridge.listen()
 	case hostDoneMsg:
-		m.running, m.hosting = false, false
-		if msg.err != nil {
-			m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
-		}
-		m.state = m.o.Session.State()
-		if msg.r.Input != "" {
-			m.input = []rune(msg.r.Input)
-		}
-		if msg.r.Reset {
-			m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
-			m.history(m.o.Session.Messages())
-		}
-		if msg.r.Text != "" {
-			m.info(msg.r.Text)
-		}
-		return m, nil
+		return m.hostDone(msg)
 	case pickOpenMsg:
 		m.openPick(msg)
-		return m, nil
+		return nil
 	case pickMsg:
 		if !m.running {
-			return m, m.runCommand(msg.name, msg.arg)
+			return m.sessionCommand(msg.name, msg.arg)
 		}
-		return m, nil
+		return nil
 	case rewindPlanMsg:
 		m.openRewindConfirm(msg.p, msg.plan)
-		return m, nil
+		return nil
 	case rewindDoneMsg:
 		m.rewound(msg)
-		return m, nil
+		return nil
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.fail("External editor: " + msg.err.Error())
+		} else if msg.ok {
+			m.ed.SetText(strings.TrimRight(msg.text, "\n"))
+		}
+		return nil
+	case copiedMsg:
+		if msg.err != nil {
+			m.fail(msg.err.Error())
+		} else {
+			m.flash("Copied last assistant message to clipboard")
+		}
+		return nil
+	case exportedMsg:
+		if msg.err != nil {
+			m.fail("Export failed: " + msg.err.Error())
+		} else {
+			m.info("Session exported to: " + msg.path)
+		}
+		return nil
+	case tea.ResumeMsg:
+		return tea.ClearScreen
 	}
-	return m, nil
+	return nil
+}
+
+// ownMsg reports the chat's own messages (the agent's events, dialogs, commands' results),
+// which it handles even while the configuration explorer is open.
+func (m *Model) ownMsg(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tickMsg, eventMsg, doneMsg, noticeMsg, askMsg, inputMsg, showMsg, cancelDialogMsg, hostDoneMsg,
+		pickOpenMsg, pickMsg, rewindPlanMsg, rewindDoneMsg, editorDoneMsg, copiedMsg, exportedMsg:
+		return true
+	}
+	return false
+}
+
+func (m *Model) resize(msg tea.WindowSizeMsg) tea.Cmd {
+	w, h := max(msg.Width, 20), max(msg.Height, 6)
+	changed := w != m.width
+	m.width, m.height = w, h
+	m.ed.Rows = h
+	if changed && !m.fullscreen && m.printed > 0 {
+		// pi redraws a regular-mode transcript at the new width: the scrollback is cleared
+		// and every entry printed again, so nothing is left wrapped at the old width.
+		return m.reprint()
+	}
+	return nil
+}
+
+func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
+	m.running, m.hosting = false, false
+	r := msg.r
+	if msg.err != nil {
+		m.fail(msg.err.Error())
+	}
+	m.state = m.o.Session.State()
+	if msg.bash != nil && msg.err == nil {
+		m.add(&item{kind: kindBash, bash: msg.bash, done: true, final: true, took: msg.bash.Duration})
+	}
+	if r.Input != "" {
+		m.ed.SetText(r.Input)
+	}
+	if r.Reset {
+		m.reset()
+		m.history(m.o.Session.Messages())
+		if s := m.sess(); s != nil {
+			m.ed.SetHistory(prompts(s))
+		}
+	}
+	if r.Text != "" {
+		m.info(r.Text)
+	}
+	if r.Reset && !m.fullscreen {
+		return m.reprint()
+	}
+	return nil
+}
+
+// reset empties the transcript for a new or switched session (the header stays).
+func (m *Model) reset() {
+	head := m.items[0]
+	m.items, m.calls, m.stream, m.todo = []*item{head}, map[string]*item{}, nil, nil
+	m.live, m.turn = llm.Usage{}, llm.Usage{}
+	m.contextUsed, m.contextKnown = 0, false
+	m.scroll = 0
 }
 
 func (m *Model) open(msg tea.Msg) {
+	if v, ok := msg.(inputMsg); ok {
+		m.dialog = newInputDialog(v)
+		return
+	}
 	if v, ok := msg.(askMsg); ok {
 		switch v.req.Kind {
 		case approve.KindWrite:
@@ -431,7 +704,6 @@ func (m *Model) open(msg tea.Msg) {
 			m.dialog = newQuestionDialog(v)
 		}
 	}
-	m.scroll = 0
 }
 
 func (m *Model) next() {
@@ -440,102 +712,6 @@ func (m *Model) next() {
 		m.pending = m.pending[1:]
 		m.open(msg)
 	}
-}
-
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
-		if len(m.input) > 0 {
-			m.input = nil
-			return nil
-		}
-		m.quitting = true
-		m.o.Session.Abort()
-		return tea.Quit
-	}
-	if d := m.dialog; d != nil {
-		if d.key(k) {
-			if d.cmd != nil {
-				m.dialog = nil
-				m.next()
-				return d.cmd
-			}
-			// The ticked "always allow" patterns went with the answer: the session's
-			// approvals save them off the UI goroutine and report it as a notice.
-			m.dialog = nil
-			m.next()
-		}
-		return nil
-	}
-	switch k.Type {
-	case tea.KeyEsc:
-		if m.running {
-			m.o.Session.Abort()
-			return nil
-		}
-		m.complete = nil
-	case tea.KeyTab:
-		if len(m.complete) > 0 {
-			c := m.complete[m.compIdx%len(m.complete)]
-			m.input = []rune("/" + c.Name + " ")
-			m.complete = nil
-		}
-		return nil
-	case tea.KeyEnter:
-		text := strings.TrimSpace(string(m.input))
-		if text == "" {
-			return nil
-		}
-		m.input = nil
-		m.complete = nil
-		m.scroll = 0
-		return m.submit(text, k.Alt)
-	case tea.KeyBackspace:
-		if len(m.input) > 0 {
-			m.input = m.input[:len(m.input)-1]
-		}
-	case tea.KeySpace:
-		m.input = append(m.input, ' ')
-	case tea.KeyRunes:
-		m.input = append(m.input, k.Runes...)
-	case tea.KeyCtrlT:
-		m.showThinking = !m.showThinking
-		for _, it := range m.items {
-			if it.thinking != "" {
-				it.touch()
-			}
-		}
-		return nil
-	case tea.KeyPgUp:
-		m.scroll += max(1, m.height/2)
-		return nil
-	case tea.KeyPgDown:
-		m.scroll = max(0, m.scroll-max(1, m.height/2))
-		return nil
-	case tea.KeyUp:
-		if len(m.complete) > 0 {
-			m.compIdx = (m.compIdx + len(m.complete) - 1) % len(m.complete)
-		}
-		return nil
-	case tea.KeyDown:
-		if len(m.complete) > 0 {
-			m.compIdx = (m.compIdx + 1) % len(m.complete)
-		}
-		return nil
-	default:
-		return nil
-	}
-	m.updateCompletion()
-	return nil
-}
-
-// updateCompletion refreshes the slash menu for the typed command word.
-func (m *Model) updateCompletion() {
-	s := string(m.input)
-	m.complete, m.compIdx = nil, 0
-	if !strings.HasPrefix(s, "/") || strings.Contains(s, " ") {
-		return
-	}
-	m.complete = m.o.Session.Completions(s[1:])
 }
 
 // event applies one agent event to the transcript.
@@ -570,17 +746,22 @@ func (m *Model) event(e agent.Event) {
 			m.stream = nil
 			if u := e.Message.Usage; u != nil {
 				addUsage(&m.turn, u)
-				addUsage(&m.total, u)
-				m.contextUsed = u.TotalTokens
-				if m.contextUsed == 0 {
-					m.contextUsed = u.Input + u.Output + u.CacheRead + u.CacheWrite
+				addUsage(&m.live, u)
+				m.contextUsed = u.Input + u.Output + u.CacheRead + u.CacheWrite
+				if u.TotalTokens > m.contextUsed {
+					m.contextUsed = u.TotalTokens
 				}
+				m.contextKnown = true
 			}
 		}
 	case agent.EventToolExecutionStart:
-		card := &item{kind: kindTool, callID: e.ToolCallID, tool: e.ToolName, args: argSummary(e.Args)}
-		m.calls[e.ToolCallID] = card
-		m.add(card)
+		card := m.calls[e.ToolCallID]
+		if card == nil {
+			card = &item{kind: kindTool, callID: e.ToolCallID, tool: e.ToolName, args: e.Args}
+			m.calls[e.ToolCallID] = card
+			m.add(card)
+		}
+		card.started = time.Now()
 	case agent.EventToolExecutionUpdate:
 		if card := m.calls[e.ToolCallID]; card != nil && e.Result != nil {
 			card.progress = contentText(e.Result.Content)
@@ -588,7 +769,10 @@ func (m *Model) event(e agent.Event) {
 		}
 	case agent.EventToolExecutionEnd:
 		if card := m.calls[e.ToolCallID]; card != nil {
-			card.done, card.isError = true, e.IsError
+			card.done, card.final, card.isError = true, true, e.IsError
+			if !card.started.IsZero() {
+				card.took = time.Since(card.started)
+			}
 			if e.Result != nil {
 				card.result = contentText(e.Result.Content)
 				card.diff = detailsDiff(e.Result.Details)
@@ -605,12 +789,26 @@ func (m *Model) event(e agent.Event) {
 		case e.Aborted:
 			m.info("Compaction aborted")
 		case e.ErrorMessage != "":
-			m.add(&item{kind: kindError, text: e.ErrorMessage, final: true})
+			m.fail(e.ErrorMessage)
 		case e.Compaction != nil:
 			m.info(fmt.Sprintf("Compacted: %s tokens before", tokens(e.Compaction.TokensBefore)))
+			m.contextKnown = false
 		}
 	case agent.EventAutoRetryStart:
-		m.info(fmt.Sprintf("Retrying (%d/%d) in %ds: %s", e.Attempt, e.MaxAttempts, e.DelayMs/1000, e.ErrorMessage))
+		m.warn(fmt.Sprintf("Retrying (%d/%d) in %ds: %s", e.Attempt, e.MaxAttempts, e.DelayMs/1000, e.ErrorMessage))
+	}
+}
+
+// finishCards ends the cards of calls an aborted run never finished.
+func (m *Model) finishCards() {
+	for _, it := range m.items {
+		if it.kind == kindTool && !it.done {
+			it.done, it.final, it.isError = true, true, true
+			if it.result == "" {
+				it.result = "(aborted)"
+			}
+			it.touch()
+		}
 	}
 }
 
@@ -664,40 +862,6 @@ func contentText(cs []llm.Content) string {
 	return b.String()
 }
 
-// argSummary is a tool card's one-line argument summary: the path, command, pattern or URL
-// when the call has one, else the compact JSON.
-func argSummary(raw json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return string(raw)
-	}
-	if qs, ok := m["questions"].([]any); ok && len(qs) > 0 {
-		if q, ok := qs[0].(map[string]any); ok {
-			if s, ok := q["question"].(string); ok {
-				if len(qs) > 1 {
-					return fmt.Sprintf("%s (+%d more)", s, len(qs)-1)
-				}
-				return s
-			}
-		}
-	}
-	if ts, ok := m["todos"].([]any); ok {
-		return fmt.Sprintf("%d item(s)", len(ts))
-	}
-	for _, k := range []string{"command", "file_path", "filePath", "path", "pattern", "url", "query"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			if k == "pattern" {
-				if p, ok := m["path"].(string); ok && p != "" {
-					return s + " in " + p
-				}
-			}
-			return s
-		}
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
 // detailsDiff is the diff an edit tool put into its details ("" for none).
 func detailsDiff(raw json.RawMessage) string {
 	var d struct {
@@ -711,6 +875,13 @@ func detailsDiff(raw json.RawMessage) string {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func keymapDescription(id string) string { return keymap.Description(keymap.Action(id)) }
+
 // tokens formats a token count as pi's footer does (1234 → 1.2k).
 func tokens(n int) string {
 	switch {
@@ -720,100 +891,10 @@ func tokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	case n < 1000000:
 		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n < 10000000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
-}
-
-// rewindPlanMsg carries a computed rewind plan (reading the files is I/O, done in a Cmd).
-type rewindPlanMsg struct {
-	p    Point
-	plan []Restore
-}
-
-// rewindDoneMsg reports a finished rewind.
-type rewindDoneMsg struct {
-	p Point
-	// restored is true when the session moved back to the point.
-	restored bool
-	files    []Restore
-	err      error
-}
-
-// openRewind offers the prompts of this chat to go back to, newest first.
-func (m *Model) openRewind() {
-	if m.running {
-		m.info("Wait for the agent to finish (or press Esc) before /rewind")
-		return
-	}
-	if m.o.Rewind == nil {
-		m.info("/rewind is not available in this session")
-		return
-	}
-	pts := m.o.Rewind.Points()
-	if len(pts) == 0 {
-		m.info("Nothing to rewind to yet")
-		return
-	}
-	d := &dialog{kind: "rewind-pick", title: "Rewind to before which prompt?", points: pts}
-	for _, p := range pts {
-		d.opts = append(d.opts, firstLine(p.Text))
-	}
-	rw := m.o.Rewind
-	d.start = func(d *dialog, i int) tea.Cmd {
-		p := d.points[i]
-		return func() tea.Msg { return rewindPlanMsg{p, rw.Plan(p)} }
-	}
-	m.dialog = d
-}
-
-func (m *Model) openRewindConfirm(p Point, plan []Restore) {
-	d := &dialog{kind: "rewind-confirm", title: PlanText(p, plan), point: p, plan: plan,
-		opts: []string{optRewindAll, optRewindConv, optCancel}}
-	rw, sess := m.o.Rewind, m.o.Session
-	d.start = func(d *dialog, i int) tea.Cmd {
-		if d.opts[i] == optCancel {
-			return func() tea.Msg { return nil }
-		}
-		files := d.opts[i] == optRewindAll
-		p, plan := d.point, d.plan
-		return func() tea.Msg {
-			var err error
-			if files {
-				err = rw.Apply(p, plan)
-			} else {
-				plan = nil
-				err = rw.Apply(p, nil)
-			}
-			rerr := sess.SetLeaf(p.Leaf)
-			return rewindDoneMsg{p: p, restored: rerr == nil, files: plan, err: errors.Join(err, rerr)}
-		}
-	}
-	m.dialog = d
-}
-
-// rewound shows the conversation as it was before the point, with its prompt back in the
-// input to edit and resend.
-func (m *Model) rewound(msg rewindDoneMsg) {
-	if msg.restored {
-		m.items, m.calls, m.stream, m.todo = nil, map[string]*item{}, nil, nil
-		m.history(m.o.Session.Messages())
-		m.input = []rune(msg.p.Text)
-	}
-	n := 0
-	for _, rs := range msg.files {
-		if rs.Refused == "" {
-			n++
-		}
-	}
-	m.info(fmt.Sprintf("Rewound to before %q; %d file(s) restored", firstLine(msg.p.Text), n))
-	for _, rs := range msg.files {
-		if rs.Refused != "" {
-			m.add(&item{kind: kindError, text: "Not restored: " + rs.Path + " (" + rs.Refused + ")", final: true})
-		}
-	}
-	if msg.err != nil {
-		m.add(&item{kind: kindError, text: "rewind: " + msg.err.Error(), final: true})
-	}
+	return fmt.Sprintf("%dM", (n+500000)/1000000)
 }
 
 // host runs a session command in the background (Esc aborts it through the session); the
@@ -822,36 +903,12 @@ func (m *Model) host(f func(ctx context.Context) (app.Result, error)) tea.Cmd {
 	m.running, m.hosting = true, true
 	return tea.Batch(tick(), func() tea.Msg {
 		r, err := f(context.Background())
-		return hostDoneMsg{r, err}
+		return hostDoneMsg{r: r, err: err}
 	})
 }
 
-// openPick shows a host command's selector; choosing runs the command with the item's Arg.
-func (m *Model) openPick(msg pickOpenMsg) {
-	switch {
-	case msg.err != nil:
-		m.add(&item{kind: kindError, text: msg.err.Error(), final: true})
-		return
-	case len(msg.p.Items) == 0:
-		if msg.p.Empty != "" {
-			m.info(msg.p.Empty)
-		}
-		return
-	}
-	if m.dialog != nil {
-		return
-	}
-	d := &dialog{kind: "pick", title: msg.p.Title, cur: min(max(msg.p.Current, 0), len(msg.p.Items)-1)}
-	for i, it := range msg.p.Items {
-		d.opts = append(d.opts, it.Label)
-		d.all = append(d.all, it.Label)
-		d.shown = append(d.shown, i)
-	}
-	items, name := msg.p.Items, msg.name
-	d.start = func(d *dialog, i int) tea.Cmd {
-		arg := items[d.shown[i]].Arg
-		return func() tea.Msg { return pickMsg{name, arg} }
-	}
-	m.dialog = d
-	m.scroll = 0
+// sessionCommand runs the session's command name in the background.
+func (m *Model) sessionCommand(name, arg string) tea.Cmd {
+	sess := m.o.Session
+	return m.host(func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
 }

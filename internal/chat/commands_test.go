@@ -93,8 +93,8 @@ func TestForkCommand(t *testing.T) {
 	golden(t, "fork-picker", m.View())
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 	settle(m, cmd)
-	if got != "e3" || string(m.input) != "second prompt" {
-		t.Fatalf("forked %q, editor %q", got, string(m.input))
+	if got != "e3" || m.ed.Text() != "second prompt" {
+		t.Fatalf("forked %q, editor %q", got, m.ed.Text())
 	}
 	golden(t, "fork-done", m.View())
 }
@@ -113,7 +113,7 @@ func TestPickWindow(t *testing.T) {
 	for range 10 {
 		m.Update(tea.KeyMsg{Type: tea.KeyDown})
 	}
-	if v := m.View(); !strings.Contains(v, "› model-5") || strings.Contains(v, "model-29") {
+	if v := m.View(); !strings.Contains(v, "→ model-5") || strings.Contains(v, "model-29") {
 		t.Fatalf("the window did not follow the selection:\n%s", v)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pigo-agent/pigo/internal/approve"
-	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/editor"
+	"github.com/pigo-agent/pigo/internal/keymap"
+	"github.com/pigo-agent/pigo/internal/termui"
 )
 
 // The write-guard dialog's options (reference §1.5), then pigo's session scope, last so the
@@ -38,7 +40,7 @@ type dialog struct {
 	// input is the free-text step (reason, own answer); inputOn shows it.
 	inputOn     bool
 	inputPrompt string
-	input       []rune
+	input       *editor.Editor
 
 	// multi-select questions and the approval-rules checklist.
 	multi   bool
@@ -56,10 +58,15 @@ type dialog struct {
 	// start runs a command on the model (set by the model for the rewind dialogs).
 	start func(d *dialog, choice int) tea.Cmd
 
-	// pick selectors: every item, the typed filter and the shown items' indexes in all.
-	all    []string
-	filter []rune
-	shown  []int
+	// pick selectors: the filterable list, and a hint line under it; keep leaves the dialog
+	// open after a choice (/settings), whose command goes out through out.
+	list *termui.List
+	hint string
+	keep bool
+	out  tea.Cmd
+
+	// in is an input request (a command's question while it runs).
+	in *inputMsg
 
 	// ask is the request a write, command or question dialog answers.
 	ask *askMsg
@@ -107,46 +114,37 @@ func newQuestionDialog(m askMsg) *dialog {
 }
 
 // key handles one key; done reports that the dialog answered and closes.
-func (d *dialog) key(k tea.KeyMsg) (done bool) {
+func (d *dialog) key(k keymap.Key, km *keymap.Map) (done bool) {
+	if d.kind == "input" {
+		return d.inputKey(k, km)
+	}
+	is := func(a keymap.Action) bool { return km.Is(k.Name, a) }
 	if d.inputOn {
-		switch k.Type {
-		case tea.KeyEsc:
+		switch {
+		case is(keymap.SelectCancel) && k.Name == "escape":
 			// Cancelling the reason input asks again (reference §1.5).
-			d.inputOn, d.input = false, nil
-		case tea.KeyEnter:
+			d.inputOn = false
+			d.input.Clear()
+		case is(keymap.Submit):
 			return d.submitInput()
-		case tea.KeyBackspace:
-			if len(d.input) > 0 {
-				d.input = d.input[:len(d.input)-1]
-			}
-		case tea.KeySpace:
-			d.input = append(d.input, ' ')
-		case tea.KeyRunes:
-			d.input = append(d.input, k.Runes...)
+		default:
+			d.input.Handle(k, km)
 		}
 		return false
 	}
 	if d.kind == "pick" {
-		switch k.Type {
-		case tea.KeyRunes, tea.KeySpace:
-			if k.Type == tea.KeySpace {
-				d.filter = append(d.filter, ' ')
-			} else {
-				d.filter = append(d.filter, k.Runes...)
-			}
-			d.refilter()
-			return false
-		case tea.KeyBackspace:
-			if len(d.filter) > 0 {
-				d.filter = d.filter[:len(d.filter)-1]
-				d.refilter()
-			}
-			return false
-		case tea.KeyEnter:
-			if len(d.opts) == 0 {
+		switch d.list.Handle(k, km) {
+		case termui.Chosen:
+			if d.keep {
+				d.out = d.start(d, 0)
 				return false
 			}
+			d.cmd = d.start(d, 0)
+			return true
+		case termui.Cancelled:
+			return true
 		}
+		return false
 	}
 	n := len(d.opts)
 	if n == 0 {
@@ -155,31 +153,29 @@ func (d *dialog) key(k tea.KeyMsg) (done bool) {
 	if d.rules {
 		n = len(d.sugg)
 	}
-	switch k.Type {
-	case tea.KeyUp, tea.KeyShiftTab:
+	switch {
+	case is(keymap.SelectUp) || k.Name == "shift+tab":
 		d.cur = (d.cur + n - 1) % n
-	case tea.KeyDown, tea.KeyTab:
+	case is(keymap.SelectDown) || k.Name == "tab":
 		d.cur = (d.cur + 1) % n
-	case tea.KeyEsc:
+	case is(keymap.SelectCancel):
 		if d.rules {
 			d.rules, d.cur = false, indexOf(d.opts, optEditRules)
 			return false
 		}
 		d.dismiss()
 		return true
-	case tea.KeySpace:
+	case k.Name == "space":
 		if d.rules {
 			d.ticked[d.cur] = !d.ticked[d.cur]
 		} else if d.multi && d.cur < len(d.opts)-2 {
 			d.checked[d.cur] = !d.checked[d.cur]
 		}
-	case tea.KeyEnter:
+	case is(keymap.SelectConfirm):
 		return d.choose()
-	case tea.KeyRunes:
-		if s := string(k.Runes); len(s) == 1 && s[0] >= '1' && s[0] <= '9' && int(s[0]-'1') < n {
-			d.cur = int(s[0] - '1')
-			return d.choose()
-		}
+	case len(k.Name) == 1 && k.Name[0] >= '1' && k.Name[0] <= '9' && int(k.Name[0]-'1') < n:
+		d.cur = int(k.Name[0] - '1')
+		return d.choose()
 	}
 	return false
 }
@@ -221,7 +217,7 @@ func (d *dialog) choose() bool {
 		case optBlock:
 			d.answer(approve.Decision{Choice: approve.Deny})
 		case optBlockReason:
-			d.inputOn, d.inputPrompt = true, writeReasonPrompt
+			d.inputOn, d.inputPrompt, d.input = true, writeReasonPrompt, editor.New()
 			return false
 		}
 	case "command":
@@ -236,7 +232,7 @@ func (d *dialog) choose() bool {
 		case optDeny:
 			d.answer(approve.Decision{Choice: approve.Deny, Persist: d.persist()})
 		case optDenyReason:
-			d.inputOn, d.inputPrompt = true, commandReasonTitle
+			d.inputOn, d.inputPrompt, d.input = true, commandReasonTitle, editor.New()
 			return false
 		case optEditRules:
 			d.rules, d.cur = true, 0
@@ -246,7 +242,7 @@ func (d *dialog) choose() bool {
 		q := d.ask.req.Question
 		switch {
 		case opt == q.Other && d.cur == len(q.Options):
-			d.inputOn, d.inputPrompt = true, q.InputPrompt
+			d.inputOn, d.inputPrompt, d.input = true, q.InputPrompt, editor.New()
 			return false
 		case d.multi && d.cur == len(d.opts)-1: // Done
 			var got []string
@@ -267,7 +263,7 @@ func (d *dialog) choose() bool {
 }
 
 func (d *dialog) submitInput() bool {
-	text := string(d.input)
+	text := d.input.Expanded()
 	switch d.kind {
 	case "write":
 		d.answer(approve.Decision{Choice: approve.DenyReason, Reason: text})
@@ -309,24 +305,6 @@ func (d *dialog) answers(got []string) {
 	d.answer(approve.Decision{Choice: approve.Answered, Answers: got})
 }
 
-// refilter shows the items the typed filter matches (fuzzy, as pi's selectors filter).
-func (d *dialog) refilter() {
-	d.shown = engine.FuzzyFilter(seq(len(d.all)), string(d.filter), func(i int) string { return d.all[i] })
-	d.opts = d.opts[:0]
-	for _, i := range d.shown {
-		d.opts = append(d.opts, d.all[i])
-	}
-	d.cur = 0
-}
-
-func seq(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 // pickRows is how many items a selector shows at once.
 const pickRows = 10
 
@@ -338,20 +316,29 @@ const (
 )
 
 // lines renders the dialog at width w.
-func (d *dialog) lines(st styles, w int) []string {
+func (d *dialog) lines(m *Model, w int) []string {
+	if d.kind == "input" {
+		return d.inputLines(m, w)
+	}
+	st := m.st
 	var out []string
 	for _, l := range strings.Split(d.title, "\n") {
-		out = append(out, wrapLines(l, w)...)
+		out = append(out, termui.Wrap(l, w)...)
 	}
 	out = append(out, "")
-	if d.kind == "pick" && len(d.filter) > 0 {
-		out = append(out, "Filter: "+string(d.filter)+"█")
-		if len(d.opts) == 0 {
-			out = append(out, st.faint.Render("  No matches"))
+	if d.kind == "pick" {
+		if f := d.list.Filter(); f != "" {
+			out = append(out, st.Fg("dim", "Filter: ")+f)
 		}
+		out = append(out, d.list.Render(w, st)...)
+		hint := d.hint
+		if hint == "" {
+			hint = "↑↓ navigate · type to filter · enter select · esc cancel"
+		}
+		return append(out, "", st.Fg("dim", hint))
 	}
 	if d.rules {
-		out = append(out, st.title.Render("Allow forever (space ticks, esc returns):"))
+		out = append(out, st.Style("accent", "", termui.Bold, "Allow forever (space ticks, esc returns):"))
 		for i, s := range d.sugg {
 			box := "[ ] "
 			if d.ticked[i] {
@@ -361,14 +348,7 @@ func (d *dialog) lines(st styles, w int) []string {
 		}
 		return out
 	}
-	lo, hi := 0, len(d.opts)
-	if d.kind == "pick" && hi > pickRows {
-		// A long selector (the model list) shows a window around the selection.
-		lo = min(max(d.cur-pickRows/2, 0), hi-pickRows)
-		hi = lo + pickRows
-	}
-	for i := lo; i < hi; i++ {
-		o := d.opts[i]
+	for i, o := range d.opts {
 		label := o
 		if d.multi && i < len(d.opts)-2 {
 			if d.checked[i] {
@@ -384,22 +364,24 @@ func (d *dialog) lines(st styles, w int) []string {
 		}
 		line := d.optLine(st, i, label)
 		if i < len(d.descs) && d.descs[i] != "" {
-			line += st.faint.Render(" — " + d.descs[i])
+			line += st.Fg("dim", " — "+d.descs[i])
 		}
 		out = append(out, line)
 	}
-	if hi-lo < len(d.opts) {
-		out = append(out, st.faint.Render("  ("+itoa(d.cur+1)+"/"+itoa(len(d.opts))+")"))
-	}
 	if d.inputOn {
-		out = append(out, "", d.inputPrompt, "> "+string(d.input)+"█")
+		out = append(out, "", d.inputPrompt)
+		out = append(out, d.input.Render(w, editor.Styles{Border: func(s string) string { return st.Fg("border", s) },
+			Cursor: func(s string) string { return st.Reverse(s) }}, "")...)
 	}
 	return out
 }
 
-func (d *dialog) optLine(st styles, i int, label string) string {
+func (d *dialog) optLine(st *termui.Styles, i int, label string) string {
 	if i == d.cur && !d.inputOn {
-		return st.selected.Render("› " + label)
+		if st.Color() {
+			return st.Fg("accent", "→ "+label)
+		}
+		return st.Reverse("→ " + label)
 	}
 	return "  " + label
 }

@@ -47,10 +47,34 @@ type term struct {
 	tmux, sock string
 	srv        *llmtest.Server
 	dir, proj  string
+	home       string
+	cfg        termCfg
+	w, h       int
 }
 
-// newTerm starts `pigo` in tmux at w×h in a fresh project with the scripted turns.
+// termCfg says how a chat starts.
+type termCfg struct {
+	// args are pigo's arguments (default --no-session).
+	args []string
+	// settings is settings.json (default: the local model, no retries).
+	settings string
+	// keys is keybindings.json ("" none).
+	keys string
+	// extended turns tmux's extended keys on (Shift+Enter, Ctrl+Shift+F … reach the chat).
+	extended bool
+	// shell starts an interactive bash and types the command (for job control: Ctrl+Z, fg).
+	shell bool
+	// env adds environment variables.
+	env []string
+}
+
+// newTerm starts `pigo --no-session` in tmux at w×h in a fresh project with the scripted turns.
 func newTerm(t *testing.T, w, h int, turns ...llmtest.Turn) *term {
+	return startTerm(t, w, h, termCfg{}, turns...)
+}
+
+// startTerm starts pigo in tmux at w×h as cfg says.
+func startTerm(t *testing.T, w, h int, cfg termCfg, turns ...llmtest.Turn) *term {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
@@ -64,7 +88,7 @@ func newTerm(t *testing.T, w, h int, turns ...llmtest.Turn) *term {
 	srv.Push(turns...)
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
-	proj := filepath.Join(dir, "proj")
+	proj := filepath.Join(home, "proj") // the footer shows it as ~/proj
 	agentDir := filepath.Join(home, ".pi", "agent")
 	for _, d := range []string{agentDir, proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -73,17 +97,64 @@ func newTerm(t *testing.T, w, h int, turns ...llmtest.Turn) *term {
 	}
 	models := map[string]any{"providers": map[string]any{"local": map[string]any{
 		"baseUrl": srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k",
-		"models": []any{map[string]any{"id": "m", "contextWindow": 100000}}}}}
+		"models": []any{map[string]any{"id": "m", "contextWindow": 100000,
+			"cost": map[string]any{"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0}}}}}}
 	b, _ := json.Marshal(models)
 	write(t, filepath.Join(agentDir, "models.json"), string(b))
-	write(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}}`)
-	tm := &term{t: t, tmux: tmux, sock: fmt.Sprintf("pigo-chat-%d-%d", os.Getpid(), time.Now().UnixNano()), srv: srv, dir: dir, proj: proj}
-	t.Cleanup(func() { _ = exec.Command(tmux, "-L", tm.sock, "kill-server").Run() })
-	// The shell waits for tmux to give the pane its size, so pigo starts at w×h.
-	shell := fmt.Sprintf("until [ \"$(stty size)\" = \"%d %d\" ]; do sleep 0.05; done; cd %q && env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1 %q --no-session; echo EXIT=$?; sleep 600",
-		h, w, proj, home, os.Getenv("PATH"), bin)
+	if cfg.settings == "" {
+		cfg.settings = `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}}`
+	}
+	write(t, filepath.Join(agentDir, "settings.json"), cfg.settings)
+	if cfg.keys != "" {
+		write(t, filepath.Join(agentDir, "keybindings.json"), cfg.keys)
+	}
+	if cfg.args == nil {
+		cfg.args = []string{"--no-session"}
+	}
+	tm := &term{t: t, tmux: tmux, sock: fmt.Sprintf("pigo-chat-%d-%d", os.Getpid(), time.Now().UnixNano()), srv: srv,
+		dir: dir, proj: proj, home: home, cfg: cfg, w: w, h: h}
+	t.Cleanup(func() {
+		_ = exec.Command(tmux, "-L", tm.sock, "kill-server").Run()
+		// The killed processes may still be closing their files (talk's database, a shell's
+		// history): clear the directory once they are gone, before TempDir's own removal.
+		for i := 0; i < 60 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	go0 := filepath.Join(dir, "go")
+	env := fmt.Sprintf("env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1 %s", home, os.Getenv("PATH"), strings.Join(cfg.env, " "))
+	pigo := fmt.Sprintf("%s %q %s", env, bin, quoteArgs(cfg.args))
+	if cfg.shell {
+		// An interactive shell owns the terminal (job control); the command is typed once the
+		// shell is ready.
+		tm.run("new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-c", proj,
+			"env -i HOME="+home+" PATH="+os.Getenv("PATH")+" TERM=xterm-256color HISTFILE=/dev/null PS1='shell> ' bash --norc --noprofile -i")
+		if cfg.extended {
+			tm.run("set", "-g", "extended-keys", "on")
+		}
+		tm.waitFor("shell>")
+		tm.keys("-l", pigo+"; echo EXIT=$?")
+		tm.keys("Enter")
+		return tm
+	}
+	// The shell waits for tmux to give the pane its size (and the extended-keys option), so
+	// pigo starts at w×h with the terminal set up.
+	shell := fmt.Sprintf("until [ \"$(stty size)\" = \"%d %d\" ] && [ -e %q ]; do sleep 0.05; done; cd %q && %s; echo EXIT=$?; sleep 600",
+		h, w, go0, proj, pigo)
 	tm.run("new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
+	if cfg.extended {
+		tm.run("set", "-g", "extended-keys", "on")
+	}
+	write(t, go0, "")
 	return tm
+}
+
+func quoteArgs(args []string) string {
+	var out []string
+	for _, a := range args {
+		out = append(out, fmt.Sprintf("%q", a))
+	}
+	return strings.Join(out, " ")
 }
 
 func write(t *testing.T, path, s string) {
@@ -150,11 +221,11 @@ func (tm *term) stable(what ...string) string {
 	return prev
 }
 
-// idle waits until the chat is not working (the footer's Esc hint is gone).
+// idle waits until the chat is not working (the editor's border has no working indicator).
 func (tm *term) idle() {
 	tm.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for strings.Contains(tm.screen(), "Esc aborts") {
+	for strings.Contains(tm.screen(), "Working") || strings.Contains(tm.screen(), "Running command") {
 		if time.Now().After(deadline) {
 			tm.t.Fatalf("the chat never finished:\n%s", tm.screen())
 		}
@@ -163,6 +234,72 @@ func (tm *term) idle() {
 }
 
 func (tm *term) keys(ks ...string) { tm.run(append([]string{"send-keys", "-t", "e2e"}, ks...)...) }
+
+// ready waits until the chat has drawn its footer at the terminal's width.
+func (tm *term) ready() string {
+	tm.t.Helper()
+	return tm.waitFor("(auto)", "proj")
+}
+
+// editor is the editor's text as the screen shows it: the lines between its two borders,
+// trailing spaces trimmed.
+func (tm *term) editor() string {
+	return editorOf(tm.screen())
+}
+
+// waitEditor waits until the editor shows want.
+func (tm *term) waitEditor(want string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := tm.screen()
+		if editorOf(s) == want {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the editor never showed %q (shows %q):\n%s", want, editorOf(s), s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func editorOf(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	border := func(l string) bool {
+		l = strings.TrimSpace(l)
+		return l != "" && strings.HasPrefix(l, "──") && (strings.Trim(l, "─") == "" || strings.Contains(l, " more ") || strings.Contains(l, "Working") || strings.Contains(l, "Running"))
+	}
+	bottom := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		if border(lines[i]) {
+			bottom = i
+			break
+		}
+	}
+	if bottom < 0 {
+		return "<no editor>"
+	}
+	top := -1
+	for i := bottom - 1; i >= 0; i-- {
+		if border(lines[i]) {
+			top = i
+			break
+		}
+	}
+	if top < 0 {
+		return "<no editor>"
+	}
+	var out []string
+	for _, l := range lines[top+1 : bottom] {
+		out = append(out, strings.TrimRight(l, " "))
+	}
+	return strings.Join(out, "\n")
+}
+
+// history is everything the pane holds: the terminal's scrollback and the screen.
+func (tm *term) history() string {
+	return tm.run("capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", "e2e")
+}
 
 // typeLine types text literally and presses Enter.
 func (tm *term) typeLine(text string) {
@@ -209,7 +346,7 @@ func textTurn(s string) llmtest.Turn {
 func TestE2EApproveWriteOutside(t *testing.T) {
 	outside := filepath.Join(outsideDir(t), "outside.txt")
 	tm := newTerm(t, 80, 24, toolTurn("c1", "Write", fmt.Sprintf(`{"file_path":%q,"content":"hello\n"}`, outside)), textTurn("Wrote it."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("write the file")
 	s := tm.waitFor("Model requests write access outside workspace:", "Approve once", "Block with reason", "+hello")
 	if !strings.Contains(s, "Path:  "+outside) {
@@ -231,7 +368,7 @@ func TestE2EApproveWriteOutside(t *testing.T) {
 func TestE2EBlockWithReason(t *testing.T) {
 	outside := filepath.Join(outsideDir(t), "outside.txt")
 	tm := newTerm(t, 80, 24, toolTurn("c1", "Write", fmt.Sprintf(`{"file_path":%q,"content":"x"}`, outside)), textTurn("Understood."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("write it")
 	tm.waitFor("Block with reason")
 	tm.keys("Down", "Down", "Enter")
@@ -250,9 +387,9 @@ func TestE2EBlockWithReason(t *testing.T) {
 func TestE2EAbortMidStream(t *testing.T) {
 	slow := llmtest.Turn{Text: strings.Repeat("word ", 200), Chunk: 8, Delay: 100 * time.Millisecond}
 	tm := newTerm(t, 80, 24, slow, textTurn("Fresh answer."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("talk")
-	tm.waitFor("word word", "Esc aborts")
+	tm.waitFor("word word", "Working")
 	tm.keys("Escape")
 	tm.waitFor("Operation aborted")
 	tm.typeLine("again")
@@ -264,7 +401,7 @@ func TestE2EAbortMidStream(t *testing.T) {
 func TestE2ESteer(t *testing.T) {
 	slow := llmtest.Turn{Text: "first part of a long answer " + strings.Repeat(".", 100), Chunk: 64, Delay: 80 * time.Millisecond}
 	tm := newTerm(t, 80, 24, slow, textTurn("Steered answer."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("start")
 	tm.waitFor("first part")
 	tm.typeLine("use tabs instead")
@@ -279,7 +416,7 @@ func TestE2ESteer(t *testing.T) {
 func TestE2EAnswerQuestion(t *testing.T) {
 	q := `{"questions":[{"question":"Which colour?","header":"Colour","options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cold"}],"multiSelect":false}]}`
 	tm := newTerm(t, 80, 24, toolTurn("c1", "AskUserQuestion", q), textTurn("Blue it is."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("ask me")
 	tm.waitFor("Colour: Which colour?", "Red", "Blue", "Other")
 	tm.keys("Down", "Enter")
@@ -297,7 +434,7 @@ func TestE2ERewindRestoresFile(t *testing.T) {
 		toolTurn("c1", "Write", `{"file_path":"a.txt","content":"changed\n"}`), textTurn("Changed it."))
 	file := filepath.Join(tm.proj, "a.txt")
 	write(t, file, "original\n")
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("change the file")
 	tm.waitFor("Changed it.")
 	if b, _ := os.ReadFile(file); string(b) != "changed\n" {
@@ -308,7 +445,8 @@ func TestE2ERewindRestoresFile(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("Rewind conversation and files", "restore  "+file)
 	tm.keys("Enter")
-	s := tm.waitFor("file(s) restored", "> change the file█")
+	s := tm.waitFor("file(s) restored")
+	tm.waitEditor("change the file")
 	if strings.Contains(s, "Changed it.") {
 		t.Fatalf("the conversation was not rewound:\n%s", s)
 	}
@@ -326,12 +464,13 @@ func TestE2EScreens(t *testing.T) {
 			answer := llmtest.Turn{Text: "## Done\n\nYou chose **Blue**:\n\n- sky\n- sea", Usage: llmtest.Usage{Input: 1500, Output: 40}}
 			tm := newTerm(t, size[0], size[1], toolTurn("c1", "AskUserQuestion", q), answer)
 			// The chat has its terminal's size once the rule spans the width.
-			tm.waitFor("> █", strings.Repeat("─", size[0]))
+			tm.ready()
+			tm.waitFor(strings.Repeat("─", size[0]))
 			tm.typeLine("pick a colour")
 			screen := tm.stable("Colour: Which colour?", "Other")
 			golden(t, fmt.Sprintf("screen-question-%dx%d", size[0], size[1]), screen)
 			tm.keys("Down", "Enter")
-			golden(t, fmt.Sprintf("screen-done-%dx%d", size[0], size[1]), tm.stable("• sea", "> █"))
+			golden(t, fmt.Sprintf("screen-done-%dx%d", size[0], size[1]), tm.stable("- sea", "(auto)"))
 		})
 	}
 }
@@ -340,7 +479,7 @@ func TestE2EScreens(t *testing.T) {
 // request's context, while `!!cmd` output stays out of it.
 func TestE2EUserBash(t *testing.T) {
 	tm := newTerm(t, 80, 24, textTurn("Seen."))
-	tm.waitFor("> █")
+	tm.ready()
 	// The outputs differ from the typed lines, so the screen shows when each has run.
 	tm.typeLine("!echo vis$((1+1))ble")
 	tm.waitFor("vis2ble")
@@ -360,7 +499,7 @@ func TestE2EUserBash(t *testing.T) {
 // switches to the new model: the footer names it and the next request goes to it.
 func TestE2EReloadAndModel(t *testing.T) {
 	tm := newTerm(t, 100, 24, textTurn("From m2."))
-	tm.waitFor("> █")
+	tm.ready()
 	agentDir := filepath.Join(tm.dir, "home", ".pi", "agent")
 	models := map[string]any{"providers": map[string]any{"local": map[string]any{
 		"baseUrl": tm.srv.BaseURL(llmtest.OpenAICompletions), "api": llmtest.OpenAICompletions, "apiKey": "k",
@@ -375,7 +514,9 @@ func TestE2EReloadAndModel(t *testing.T) {
 	tm.keys("-l", "local/m2")
 	tm.waitFor("Filter: local/m2")
 	tm.keys("Enter")
-	tm.waitFor("Model: local/m2", "local/m2 · ")
+	if s := tm.waitFor("Model: local/m2"); !strings.Contains(s, " m2\n") {
+		t.Fatalf("the footer does not name m2:\n%s", s)
+	}
 	tm.idle()
 	tm.typeLine("hello")
 	tm.waitFor("From m2.")
@@ -388,7 +529,7 @@ func TestE2EReloadAndModel(t *testing.T) {
 // ends before it; sending it again starts a branch whose request lacks the abandoned reply.
 func TestE2ETree(t *testing.T) {
 	tm := newTerm(t, 100, 24, textTurn("Reply one."), textTurn("Reply two."), textTurn("Reply again."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("first question")
 	tm.waitFor("Reply one.")
 	tm.idle()
@@ -400,7 +541,8 @@ func TestE2ETree(t *testing.T) {
 	tm.keys("-l", "second")
 	tm.waitFor("Filter: second")
 	tm.keys("Enter")
-	s := tm.waitFor("Navigated to selected point", "> second question█")
+	s := tm.waitFor("Navigated to selected point")
+	tm.waitEditor("second question")
 	if strings.Contains(s, "Reply two.") {
 		t.Fatalf("the abandoned reply is still shown:\n%s", s)
 	}
@@ -416,7 +558,7 @@ func TestE2ETree(t *testing.T) {
 func TestE2ECompact(t *testing.T) {
 	tm := newTerm(t, 100, 24, textTurn("A long reply "+strings.Repeat("words ", 100)),
 		llmtest.Turn{Text: "## Goal\nthe summary"}, llmtest.Turn{Text: "prefix summary"})
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("question " + strings.Repeat("more ", 100))
 	tm.waitFor("A long reply")
 	tm.idle()
@@ -436,7 +578,7 @@ func TestE2ECompact(t *testing.T) {
 // the editor.
 func TestE2EFork(t *testing.T) {
 	tm := newTerm(t, 100, 24, textTurn("Reply one."), textTurn("Reply two."))
-	tm.waitFor("> █")
+	tm.ready()
 	tm.typeLine("first question")
 	tm.waitFor("Reply one.")
 	tm.idle()
@@ -444,9 +586,10 @@ func TestE2EFork(t *testing.T) {
 	tm.waitFor("Reply two.")
 	tm.idle()
 	tm.typeLine("/fork")
-	tm.waitFor("Fork from which message?", "› second question")
+	tm.waitFor("Fork from which message?", "→ second question")
 	tm.keys("Enter")
-	s := tm.waitFor("Forked to new session", "> second question█")
+	s := tm.waitFor("Forked to new session")
+	tm.waitEditor("second question")
 	if strings.Contains(s, "Reply two.") || !strings.Contains(s, "Reply one.") {
 		t.Fatalf("the fork shows the wrong conversation:\n%s", s)
 	}

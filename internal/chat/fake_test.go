@@ -7,6 +7,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/session"
 )
 
 // fakeSession stands in for app.Session: its commands are test closures, steering and
@@ -22,6 +23,7 @@ type fakeSession struct {
 	steering, followUp []string
 	aborted            bool
 	leaf               string
+	file               *session.Session
 }
 
 // fake is a session on model with the given commands (all interactive).
@@ -62,6 +64,14 @@ func (f *fakeSession) Messages() []llm.Message { return f.msgs }
 func (f *fakeSession) State() app.State        { return f.state }
 func (f *fakeSession) Leaf() string            { return f.leaf }
 func (f *fakeSession) SetLeaf(l string) error  { f.leaf = l; return nil }
+
+func (f *fakeSession) File() *session.Session { return f.file }
+
+func (f *fakeSession) Dequeue() []string {
+	q := append(append([]string{}, f.steering...), f.followUp...)
+	f.steering, f.followUp = nil, nil
+	return q
+}
 
 func (f *fakeSession) Lookup(name string) (app.Command, bool) {
 	c, ok := f.cmds[name]

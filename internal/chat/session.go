@@ -6,6 +6,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/session"
 )
 
 // Session is what the chat drives: *app.Session implements it. Every method that waits (a
@@ -30,6 +31,11 @@ type Session interface {
 	UserBash(ctx context.Context, command string, exclude bool) (app.Result, error)
 	// Completions is the slash menu for a typed prefix.
 	Completions(prefix string) []app.Completion
+	// File is the session file (nil never; in memory it has no path): the footer's totals,
+	// the editor's history, /export and /session read its entries.
+	File() *session.Session
+	// Dequeue takes back the queued steering and follow-up messages.
+	Dequeue() []string
 	// Leaf is where the next prompt goes; SetLeaf moves the session back there (/rewind).
 	Leaf() string
 	SetLeaf(leaf string) error

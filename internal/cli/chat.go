@@ -3,14 +3,13 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/chat"
+	"github.com/pigo-agent/pigo/internal/theme"
 )
 
 // runChat is `pigo [FLAGS] [PROMPT...]` on a terminal: the interactive chat (D22). The session
@@ -24,12 +23,13 @@ func (c *CLI) runChat(a *args) int {
 	}
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
-	s, err := c.openApp(a, app.Options{Frontend: b, Approver: b, Rewind: rw, Stderr: c.Stderr})
+	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Rewind: rw, Stderr: c.Stderr}, chatCommands)
 	if err != nil {
 		return c.exitCode(err)
 	}
-	o := chat.Options{Session: s, Bridge: b, Prompt: strings.Join(prompts, " "), Color: c.color(a), Rewind: rw,
-		Config: func() tea.Cmd { return c.configExplorer() }}
+	o := chat.Options{Session: s, Bridge: b, Prompt: strings.Join(prompts, " "), Color: c.color(a), Rewind: rw}
+	c.chatLook(&o, s, ac, st, a)
+	o.Config = c.configEmbed(a, ac, s, c.color(a), func() *theme.Theme { return o.Theme })
 	if a.has("-r") {
 		o.Start = "/resume"
 	}
@@ -58,14 +58,4 @@ func (c *CLI) runChat(a *args) int {
 		return ExitInternal
 	}
 	return code
-}
-
-// configExplorer runs `pigo tui` (the configuration explorer) on the terminal and returns
-// to the chat when it quits.
-func (c *CLI) configExplorer() tea.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return tea.ExecProcess(exec.Command(exe, "tui"), func(error) tea.Msg { return nil })
 }

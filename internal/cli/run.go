@@ -37,6 +37,8 @@ var runFlags = append([]flag{
 	{names: []string{"--system-prompt"}, value: true, help: "replace the system prompt (TEXT or FILE)"},
 	{names: []string{"--append-system-prompt"}, value: true, help: "append to the system prompt (TEXT or FILE, repeatable)"},
 	{names: []string{"-nc", "--no-context-files"}, help: "no AGENTS.md / CLAUDE.md context files"},
+	{names: []string{"--tui-mode"}, value: true, help: "the chat's terminal UI: fullscreen (default) or regular (output in the terminal's scrollback)"},
+	{names: []string{"--use-theme"}, value: true, help: "the chat's theme for this run: NAME, or LIGHT/DARK"},
 }, selectionFlags...)
 
 // thinkingLevels are the values of --thinking.
@@ -179,8 +181,15 @@ func (c *CLI) runSession(argv []string) int {
 
 // openApp checks the run's flags, loads the configuration and opens the session.
 func (c *CLI) openApp(a *args, o app.Options) (*app.Session, error) {
+	s, _, _, err := c.openAppWith(a, o, nil)
+	return s, err
+}
+
+// openAppWith is openApp returning the configuration it read too; more, when set, adds a
+// front end's commands that need it (the chat's).
+func (c *CLI) openAppWith(a *args, o app.Options, more func(*appConfig, *app.Setup) []app.Command) (*app.Session, *appConfig, *app.Setup, error) {
 	if t := a.str("--thinking"); t != "" && !slices.Contains(app.ThinkingLevels, t) {
-		return nil, exitf(ExitUsage, "--thinking %q: expected one of %s", t, strings.Join(app.ThinkingLevels, ", "))
+		return nil, nil, nil, exitf(ExitUsage, "--thinking %q: expected one of %s", t, strings.Join(app.ThinkingLevels, ", "))
 	}
 	if a.has("--fork") {
 		var bad []string
@@ -190,7 +199,7 @@ func (c *CLI) openApp(a *args, o app.Options) (*app.Session, error) {
 			}
 		}
 		if len(bad) > 0 {
-			return nil, exitf(ExitUsage, "--fork cannot be combined with %s", strings.Join(bad, ", "))
+			return nil, nil, nil, exitf(ExitUsage, "--fork cannot be combined with %s", strings.Join(bad, ", "))
 		}
 	}
 	ref, suffix := splitModelFlag(a.str("--provider"), a.str("--model"))
@@ -200,14 +209,18 @@ func (c *CLI) openApp(a *args, o app.Options) (*app.Session, error) {
 	c.sessionStart = true // missing packages are installed as the session's configuration loads
 	st, ac, err := c.sessionSetup(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.cfg), a.str("--api-key"), c.getenv
 	o.Thinking = a.str("--thinking")
 	if o.Thinking == "" {
 		o.Thinking = suffix
 	}
-	return app.Open(o)
+	if more != nil {
+		o.Commands = append(o.Commands, more(ac, st)...)
+	}
+	s, err := app.Open(o)
+	return s, ac, st, err
 }
 
 // exitCode prints a failed run's error and returns its exit code.

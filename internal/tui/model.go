@@ -14,6 +14,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/termui"
 )
 
 // The tabs.
@@ -70,6 +71,9 @@ type Model struct {
 	cmdSel   int
 	cmdTop   int
 
+	// done: an embedded explorer was closed.
+	done bool
+
 	// Sandbox.
 	sbFocus  bool
 	sbIn     input
@@ -79,9 +83,21 @@ type Model struct {
 
 // New returns the root model; r renders the styles (its colour profile decides the escapes).
 func New(o Options, r *lipgloss.Renderer) *Model {
-	return &Model{opts: o, keys: defaultKeys(), st: newStyles(r, o.Color), model: o.Resolve.Model,
+	return &Model{opts: o, keys: defaultKeys(), st: newStyles(termui.New(r, o.Theme, o.Color, false)), model: o.Resolve.Model,
 		width: 80, height: 24, loading: true, gen: 1}
 }
+
+// quit ends the program, or, embedded in the chat, hands the screen back to it.
+func (m *Model) quit() tea.Cmd {
+	if m.opts.Embedded {
+		m.done = true
+		return nil
+	}
+	return tea.Quit
+}
+
+// Done reports that an embedded explorer was closed (q or Ctrl+C).
+func (m *Model) Done() bool { return m.done }
 
 // Init starts the first load and the file watcher.
 func (m *Model) Init() tea.Cmd {
@@ -192,7 +208,7 @@ func editErrText(err error) string {
 // by one unless a text field takes them.
 func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.keys.ForceQuit.is(k) {
-		return m, tea.Quit
+		return m, m.quit()
 	}
 	if m.typing() {
 		return m.typeKey(k)
@@ -219,7 +235,7 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case m.keys.Quit.is(k):
-		return m, tea.Quit
+		return m, m.quit()
 	case m.keys.Help.is(k):
 		m.showHelp = true
 		return m, nil

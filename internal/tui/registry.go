@@ -8,6 +8,7 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/termui"
 )
 
 // toolRows are indexes into the registry of the tools that pass the find filter, in
@@ -382,18 +383,14 @@ func (m *Model) explainLines(t engine.ToolResult, i int, w int) []string {
 func (m *Model) pickerView(w, h int) []string {
 	rows := m.pickRows()
 	out := []string{trunc(fmt.Sprintf("model: %s▏  (enter picks, esc cancels; type provider/id for any model)", m.pick.String()), w)}
-	n := m.tableHeight()
-	sel, top := clampView(m.pickSel, 0, len(rows), n)
-	for r := top; r < len(rows) && r < top+n; r++ {
-		line := fmt.Sprintf("  %s  %s", fit(rows[r].Ref, max(w-16, 10)), rows[r].Source)
-		if r == sel {
-			out = append(out, m.st.selected.Render(fit(line, w)))
-		} else {
-			out = append(out, trunc(line, w))
-		}
+	// The chat's select list draws the choices (one list component for both).
+	items := make([]termui.Item, len(rows))
+	for i, r := range rows {
+		items[i] = termui.Item{Label: r.Ref, Description: r.Source, Value: r.Ref}
 	}
-	if len(rows) == 0 {
-		out = append(out, m.st.faint.Render("  no model matches; type provider/id"))
-	}
-	return out
+	l := termui.NewList(items)
+	l.Max, l.ColumnMin, l.ColumnMax = m.tableHeight(), 20, max(w-16, 20)
+	l.Empty = "no model matches; type provider/id"
+	l.Select(m.pickSel)
+	return append(out, l.Render(w, m.st.ui)...)
 }

@@ -4,61 +4,65 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/pigo-agent/pigo/internal/termui"
 )
 
-// styles are the program's looks. Without colour they use bold, faint and reverse video
-// only, which NO_COLOR allows.
+// paint draws text in one style.
+type paint func(string) string
+
+// Render draws s.
+func (p paint) Render(s string) string { return p(s) }
+
+// styles are the program's looks, the chat's theme roles through package termui (one set of
+// styles for both): without colour they use bold, faint and reverse video only, which
+// NO_COLOR allows.
 type styles struct {
-	tab, tabActive, title, selected, faint, err, warn, info, ok, help, status, statusErr lipgloss.Style
-	state                                                                                map[string]lipgloss.Style
+	tab, tabActive, title, selected, faint, err, warn, info, ok, help, status, statusErr paint
+	state                                                                                map[string]paint
+	ui                                                                                   *termui.Styles
 }
 
-func newStyles(r *lipgloss.Renderer, color bool) styles {
-	n := r.NewStyle
+func newStyles(st *termui.Styles) styles {
+	role := func(fg string, a termui.Attr) paint { return func(x string) string { return st.Style(fg, "", a, x) } }
 	s := styles{
-		tab:       n(),
-		tabActive: n().Bold(true).Reverse(true),
-		title:     n().Bold(true),
-		selected:  n().Reverse(true),
-		faint:     n().Faint(true),
-		err:       n().Bold(true),
-		warn:      n().Bold(true),
-		info:      n(),
-		ok:        n(),
-		help:      n().Faint(true),
-		status:    n(),
-		statusErr: n().Bold(true),
-		state:     map[string]lipgloss.Style{},
+		ui:        st,
+		tab:       role("", 0),
+		tabActive: role("accent", termui.Bold|termui.Reverse),
+		title:     role("accent", termui.Bold),
+		selected:  role("", termui.Reverse),
+		faint:     role("dim", termui.Faint),
+		err:       role("error", termui.Bold),
+		warn:      role("warning", 0),
+		info:      role("mdLink", 0),
+		ok:        role("success", 0),
+		help:      role("dim", termui.Faint),
+		status:    role("", 0),
+		statusErr: role("error", termui.Bold),
+		state:     map[string]paint{},
 	}
-	if color {
-		s.tabActive = n().Bold(true).Foreground(lipgloss.Color("0")).Background(lipgloss.Color("6"))
-		s.title = n().Bold(true).Foreground(lipgloss.Color("6"))
-		s.err = n().Bold(true).Foreground(lipgloss.Color("1"))
-		s.warn = n().Foreground(lipgloss.Color("3"))
-		s.info = n().Foreground(lipgloss.Color("4"))
-		s.ok = n().Foreground(lipgloss.Color("2"))
-		s.statusErr = n().Bold(true).Foreground(lipgloss.Color("1"))
-		s.state = map[string]lipgloss.Style{
-			"active":        n().Foreground(lipgloss.Color("2")),
-			"codemode-only": n().Foreground(lipgloss.Color("5")),
-			"disabled":      n().Foreground(lipgloss.Color("1")),
-			"excluded":      n().Foreground(lipgloss.Color("3")),
-			"unavailable":   n().Faint(true),
-			"overridden":    n().Faint(true),
-			"allow":         n().Foreground(lipgloss.Color("2")),
-			"deny":          n().Foreground(lipgloss.Color("1")),
-			"ask":           n().Foreground(lipgloss.Color("3")),
+	if st.Color() {
+		s.state = map[string]paint{
+			"active": role("success", 0), "codemode-only": role("accent", 0), "disabled": role("error", 0),
+			"excluded": role("warning", 0), "unavailable": role("dim", termui.Faint), "overridden": role("dim", termui.Faint),
+			"allow": role("success", 0), "deny": role("error", 0), "ask": role("warning", 0),
 		}
+	} else {
+		s.err, s.statusErr = role("", termui.Bold), role("", termui.Bold)
+		s.warn, s.info, s.ok = role("", termui.Bold), role("", 0), role("", 0)
+		s.tabActive = role("", termui.Bold|termui.Reverse)
+		s.title = role("", termui.Bold)
+		s.faint, s.help = role("", termui.Faint), role("", termui.Faint)
 	}
 	return s
 }
 
 // word styles a state or decision word.
-func (s styles) word(w string) lipgloss.Style {
+func (s styles) word(w string) paint {
 	if st, ok := s.state[w]; ok {
 		return st
 	}
-	return s.info.UnsetForeground()
+	return func(x string) string { return x }
 }
 
 // fit cuts or pads s (plain text) to exactly w cells.

@@ -18,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/theme"
 )
 
 // Options configure the TUI.
@@ -32,6 +33,11 @@ type Options struct {
 	// Poll is how often the loaded files' modification times are compared (0 means one
 	// second; a negative value turns watching off, as tests do).
 	Poll time.Duration
+	// Embedded runs the explorer inside the chat (/config): quitting hands the screen back
+	// (Done) instead of ending the program.
+	Embedded bool
+	// Theme colours it (nil: pi's system theme), as the chat is coloured.
+	Theme *theme.Theme
 }
 
 // Result is what a finished session did, for the command line to report after the
