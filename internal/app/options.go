@@ -29,6 +29,9 @@ type Options struct {
 	// Thinking is the thinking level the command line asks for (--thinking, else the --model
 	// suffix); "" leaves it to the sub-agent, the session, the settings, then pi's default.
 	Thinking string
+	// RestoreModel continues a resumed session (-c, --session, --fork) with its own model when
+	// the command line names none (pi's rule); false keeps Setup's model.
+	RestoreModel bool
 	// APIKey is --api-key, for the session model.
 	APIKey string
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/pigo-agent/pigo/internal/agent"
@@ -81,12 +82,39 @@ func Open(o Options) (*Session, error) {
 	return s, nil
 }
 
+// restoreModel is pi's rule for a continued session (-c, --session, --fork): when the
+// command line names no model, the session's own model continues, the configuration resolved
+// for it. A model that no longer resolves is a notice and the configured one is used.
+func (s *Session) restoreModel(st *Setup, saved string) *Setup {
+	if st.Model != nil && strings.EqualFold(saved, st.Model.Provider+"/"+st.Model.ID) {
+		return st
+	}
+	_, err := s.cfg.Model(saved, s.o.APIKey)
+	var next *Setup
+	if err == nil {
+		next, err = s.cfg.Load(saved)
+	}
+	if err != nil || next.Model == nil {
+		if err == nil {
+			err = ErrNoModel
+		}
+		s.notify("Could not restore model %s: %v", saved, err)
+		return st
+	}
+	s.setup = next
+	s.settings = parseSettings(next.Settings)
+	return next
+}
+
 // start resolves the model and thinking level, binds the tools and builds the agent.
 func (s *Session) start() error {
 	st := s.setup
 	ctx := s.file.Context()
 	existing := len(ctx.Messages) > 0
 	if !s.o.ToolsOnly {
+		if existing && s.o.RestoreModel && ctx.Model != nil && s.cfg != nil {
+			st = s.restoreModel(st, ctx.Model.Provider+"/"+ctx.Model.ModelID)
+		}
 		if st.Model == nil {
 			return ErrNoModel
 		}

@@ -201,6 +201,8 @@ type item struct {
 	text     string
 	thinking string
 	final    bool
+	// status marks a status line: the next status replaces it while it is the last entry.
+	status bool
 
 	// tool cards
 	callID, tool string
@@ -482,6 +484,20 @@ func (m *Model) userBash(command string, exclude bool) tea.Cmd {
 	})
 }
 
+// showStatus shows a status line as pi does: while the last entry is a status line, the new
+// one replaces it (Shift+Tab pressed three times leaves one "Thinking level" line), else it
+// is added. In regular mode a status already printed into the scrollback stays; the new one
+// is added under it.
+func (m *Model) showStatus(s string) {
+	if n := len(m.items); n > 0 && m.items[n-1].status && (m.fullscreen || m.printed < n) {
+		it := m.items[n-1]
+		it.text = s
+		it.touch()
+		return
+	}
+	m.add(&item{kind: kindInfo, text: s, final: true, status: true})
+}
+
 func (m *Model) info(s string)  { m.add(&item{kind: kindInfo, text: s, final: true}) }
 func (m *Model) fail(s string)  { m.add(&item{kind: kindError, text: s, final: true}) }
 func (m *Model) warn(s string)  { m.add(&item{kind: kindWarning, text: s, final: true}) }
@@ -611,14 +627,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.fail(msg.err.Error())
 		} else {
-			m.flash("Copied last assistant message to clipboard")
+			m.showStatus("Copied last agent message to clipboard")
 		}
 		return nil
 	case exportedMsg:
 		if msg.err != nil {
 			m.fail("Export failed: " + msg.err.Error())
 		} else {
-			m.info("Session exported to: " + msg.path)
+			m.showStatus("Session exported to: " + msg.path)
 		}
 		return nil
 	case tea.ResumeMsg:
@@ -672,7 +688,11 @@ func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
 		}
 	}
 	if r.Text != "" {
-		m.info(r.Text)
+		if strings.Contains(r.Text, "\n") {
+			m.info(r.Text)
+		} else {
+			m.showStatus(r.Text)
+		}
 	}
 	if r.Reset && !m.fullscreen {
 		return m.reprint()

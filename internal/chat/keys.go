@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -65,6 +66,7 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 	case is(keymap.ToolsExpand):
 		m.expanded = !m.expanded
 		m.touchAll()
+		m.showStatus("Tool output: " + map[bool]string{true: "expanded", false: "collapsed"}[m.expanded])
 		return m.reprint()
 	case is(keymap.ThinkingToggle):
 		m.showThinking = !m.showThinking
@@ -73,6 +75,7 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 				it.touch()
 			}
 		}
+		m.showStatus("Thinking blocks: " + map[bool]string{true: "visible", false: "hidden"}[m.showThinking])
 		return m.reprint()
 	case is(keymap.External):
 		return m.externalEditor()
@@ -85,7 +88,16 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 		}
 		return nil
 	case is(keymap.Dequeue):
-		if q := m.o.Session.Dequeue(); len(q) > 0 {
+		q := m.o.Session.Dequeue()
+		switch len(q) {
+		case 0:
+			m.showStatus("No queued messages to restore")
+		case 1:
+			m.showStatus("Restored 1 queued message to editor")
+		default:
+			m.showStatus(fmt.Sprintf("Restored %d queued messages to editor", len(q)))
+		}
+		if len(q) > 0 {
 			m.steering, m.followUp = nil, nil
 			if t := m.ed.Text(); t != "" {
 				q = append(q, t)

@@ -174,3 +174,23 @@ func TestInputDialogs(t *testing.T) {
 		t.Fatal("Show is not drawn")
 	}
 }
+
+// Status lines replace each other while they are the last entry, as pi's showStatus does:
+// three Ctrl+O presses leave one "Tool output" line; after another entry a new one is added.
+func TestStatusReplaces(t *testing.T) {
+	m := newTestModel(Options{}, 80, 30)
+	for i := 0; i < 3; i++ {
+		ctrl(m, tea.KeyCtrlO)
+	}
+	v := m.View()
+	if n := strings.Count(v, "Tool output:"); n != 1 || !strings.Contains(v, "Tool output: expanded") {
+		t.Fatalf("%d status lines:\n%s", n, v)
+	}
+	m.info("something else")
+	ctrl(m, tea.KeyCtrlT)
+	ctrl(m, tea.KeyCtrlO)
+	v = m.View()
+	if strings.Count(v, "Tool output:") != 2 || strings.Contains(v, "Thinking blocks:") {
+		t.Fatalf("statuses after another entry:\n%s", v)
+	}
+}

@@ -14,7 +14,7 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 // cycleThinking is Shift+Tab: the next thinking level.
 func (m *Model) cycleThinking() tea.Cmd {
 	if !m.state.Reasoning {
-		m.flash("Current model does not support thinking")
+		m.showStatus("Current model does not support thinking")
 		return nil
 	}
 	if m.running {
@@ -80,7 +80,7 @@ var thinkingDescription = map[string]string{
 // (settings enabledModels), else of all configured models.
 func (m *Model) cycleModel(dir int) tea.Cmd {
 	if _, ok := m.o.Session.Lookup("cycle-model"); !ok {
-		m.flash("Only one model available")
+		m.showStatus("Only one model available")
 		return nil
 	}
 	if m.running {

@@ -212,6 +212,9 @@ func (c *CLI) openAppWith(a *args, o app.Options, more func(*appConfig, *app.Set
 		return nil, nil, nil, err
 	}
 	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.cfg), a.str("--api-key"), c.getenv
+	// The session's own model continues when no flag names one (pi); --agent's sub-agent
+	// keeps its configuration.
+	o.RestoreModel = ref == "" && !a.has("--agent")
 	o.Thinking = a.str("--thinking")
 	if o.Thinking == "" {
 		o.Thinking = suffix

@@ -36,19 +36,9 @@ func Load(agentDir string) (*Map, diag.List) {
 		ds.Add(diag.FileSpan(s), diag.Error, "io", "", err.Error())
 		return m, ds
 	}
-	root, err := jsonc.Parse(src)
-	if err != nil {
-		var se *jsonc.SyntaxError
-		sp := diag.FileSpan(s)
-		if errors.As(err, &se) {
-			sp = diag.At(s, se.Offset, se.Offset)
-		}
-		ds.Add(sp, diag.Error, "syntax", "", err.Error()+" (keybindings ignored)")
-		return m, ds
-	}
-	if root.Kind != jsonc.Object {
-		ds.Add(diag.At(s, root.Start, root.End), diag.Error, "schema", "", "keybindings.json must be an object (keybindings ignored)")
-		return m, ds
+	root, pd := jsonc.ParseObject(s, "keybindings.json", " (keybindings ignored)")
+	if root == nil {
+		return m, append(ds, pd...)
 	}
 	claims := map[string][]Action{}
 	for _, mem := range root.Members {

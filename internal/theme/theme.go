@@ -118,19 +118,9 @@ func Load(path string) (*Theme, diag.List) {
 		ds.Add(diag.FileSpan(s), diag.Error, "io", "", err.Error())
 		return nil, ds
 	}
-	root, err := jsonc.Parse(src)
-	if err != nil {
-		var se *jsonc.SyntaxError
-		sp := diag.FileSpan(s)
-		if errors.As(err, &se) {
-			sp = diag.At(s, se.Offset, se.Offset)
-		}
-		ds.Add(sp, diag.Error, "syntax", "", err.Error()+" (theme ignored)")
-		return nil, ds
-	}
-	if root.Kind != jsonc.Object {
-		ds.Add(diag.At(s, root.Start, root.End), diag.Error, "schema", "", "a theme must be an object (theme ignored)")
-		return nil, ds
+	root, pd := jsonc.ParseObject(s, "a theme", " (theme ignored)")
+	if root == nil {
+		return nil, append(ds, pd...)
 	}
 	t := &Theme{Source: path, colors: map[string]Color{}}
 	for _, m := range root.Members {
