@@ -514,7 +514,7 @@ func TestE2EReloadAndModel(t *testing.T) {
 	tm.keys("-l", "local/m2")
 	tm.waitFor("Filter: local/m2")
 	tm.keys("Enter")
-	if s := tm.waitFor("Model: local/m2"); !strings.Contains(s, " m2\n") {
+	if s := tm.waitFor("Model: m2"); !strings.Contains(s, " m2\n") {
 		t.Fatalf("the footer does not name m2:\n%s", s)
 	}
 	tm.idle()

@@ -214,7 +214,9 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 		if err := s.SwitchModel(ref); err != nil {
 			return app.Result{}, err
 		}
-		return app.Result{Text: "Model: " + s.State().Model}, nil
+		// pi's status names the model's id.
+		_, id, _ := strings.Cut(s.State().Model, "/")
+		return app.Result{Text: "Model: " + id}, nil
 	}
 	saveSetting := func(key string, v json.RawMessage) error {
 		ch, err := ac.cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: key, Value: v})
