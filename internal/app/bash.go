@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/session"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // UserBash runs the person's own command (`!cmd`; `!!cmd` with exclude, kept out of the
@@ -20,11 +20,11 @@ func (s *Session) UserBash(ctx context.Context, command string, exclude bool) (R
 		return Result{}, err
 	}
 	defer done()
-	plan, err := tools.BashPlan(s.tools)
+	plan, err := toolkit.BashPlan(s.tools)
 	if err != nil {
 		return Result{}, err
 	}
-	out, err := tools.RunBash(ctx, tools.BashRun{Command: command, Dir: s.tools.Cwd, Plan: plan})
+	out, err := toolkit.RunBash(ctx, toolkit.BashRun{Command: command, Dir: s.tools.Cwd, Plan: plan})
 	if err != nil {
 		return Result{}, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // Issue 21: the chat rebuilt its agent in nine places from its own copy of the construction,
@@ -82,14 +82,14 @@ func TestAlwaysAllowWhileToolsRun(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				if _, err := tools.Escalate(ctx, s.tools, "Bash", fmt.Sprintf("make target%d", i)); err != nil {
+				if _, err := toolkit.Escalate(ctx, s.tools, "Bash", fmt.Sprintf("make target%d", i)); err != nil {
 					t.Errorf("make: %v", err)
 					return
 				}
 			}
 		}()
 	}
-	if _, err := tools.Escalate(ctx, s.tools, "Bash", "git push origin main"); err != nil {
+	if _, err := toolkit.Escalate(ctx, s.tools, "Bash", "git push origin main"); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // the other calls go on with the new rules
@@ -102,7 +102,7 @@ func TestAlwaysAllowWhileToolsRun(t *testing.T) {
 		t.Fatalf("notices %+v", ev.notices)
 	}
 	n := asked.Load()
-	if _, err := tools.Escalate(ctx, s.tools, "Bash", "git push origin other"); err != nil || asked.Load() != n {
+	if _, err := toolkit.Escalate(ctx, s.tools, "Bash", "git push origin other"); err != nil || asked.Load() != n {
 		t.Fatalf("the saved rule does not apply at once: %v, asked %d times", err, asked.Load()-n)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
 )
 
 // harness is an agent dir and a project in a temp dir, with a models.json whose "local"
@@ -86,7 +86,7 @@ func (c *testConfig) load(model string) (*Setup, error) {
 	}
 	st.Settings = eff.JSON()
 	v, err := cfg.VisionModel()
-	st.Vision = tools.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err}
+	st.Vision = vision.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err}
 	st.Agents = cfg.Roster()
 	return st, nil
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/spawn"
 	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/aft"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
 )
 
 // Options open a Session: what the command line's flags say, the configuration as values, and
@@ -117,11 +118,11 @@ type Setup struct {
 	// LSP is lsp.json's servers (nil: no language server).
 	LSP *lsp.Config
 	// Vision is describe_image's model, resolved from settings.visionConfig.
-	Vision tools.Vision
+	Vision vision.Vision
 	// Agents are the sub-agents spawn-agent may start.
 	Agents spawn.Roster
 	// AFT is the aft binary and its configuration (a zero Bin: aft is not available).
-	AFT tools.AFTSetup
+	AFT aft.AFTSetup
 	// Notes are the notices a Config.Load met (files not applied, untrusted project).
 	Notes []string
 }

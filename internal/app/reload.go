@@ -3,7 +3,8 @@ package app
 import (
 	"strings"
 
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/spawn"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
 )
 
 // ReloadText is pi's /reload status.
@@ -31,8 +32,8 @@ func (s *Session) Reload() (string, error) {
 	s.settings = parseSettings(next.Settings)
 	// The tool session keeps its shell settings: the tools stay as bound.
 	s.settings.shellPath, s.settings.shellCommandPrefix, s.settings.hideSessionEnv = raw.shellPath, raw.shellCommandPrefix, raw.hideSessionEnv
-	tools.SetVision(s.tools, st.Vision)
-	tools.SetAgents(s.tools, st.Agents)
+	vision.SetVision(s.tools, st.Vision)
+	spawn.SetAgents(s.tools, st.Agents)
 	s.rebuild()
 	s.mu.Unlock()
 	text := ReloadText

@@ -15,7 +15,7 @@ import (
 	_ "github.com/pigo-agent/pigo/internal/llm/providers" // the wire clients register themselves
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // Session is one running session: the agent, the tool runner and its tool session, the
@@ -45,7 +45,7 @@ type Session struct {
 	tools    *toolrun.Session
 	runner   *toolrun.Runner
 	rules    *approve.Rules
-	lsp      *tools.LSP
+	lsp      *toolkit.LSP
 	bwrap    *bwrap.Commands
 	talk     *talkState
 	naming   naming

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/talk"
-	"github.com/pigo-agent/pigo/internal/tools"
+	talktools "github.com/pigo-agent/pigo/internal/tools/talk"
 )
 
 // talkState is the session's talk endpoint.
@@ -45,7 +45,7 @@ func (s *Session) startTalk() error {
 		return failf("talk: %s: %v", path, err)
 	}
 	s.talk = &talkState{core: core, store: st}
-	tools.SetTalk(s.tools, core)
+	talktools.SetTalk(s.tools, core)
 	return nil
 }
 
@@ -55,7 +55,7 @@ func (s *Session) stopTalk() {
 		return
 	}
 	s.talk = nil
-	tools.SetTalk(s.tools, nil)
+	talktools.SetTalk(s.tools, nil)
 	t.core.Stop()
 	if err := t.store.Close(); err != nil {
 		s.fe.Notice(Notice{Text: fmt.Sprintf("talk: %v", err), Error: true})

@@ -10,6 +10,10 @@ import (
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/aft"
+	"github.com/pigo-agent/pigo/internal/tools/spawn"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
 )
 
 // bindTools builds the tool session every tool of this session shares (pi's shell settings,
@@ -48,13 +52,13 @@ func (s *Session) bindTools() {
 	if lc := st.LSP; lc != nil && len(lc.ServerIDs()) > 0 {
 		// The servers lsp.json enables start on the first file they handle, so a session
 		// that touches no such file starts none; a tool call never fails for its LSP.
-		s.lsp = tools.NewLSP(lc, st.Cwd, lsp.OSEnv())
+		s.lsp = toolkit.NewLSP(lc, st.Cwd, lsp.OSEnv())
 		ts.LSP = s.lsp
 	}
-	tools.SetVision(ts, st.Vision)
-	tools.SetAgents(ts, st.Agents)
+	vision.SetVision(ts, st.Vision)
+	spawn.SetAgents(ts, st.Agents)
 	if st.AFT.Bin != "" {
-		tools.SetAFT(ts, st.AFT)
+		aft.SetAFT(ts, st.AFT)
 	}
 	impls := s.o.Impls
 	if impls == nil {

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
 )
 
 func joinComma(s []string) string { return strings.Join(s, ", ") }
@@ -13,9 +14,9 @@ func joinComma(s []string) string { return strings.Join(s, ", ") }
 func TodoLines(tool string, details json.RawMessage) []string {
 	switch tool {
 	case "TodoWrite":
-		return tools.CCTodoWidget(details)
+		return claudecode.CCTodoWidget(details)
 	case "todowrite":
-		return tools.OCTodoWidget(details)
+		return opencode.OCTodoWidget(details)
 	}
 	return nil
 }

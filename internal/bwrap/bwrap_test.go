@@ -9,7 +9,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 func session() *toolrun.Session {
@@ -86,7 +86,7 @@ func TestDenyRequests(t *testing.T) {
 		t.Fatalf("/bwrap: %q", r.Text)
 	}
 	ctx := context.Background()
-	if _, err := tools.Escalate(ctx, s, "Bash", "ls"); err == nil || err.Error() != "User denied unsandboxed execution." {
+	if _, err := toolkit.Escalate(ctx, s, "Bash", "ls"); err == nil || err.Error() != "User denied unsandboxed execution." {
 		t.Fatalf("escalate: %v", err)
 	}
 	outside := filepath.Join("/var/tmp", "pigo-bwrap-test-never-written", "x")

@@ -13,7 +13,8 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/sandbox"
-	"github.com/pigo-agent/pigo/internal/tools"
+	"github.com/pigo-agent/pigo/internal/tools/aft"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
 )
 
 // appConfig is app.Config over package config: the one place a session reaches the
@@ -82,10 +83,10 @@ func (c *CLI) fillSetup(st *app.Setup, cfg *config.Config, res *config.Resolutio
 		st.LSP = lc
 	}
 	v, err := cfg.VisionModel()
-	st.Vision = tools.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err}
+	st.Vision = vision.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err}
 	st.Agents = cfg.Roster()
 	if a := cfg.AFT(); a.Available() {
-		st.AFT = tools.AFTSetup{Bin: a.Binary.Path, Config: a.Config}
+		st.AFT = aft.AFTSetup{Bin: a.Binary.Path, Config: a.Config}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/pitest"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	afttools "github.com/pigo-agent/pigo/internal/tools/aft"
 )
 
 var aftTools = []string{"aft_outline", "aft_zoom", "aft_callgraph", "aft_search"}
@@ -57,7 +58,7 @@ func aftEnv(t *testing.T, aftJSONC string) (*env, *toolrun.Session, *engine.Resu
 	}
 	s := &toolrun.Session{Cwd: e.dir, AgentDir: e.agent, Headless: true, Sandbox: sandbox.Policy{NetMode: "block"}}
 	s.Env.SessionID = "0000-aft-test"
-	SetAFT(s, AFTSetup{Bin: a.Binary.Path, Config: a.Config})
+	afttools.SetAFT(s, afttools.AFTSetup{Bin: a.Binary.Path, Config: a.Config})
 	t.Cleanup(s.Close)
 	e.runner = toolrun.New(res.Tools, All(), s)
 	return e, s, res.Tools

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // bashEnv is a file-toolset session whose Bash runs in bwrap when it works
@@ -67,7 +68,7 @@ func TestClaudeBash(t *testing.T) {
 		t.Errorf("truncated: %q … %q (details %s)", text[:20], text[len(text)-80:], r.Details)
 	}
 	full, _ := os.ReadFile(d.FullOutputPath)
-	var st bashStructured
+	var st toolkit.BashStructured
 	json.Unmarshal(r.Structured, &st)
 	if len(full) != len(st.Output) || !strings.HasPrefix(st.Output, "1\n2\n") {
 		t.Errorf("structured output is not the full output (%d vs %d bytes)", len(st.Output), len(full))

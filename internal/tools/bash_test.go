@@ -14,6 +14,8 @@ import (
 	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/pi"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 func bashSession(t *testing.T) *toolrun.Session {
@@ -23,7 +25,7 @@ func bashSession(t *testing.T) *toolrun.Session {
 }
 
 func plan(t *testing.T, s *toolrun.Session) *sandbox.Plan {
-	pl, err := BashPlan(s)
+	pl, err := toolkit.BashPlan(s)
 	if err != nil {
 		t.Skipf("no sandbox: %v", err)
 	}
@@ -39,7 +41,7 @@ var uuidTxt = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0
 // the model gets pi's truncateTail with totals from the stream counters.
 func TestRunBashSpillAndTail(t *testing.T) {
 	s := bashSession(t)
-	out, err := RunBash(context.Background(), BashRun{Command: "seq 1 300000", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: spillDir(s)})
+	out, err := toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "seq 1 300000", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: toolkit.SpillDir(s)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestRunBashSpillAndTail(t *testing.T) {
 		t.Fatalf("tail: %+v %q…", tr, out.Output[:20])
 	}
 	// No output: no spill file at all.
-	out, _ = RunBash(context.Background(), BashRun{Command: "true", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: spillDir(s)})
+	out, _ = toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "true", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: toolkit.SpillDir(s)})
 	if out.FullOutputPath != "" || out.Output != "" {
 		t.Fatalf("silent command: %+v", out)
 	}
@@ -73,7 +75,7 @@ func TestRunBashReadOnlySpill(t *testing.T) {
 	if os.Getuid() == 0 {
 		t.Skip("root writes into read-only directories")
 	}
-	out, err := RunBash(context.Background(), BashRun{Command: "echo hi", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: filepath.Join(ro, "tmp")})
+	out, err := toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "echo hi", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, SpillDir: filepath.Join(ro, "tmp")})
 	if err != nil || out.Output != "hi\n" || out.FullOutputPath != "" {
 		t.Fatalf("%+v %v", out, err)
 	}
@@ -89,7 +91,7 @@ func TestRunBashProgressAbortTimeout(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	out, err := RunBash(ctx, BashRun{Command: "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.1; done; sleep 30 & wait", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin,
+	out, err := toolkit.RunBash(ctx, toolkit.BashRun{Command: "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.1; done; sleep 30 & wait", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin,
 		Progress: func(tail string) { mu.Lock(); updates = append(updates, tail); mu.Unlock() }})
 	if err != nil || !out.Aborted || out.ExitCode != nil {
 		t.Fatalf("abort: %+v %v", out, err)
@@ -102,15 +104,15 @@ func TestRunBashProgressAbortTimeout(t *testing.T) {
 		t.Fatalf("progress updates: %q", updates)
 	}
 	mu.Unlock()
-	out, err = RunBash(context.Background(), BashRun{Command: "echo a; sleep 30", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, Timeout: 300 * time.Millisecond})
+	out, err = toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "echo a; sleep 30", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin, Timeout: 3 * time.Second})
 	if err != nil || !out.TimedOut || out.Output != "a\n" {
 		t.Fatalf("timeout: %+v %v", out, err)
 	}
-	if _, err := RunBash(context.Background(), BashRun{Command: "true", Dir: filepath.Join(s.Cwd, "nope")}); err == nil || err.Error() != "Working directory does not exist: "+filepath.Join(s.Cwd, "nope") {
+	if _, err := toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "true", Dir: filepath.Join(s.Cwd, "nope")}); err == nil || err.Error() != "Working directory does not exist: "+filepath.Join(s.Cwd, "nope") {
 		t.Fatalf("missing dir: %v", err)
 	}
 	os.WriteFile(filepath.Join(s.Cwd, "f"), nil, 0o644)
-	if _, err := RunBash(context.Background(), BashRun{Command: "true", Dir: filepath.Join(s.Cwd, "f")}); err == nil || err.Error() != "Working directory is not a directory: "+filepath.Join(s.Cwd, "f") {
+	if _, err := toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "true", Dir: filepath.Join(s.Cwd, "f")}); err == nil || err.Error() != "Working directory is not a directory: "+filepath.Join(s.Cwd, "f") {
 		t.Fatalf("file as dir: %v", err)
 	}
 }
@@ -125,7 +127,7 @@ func TestRunBashSandboxed(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(od) })
 	outside := filepath.Join(od, "outside.txt")
-	out, err := RunBash(context.Background(), BashRun{Command: "echo ok > in.txt; echo x > .git/config; echo y > " + outside + "; cat in.txt", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin})
+	out, err := toolkit.RunBash(context.Background(), toolkit.BashRun{Command: "echo ok > in.txt; echo x > .git/config; echo y > " + outside + "; cat in.txt", Dir: s.Cwd, Plan: plan(t, s), Shell: noLogin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,20 +163,20 @@ func TestEscalate(t *testing.T) {
 	}
 	ctx := context.Background()
 	s := base()
-	if _, err := Escalate(ctx, s, "Bash", "git status && git push origin main"); errString(err) != "Command denied by bwrap approval rule: git push origin main" {
+	if _, err := toolkit.Escalate(ctx, s, "Bash", "git status && git push origin main"); errString(err) != "Command denied by bwrap approval rule: git push origin main" {
 		t.Errorf("deny: %v", err)
 	}
-	if e, err := Escalate(ctx, s, "Bash", "git status"); err != nil || e.Plan != nil {
+	if e, err := toolkit.Escalate(ctx, s, "Bash", "git status"); err != nil || e.Plan != nil {
 		t.Errorf("allow: %+v %v", e, err)
 	}
-	if _, err := Escalate(ctx, s, "Bash", "curl example.com"); errString(err) != "User denied unsandboxed execution." {
+	if _, err := toolkit.Escalate(ctx, s, "Bash", "curl example.com"); errString(err) != "User denied unsandboxed execution." {
 		t.Errorf("headless: %v", err)
 	}
-	if _, err := Escalate(ctx, s, "Bash", "git status > out.txt"); errString(err) != "User denied unsandboxed execution." {
+	if _, err := toolkit.Escalate(ctx, s, "Bash", "git status > out.txt"); errString(err) != "User denied unsandboxed execution." {
 		t.Errorf("redirect asks (headless refuses): %v", err)
 	}
 	s.DenyRequests = true
-	if _, err := Escalate(ctx, s, "Bash", "git status"); errString(err) != "User denied unsandboxed execution." {
+	if _, err := toolkit.Escalate(ctx, s, "Bash", "git status"); errString(err) != "User denied unsandboxed execution." {
 		t.Errorf("deny requests: %v", err)
 	}
 	aborted := false
@@ -195,7 +197,7 @@ func TestEscalate(t *testing.T) {
 		a := &cmdApprover{d: c.d}
 		s.Approver = a
 		s.Abort = func() { aborted = true }
-		e, err := Escalate(ctx, s, "Bash", "npm install react")
+		e, err := toolkit.Escalate(ctx, s, "Bash", "npm install react")
 		if errString(err) != c.want {
 			t.Errorf("%+v: %v, want %q", c.d, err, c.want)
 		}
@@ -223,12 +225,12 @@ func errString(err error) string {
 
 func TestCommandExecutionPrompt(t *testing.T) {
 	s := bashSession(t)
-	got := CommandExecutionPrompt(s)
+	got := toolkit.CommandExecutionPrompt(s)
 	if !strings.HasPrefix(got, "\n\n## Command Execution\n") || !strings.Contains(got, "network is blocked") {
 		t.Fatalf("%q", got)
 	}
 	s.Sandbox = sandbox.Policy{FSMode: sandbox.FSAllowAll, NetMode: sandbox.NetAllowAll}
-	if got := CommandExecutionPrompt(s); got != "\n\n## Command Execution\nCommands run directly on the host, without a sandbox." {
+	if got := toolkit.CommandExecutionPrompt(s); got != "\n\n## Command Execution\nCommands run directly on the host, without a sandbox." {
 		t.Fatalf("%q", got)
 	}
 }
@@ -291,21 +293,21 @@ func TestSpillCapAndSweep(t *testing.T) {
 	for _, p := range []string{old, keep, fresh} {
 		os.WriteFile(p, []byte("x"), 0o600)
 	}
-	past := time.Now().Add(-SpillMaxAge - time.Hour)
+	past := time.Now().Add(-toolkit.SpillMaxAge - time.Hour)
 	os.Chtimes(old, past, past)
 	os.Chtimes(keep, past, past)
 
-	a := &accumulator{spillDir: dir}
+	a := &toolkit.Accumulator{SpillDir: dir}
 	chunk := bytes.Repeat([]byte("0123456789abcde\n"), 1<<16) // 1 MiB
 	for i := 0; i < 70; i++ {
 		a.Write(chunk)
 	}
-	out := a.finish()
+	out := a.Finish()
 	fi, err := os.Stat(out.FullOutputPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() != MaxSpillBytes+int64(len(spillCapNote)) {
+	if fi.Size() != toolkit.MaxSpillBytes+int64(len(toolkit.SpillCapNote)) {
 		t.Errorf("spill file is %d bytes", fi.Size())
 	}
 	if out.Truncation.TotalBytes != 70<<20 {
@@ -320,16 +322,16 @@ func TestSpillCapAndSweep(t *testing.T) {
 		}
 	}
 	// The safe twin: a small output is spilled whole.
-	b := &accumulator{spillDir: dir}
+	b := &toolkit.Accumulator{SpillDir: dir}
 	b.Write([]byte("hello\n"))
-	if got, _ := os.ReadFile(b.finish().FullOutputPath); string(got) != "hello\n" {
+	if got, _ := os.ReadFile(b.Finish().FullOutputPath); string(got) != "hello\n" {
 		t.Errorf("small spill %q", got)
 	}
 }
 
 // TestPiBashHeadlessTimeout: pi's bash has no default timeout; headless pigo gives it one.
 func TestPiBashHeadlessTimeout(t *testing.T) {
-	if piBashTimeout(0, true) != DefaultBashTimeout || piBashTimeout(0, false) != 0 || piBashTimeout(time.Second, true) != time.Second {
+	if pi.BashTimeout(0, true) != toolkit.DefaultBashTimeout || pi.BashTimeout(0, false) != 0 || pi.BashTimeout(time.Second, true) != time.Second {
 		t.Fatal("piBashTimeout")
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 var (
@@ -58,66 +62,66 @@ func BenchmarkSearch(b *testing.B) {
 	needRG(b)
 	dir := tree10k(b)
 	ctx := context.Background()
-	files := GrepParams{Pattern: "needle"}
-	content := GrepParams{Pattern: "needle", OutputMode: sp("content")}
+	files := claudecode.GrepParams{Pattern: "needle"}
+	content := claudecode.GrepParams{Pattern: "needle", OutputMode: sp("content")}
 	b.Run("Grep-files/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := ccGrep(ctx, dir, &files); err != nil {
+			if _, err := claudecode.Grep(ctx, dir, &files); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("Grep-files/rg", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runRGDirect(b, dir, ccGrepArgs(&files, dir)...)
+			runRGDirect(b, dir, claudecode.GrepArgs(&files, dir)...)
 		}
 	})
 	b.Run("Grep-content/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := ccGrep(ctx, dir, &content); err != nil {
+			if _, err := claudecode.Grep(ctx, dir, &content); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("Grep-content/rg", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runRGDirect(b, dir, ccGrepArgs(&content, dir)...)
+			runRGDirect(b, dir, claudecode.GrepArgs(&content, dir)...)
 		}
 	})
 	b.Run("Glob/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := ccGlob(ctx, dir, "**/*.go", nil); err != nil {
+			if _, err := claudecode.Glob(ctx, dir, "**/*.go", nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("Glob/rg", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runRGDirect(b, dir, ccGlobArgs("**/*.go")...)
+			runRGDirect(b, dir, claudecode.GlobArgs("**/*.go")...)
 		}
 	})
 	b.Run("grep/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := ocGrep(ctx, dir, "needle", nil, nil); err != nil {
+			if _, err := opencode.Grep(ctx, dir, "needle", nil, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("grep/rg", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runRGDirect(b, dir, ocGrepArgs("needle", "", ".")...)
+			runRGDirect(b, dir, opencode.GrepArgs("needle", "", ".")...)
 		}
 	})
 	b.Run("glob/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := ocGlob(ctx, dir, "**/*.go", nil); err != nil {
+			if _, err := opencode.Glob(ctx, dir, "**/*.go", nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("glob/rg", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runRGDirect(b, dir, ocGlobArgs("**/*.go")...)
+			runRGDirect(b, dir, opencode.GlobArgs("**/*.go")...)
 		}
 	})
 }
@@ -139,7 +143,7 @@ func BenchmarkEdit(b *testing.B) {
 		b.Run(fmt.Sprintf("opencode-hit/%dMB", mb), func(b *testing.B) {
 			b.SetBytes(int64(len(content)))
 			for i := 0; i < b.N; i++ {
-				if _, err := ApplyEdit(content, old, "x", false); err != nil {
+				if _, err := toolkit.ApplyEdit(content, old, "x", false); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -147,7 +151,7 @@ func BenchmarkEdit(b *testing.B) {
 		b.Run(fmt.Sprintf("opencode-indent/%dMB", mb), func(b *testing.B) {
 			b.SetBytes(int64(len(content)))
 			for i := 0; i < b.N; i++ {
-				if _, err := ApplyEdit(content, strings.ReplaceAll(old, "\t", "    "), "x", false); err != nil {
+				if _, err := toolkit.ApplyEdit(content, strings.ReplaceAll(old, "\t", "    "), "x", false); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -155,7 +159,7 @@ func BenchmarkEdit(b *testing.B) {
 		b.Run(fmt.Sprintf("opencode-miss/%dMB", mb), func(b *testing.B) {
 			b.SetBytes(int64(len(content)))
 			for i := 0; i < b.N; i++ {
-				if _, err := ApplyEdit(content, "no such\ntext anywhere\nin the file", "x", false); err == nil {
+				if _, err := toolkit.ApplyEdit(content, "no such\ntext anywhere\nin the file", "x", false); err == nil {
 					b.Fatal("matched")
 				}
 			}
@@ -163,7 +167,7 @@ func BenchmarkEdit(b *testing.B) {
 		b.Run(fmt.Sprintf("exact/%dMB", mb), func(b *testing.B) {
 			b.SetBytes(int64(len(content)))
 			for i := 0; i < b.N; i++ {
-				if _, err := ExactEdit(content, old, "x", false); err != nil {
+				if _, err := toolkit.ExactEdit(content, old, "x", false); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // BenchmarkReadSmall is one `read` of a small file through the whole execution path
@@ -67,7 +68,7 @@ func BenchmarkEdit5MB(b *testing.B) {
 	}
 }
 
-func formatMB(n int) string { return FormatSize(n) }
+func formatMB(n int) string { return toolkit.FormatSize(n) }
 
 func benchRunner(b *testing.B) (*toolrun.Runner, string) {
 	b.Helper()

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/pitest"
+	pitools "github.com/pigo-agent/pigo/internal/tools/pi"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // TestLsOrderAgainstNode sorts names as pi's ls does (lower-cased localeCompare, ICU root
@@ -26,7 +28,7 @@ func TestLsOrderAgainstNode(t *testing.T) {
 	var want []string
 	json.Unmarshal(out, &want)
 	got := append([]string{}, names...)
-	sort.SliceStable(got, func(i, j int) bool { return localeLess(got[i], got[j]) })
+	sort.SliceStable(got, func(i, j int) bool { return pitools.LocaleLess(got[i], got[j]) })
 	if strings.Join(got, " | ") != strings.Join(want, " | ") {
 		t.Errorf("order:\n got %q\nwant %q", got, want)
 	}
@@ -50,7 +52,7 @@ func TestDecodeUTF8AgainstNode(t *testing.T) {
 	var want []string
 	json.Unmarshal(out, &want)
 	for i, in := range inputs {
-		if got := DecodeUTF8([]byte(in)); got != want[i] {
+		if got := toolkit.DecodeUTF8([]byte(in)); got != want[i] {
 			t.Errorf("%q: got %q, node %q", in, got, want[i])
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // ftEnv is a session of one file toolset in temp dirs.
@@ -130,7 +132,7 @@ func TestClaudeRead(t *testing.T) {
 	e := newFileEnv(t, "claude-code")
 	p := e.write("a.txt", "\ufeffone\r\n\ttwo\r\nthree")
 	r := e.ok("Read", map[string]any{"file_path": p}, "1: one\n2: \ttwo\n3: three\n4: ")
-	var d readsDetails
+	var d toolkit.ReadsDetails
 	if err := json.Unmarshal(r.Details, &d); err != nil || len(d.Reads) != 1 || d.Reads[p].Digest != toolrun.Digest([]byte(e.read("a.txt"))) || !d.Reads[p].TextEditable {
 		t.Errorf("details %s", r.Details)
 	}
@@ -253,7 +255,7 @@ func TestClaudeTodoAndAsk(t *testing.T) {
 		{"content": "Ship", "status": "pending", "activeForm": "Shipping"},
 		{"content": "Plan", "status": "completed", "activeForm": "Planning"},
 	}}, "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable")
-	if got := strings.Join(CCTodoWidget(r.Details), "\n"); got != "Progress: 1/3 (33%)\n- [>] Writing tests\n- [ ] Ship\n- [x] Plan" {
+	if got := strings.Join(claudecode.CCTodoWidget(r.Details), "\n"); got != "Progress: 1/3 (33%)\n- [>] Writing tests\n- [ ] Ship\n- [x] Plan" {
 		t.Errorf("widget %q", got)
 	}
 	if !strings.Contains(string(r.Details), `"content":"Write tests"`) {
@@ -295,7 +297,7 @@ func outsideDir(t *testing.T) string {
 // fakeAsker answers questions from a script (the chat's dialog stand-in).
 type fakeAsker struct {
 	answers [][]string
-	asked   []Question
+	asked   []toolkit.Question
 }
 
 func (f *fakeAsker) Ask(_ context.Context, r approve.Request) (approve.Decision, error) {
@@ -313,7 +315,7 @@ func TestClaudeEditDetails(t *testing.T) {
 	p := e.write("t.go", "func f() {\n\treturn 1\n}\n")
 	e.call("Read", map[string]any{"file_path": p})
 	r := e.ok("Edit", map[string]any{"file_path": p, "old_string": "return 1", "new_string": "return 2"}, "The file "+p+" has been updated successfully.")
-	var d fileEditDetails
+	var d toolkit.FileEditDetails
 	if err := json.Unmarshal(r.Details, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +347,7 @@ func TestClaudeTodoMergesByContent(t *testing.T) {
 		{"content": "A", "status": "completed", "activeForm": "Doing A"},
 		{"content": "C", "status": "in_progress", "activeForm": "Doing C"},
 	}})
-	if got := strings.Join(CCTodoWidget(r.Details), "\n"); got != "Progress: 1/3 (33%)\n- [x] A\n- [ ] B\n- [>] Doing C" {
+	if got := strings.Join(claudecode.CCTodoWidget(r.Details), "\n"); got != "Progress: 1/3 (33%)\n- [x] A\n- [ ] B\n- [>] Doing C" {
 		t.Fatalf("merged list: %q", got)
 	}
 	// A second in_progress item in the merged list is refused, the list unchanged.
@@ -356,7 +358,7 @@ func TestClaudeTodoMergesByContent(t *testing.T) {
 	e.s.Replay([]llm.Message{{Role: llm.RoleToolResult, ToolName: "TodoWrite", IsError: &isErr,
 		Details: json.RawMessage(`{"todos":[{"content":"X","status":"pending","activeForm":"Doing X"}]}`)}})
 	r = e.call("TodoWrite", map[string]any{"todos": []map[string]any{{"content": "Y", "status": "pending", "activeForm": "Doing Y"}}})
-	if got := strings.Join(CCTodoWidget(r.Details), "\n"); got != "Progress: 0/2 (0%)\n- [ ] X\n- [ ] Y" {
+	if got := strings.Join(claudecode.CCTodoWidget(r.Details), "\n"); got != "Progress: 0/2 (0%)\n- [ ] X\n- [ ] Y" {
 		t.Fatalf("after replay: %q", got)
 	}
 }

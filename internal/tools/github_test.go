@@ -14,6 +14,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/github"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	githubtools "github.com/pigo-agent/pigo/internal/tools/github"
 )
 
 // TestGitHubTools runs the GitHub tools through the one execution path: the toolset is bound
@@ -32,9 +33,9 @@ func TestGitHubTools(t *testing.T) {
 		fmt.Fprint(w, `[{"node_id":"IC_1","body":"hi","user":{"login":"bob","type":"User"},"created_at":"2026-11-01T11:00:00Z","html_url":"u"}]`)
 	}))
 	defer srv.Close()
-	old := GitHub
-	GitHub = &github.Client{Gh: gh, BaseURL: srv.URL + "/"}
-	defer func() { GitHub = old }()
+	old := githubtools.GitHub
+	githubtools.GitHub = &github.Client{Gh: gh, BaseURL: srv.URL + "/"}
+	defer func() { githubtools.GitHub = old }()
 
 	e := newEnv(t, "")
 	tool, ok := e.runner.Lookup("read-github-issue-comments")
@@ -95,9 +96,9 @@ func TestGitHubMissingGh(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", t.TempDir())
-	old := GitHub
-	GitHub = &github.Client{}
-	defer func() { GitHub = old }()
+	old := githubtools.GitHub
+	githubtools.GitHub = &github.Client{}
+	defer func() { githubtools.GitHub = old }()
 	impl, _ := All().Lookup("github", "read-github-repo")
 	_, err := impl.Execute(context.Background(), &toolrun.Invocation{Args: json.RawMessage(`{}`), Session: &toolrun.Session{}})
 	if err == nil || err.Error() != "gh CLI not found in PATH: GitHub read-only tools are disabled. Install GitHub CLI (https://cli.github.com/) and reload the session." {

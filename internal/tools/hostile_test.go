@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/codemode"
 )
 
 // writeCall is one writing tool's call shape: the tool, and its arguments for writing
@@ -188,7 +189,7 @@ func TestCodemodeFSHostileTargets(t *testing.T) {
 	e := newFileEnv(t, "claude-code")
 	hostileTree(t, e.dir, e.s.AgentDir)
 	ctx := context.Background()
-	fsys := codemodeFS{}
+	fsys := codemode.FS{}
 	for p, want := range map[string]string{
 		"evil.json":        "is protected (the agent dir",
 		".pi/sandbox.json": "is protected (",

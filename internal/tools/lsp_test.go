@@ -9,56 +9,58 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/lsp"
+	lsptools "github.com/pigo-agent/pigo/internal/tools/lsp"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 func TestDiagnosticsBlock(t *testing.T) {
-	d := func(sev, line, col int, msg string) LSPDiagnostic {
-		return LSPDiagnostic{Line: line, Character: col, Severity: sev, Message: msg}
+	d := func(sev, line, col int, msg string) toolkit.LSPDiagnostic {
+		return toolkit.LSPDiagnostic{Line: line, Character: col, Severity: sev, Message: msg}
 	}
-	if got := DiagnosticsBlock("/w/a.go", []LSPDiagnostic{d(3, 0, 0, "info"), d(4, 1, 1, "hint")}); got != "" {
+	if got := toolkit.DiagnosticsBlock("/w/a.go", []toolkit.LSPDiagnostic{d(3, 0, 0, "info"), d(4, 1, 1, "hint")}); got != "" {
 		t.Errorf("info/hint only: %q", got)
 	}
-	got := DiagnosticsBlock("/w/a.go", []LSPDiagnostic{d(2, 0, 4, "unused"), d(1, 2, 0, "undefined: x"), d(0, 5, 2, "no severity")})
+	got := toolkit.DiagnosticsBlock("/w/a.go", []toolkit.LSPDiagnostic{d(2, 0, 4, "unused"), d(1, 2, 0, "undefined: x"), d(0, 5, 2, "no severity")})
 	if want := "<diagnostics file=\"/w/a.go\">\nERROR [3:1] undefined: x\nERROR [6:3] no severity\nWARN [1:5] unused\n</diagnostics>"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	var many []LSPDiagnostic
+	var many []toolkit.LSPDiagnostic
 	for i := 0; i < 6; i++ {
 		many = append(many, d(1, i, 0, "e"))
 	}
 	many = append(many, d(2, 9, 0, "w"), d(2, 9, 1, "w"))
-	got = DiagnosticsBlock("/f", many)
+	got = toolkit.DiagnosticsBlock("/f", many)
 	if !strings.HasSuffix(got, "ERROR [5:1] e\n... and 1 error, 2 warnings\n</diagnostics>") || strings.Count(got, "\nERROR") != 5 {
 		t.Errorf("cap: %q", got)
 	}
-	got = DiagnosticsBlock("/f", append(many[:5:5], d(2, 9, 0, "w")))
+	got = toolkit.DiagnosticsBlock("/f", append(many[:5:5], d(2, 9, 0, "w")))
 	if !strings.HasSuffix(got, "\n... and 1 warning\n</diagnostics>") {
 		t.Errorf("warnings only hidden: %q", got)
 	}
-	if AppendDiagnostics("ok", "") != "ok" || AppendDiagnostics("ok", "B") != "ok\n\nLSP diagnostics detected in this file\nB" {
+	if toolkit.AppendDiagnostics("ok", "") != "ok" || toolkit.AppendDiagnostics("ok", "B") != "ok\n\nLSP diagnostics detected in this file\nB" {
 		t.Error("AppendDiagnostics")
 	}
 }
 
 func TestSymbolCandidates(t *testing.T) {
 	text := "a\n\tfoo := foo2(foo) // föo foo\r\n"
-	got, err := symbolCandidates(text, 1, "foo", nil)
-	if err != nil || len(got) != 3 || got[0].char != 1 || got[1].char != 13 || got[2].char != 25 || got[2].byteCol != 26 {
+	got, err := lsptools.SymbolCandidates(text, 1, "foo", nil)
+	if err != nil || len(got) != 3 || got[0].Char != 1 || got[1].Char != 13 || got[2].Char != 25 || got[2].ByteCol != 26 {
 		t.Fatalf("candidates %+v %v", got, err)
 	}
 	c := 15
-	if got, err := symbolCandidates(text, 1, "foo", &c); err != nil || len(got) != 1 || got[0].char != 13 {
+	if got, err := lsptools.SymbolCandidates(text, 1, "foo", &c); err != nil || len(got) != 1 || got[0].Char != 13 {
 		t.Errorf("character: %+v %v", got, err)
 	}
 	c = 8
-	if _, err := symbolCandidates(text, 1, "foo", &c); err == nil || err.Error() != "character 9 on line 2 does not point at symbol 'foo' (points at 'foo2')" {
+	if _, err := lsptools.SymbolCandidates(text, 1, "foo", &c); err == nil || err.Error() != "character 9 on line 2 does not point at symbol 'foo' (points at 'foo2')" {
 		t.Errorf("wrong character: %v", err)
 	}
 	c = 5
-	if _, err := symbolCandidates(text, 1, "foo", &c); err == nil || err.Error() != "character 6 on line 2 does not point at symbol 'foo'" {
+	if _, err := lsptools.SymbolCandidates(text, 1, "foo", &c); err == nil || err.Error() != "character 6 on line 2 does not point at symbol 'foo'" {
 		t.Errorf("space: %v", err)
 	}
-	if got, _ := symbolCandidates(text, 7, "foo", nil); got != nil {
+	if got, _ := lsptools.SymbolCandidates(text, 7, "foo", nil); got != nil {
 		t.Errorf("past the end: %+v", got)
 	}
 }
@@ -70,7 +72,7 @@ func TestFormatHover(t *testing.T) {
 		`{"language":"go","value":"func F()"}`:    "```go\nfunc F()\n```",
 		`["a",{"language":"go","value":"var x"}]`: "a\n\n```go\nvar x\n```",
 	} {
-		if got := formatHover(json.RawMessage(raw)); got != want {
+		if got := lsptools.FormatHover(json.RawMessage(raw)); got != want {
 			t.Errorf("%s: %q, want %q", raw, got, want)
 		}
 	}
@@ -90,7 +92,7 @@ func goplsPath(t *testing.T) string {
 }
 
 // goplsEnv is a claude-code session on a Go module with gopls configured.
-func goplsEnv(t *testing.T, fileIO string) (*ftEnv, *LSP) {
+func goplsEnv(t *testing.T, fileIO string) (*ftEnv, *toolkit.LSP) {
 	t.Helper()
 	bin := goplsPath(t)
 	lspJSON := `{"servers": {"gopls": {"bin": "` + bin + `", "include": ["**/*.go"], "rootMarkers": ["go.mod"]}}}`
@@ -103,7 +105,7 @@ func goplsEnv(t *testing.T, fileIO string) (*ftEnv, *LSP) {
 	env := lsp.OSEnv()
 	env["GOFLAGS"] = "-mod=mod"
 	env["GOPROXY"] = "off"
-	l := NewLSP(cfg, e.dir, env)
+	l := toolkit.NewLSP(cfg, e.dir, env)
 	t.Cleanup(l.Close)
 	e.s.LSP = l
 	return e, l
@@ -140,8 +142,8 @@ func TestLSPToolsWithGopls(t *testing.T) {
 	if want := "Found 1 definition(s):\n- " + p + ":7:6\n  func Greet(n string) string { return \"hi \" + n }"; r.IsError || r.Text() != want {
 		t.Errorf("definition:\n got %q\nwant %q", r.Text(), want)
 	}
-	var st locationsValue
-	if json.Unmarshal(r.Structured, &st); st.ServerID != "gopls" || len(st.Locations) != 1 || st.Locations[0] != (locationPayload{p, 7, 6}) || st.Text != r.Text() {
+	var st lsptools.LocationsValue
+	if json.Unmarshal(r.Structured, &st); st.ServerID != "gopls" || len(st.Locations) != 1 || st.Locations[0] != (lsptools.LocationPayload{Path: p, Line: 7, Character: 6}) || st.Text != r.Text() {
 		t.Errorf("definition structured %s", r.Structured)
 	}
 	r = e.call("lsp-find-reference", map[string]any{"file_path": p, "line": 7, "symbol": "Greet"})

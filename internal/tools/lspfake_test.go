@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/lsp"
+	"github.com/pigo-agent/pigo/internal/tools/pi"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // The test binary doubles as a small language server when PIGO_FT_LSP_FAKE
@@ -95,13 +97,13 @@ func fakeLSPEnv(t *testing.T, mode string, docWaitMs int) (*ftEnv, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgJSON := `{"diagnosticsDocumentWaitTimeoutMs": ` + itoa(docWaitMs) + `, "servers": {"fake": {"bin": "` + bin + `", "include": ["**/*.txt"], "env": {"PIGO_FT_LSP_FAKE": "` + mode + `"}}}}`
+	cfgJSON := `{"diagnosticsDocumentWaitTimeoutMs": ` + pi.Itoa(docWaitMs) + `, "servers": {"fake": {"bin": "` + bin + `", "include": ["**/*.txt"], "env": {"PIGO_FT_LSP_FAKE": "` + mode + `"}}}}`
 	e := newFileEnvLSP(t, "claude-code", cfgJSON)
 	cfg, err := lsp.ParseConfig([]byte(cfgJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewLSP(cfg, e.dir, lsp.OSEnv())
+	l := toolkit.NewLSP(cfg, e.dir, lsp.OSEnv())
 	t.Cleanup(l.Close)
 	e.s.LSP = l
 	return e, e.write("f.txt", "hello\n")

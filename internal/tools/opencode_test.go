@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
 )
 
 func TestOpencodeRead(t *testing.T) {
@@ -100,7 +102,7 @@ func TestOpencodeTodoAndQuestion(t *testing.T) {
 	if d.Pendant.Markdown != "## Tasks\n\n**2 open · 3 total**\n\n- [x] a `high`\n- [-] b `low`\n- [>] c `medium`" {
 		t.Errorf("details %s", r.Details)
 	}
-	if got := strings.Join(OCTodoWidget(r.Details), "\n"); got != "- [x] a `high`\n- [-] b `low`\n- [>] c `medium`" {
+	if got := strings.Join(opencode.OCTodoWidget(r.Details), "\n"); got != "- [x] a `high`\n- [-] b `low`\n- [>] c `medium`" {
 		t.Errorf("widget %q", got)
 	}
 	e.ok("todowrite", map[string]any{"todos": []map[string]any{}}, "[]")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pigo-agent/pigo/internal/tools/pi"
 	"golang.org/x/image/bmp"
 )
 
@@ -92,7 +93,7 @@ func TestFdGlob(t *testing.T) {
 		{"a\\*b", "a*b", true},
 	}
 	for _, c := range cases {
-		re, err := compileFdGlob(c.pattern, true)
+		re, err := pi.CompileFdGlob(c.pattern, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestFdGlob(t *testing.T) {
 			t.Errorf("%q ~ %q = %v, want %v", c.pattern, c.subject, got, c.want)
 		}
 	}
-	if _, err := compileFdGlob("{a,b", true); err == nil {
+	if _, err := pi.CompileFdGlob("{a,b", true); err == nil {
 		t.Error("unclosed brace accepted")
 	}
 }
@@ -115,7 +116,7 @@ func TestNormalizeFuzzy(t *testing.T) {
 		"tail\u2003":                     "tail",
 	}
 	for in, want := range cases {
-		if got := normalizeFuzzy(in); got != want {
+		if got := pi.NormalizeFuzzy(in); got != want {
 			t.Errorf("normalizeFuzzy(%q) = %q, want %q", in, got, want)
 		}
 	}

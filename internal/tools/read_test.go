@@ -7,6 +7,10 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/pitest"
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/lsp"
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 func ip(n int) *int { return &n }
@@ -34,7 +38,7 @@ func TestCCFormatRead(t *testing.T) {
 		{"offset at phantom", "a\n", ip(2), nil, "2: "},
 		{"offset past end", "a\n", ip(3), nil, "<system-reminder>Warning: the file exists but is shorter than the provided offset (3). The file has 2 lines.</system-reminder>"},
 	} {
-		if got := ccFormatRead(tc.text, tc.offset, tc.limit); got != tc.want {
+		if got := claudecode.FormatRead(tc.text, tc.offset, tc.limit); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -45,27 +49,27 @@ func TestCCFileSize(t *testing.T) {
 		0: "0 B", 1023: "1023 B", 1024: "1.0 KB", 262144: "256.0 KB", 262400: "256.3 KB",
 		262401: "256.3 KB", 1536: "1.5 KB", 1587: "1.5 KB", 1588: "1.6 KB", 1 << 20: "1.0 MB", 3 << 30: "3.0 GB",
 	} {
-		if got := ccFileSize(n); got != want {
+		if got := claudecode.FileSize(n); got != want {
 			t.Errorf("ccFileSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
 
 func TestIsBinarySample(t *testing.T) {
-	if !isBinarySample([]byte("ab\x00c")) {
+	if !toolkit.IsBinarySample([]byte("ab\x00c")) {
 		t.Error("NUL not binary")
 	}
-	if isBinarySample([]byte("plain\ttext\r\n\f\v")) {
+	if toolkit.IsBinarySample([]byte("plain\ttext\r\n\f\v")) {
 		t.Error("text is binary")
 	}
-	if !isBinarySample([]byte("\x01\x02a")) || isBinarySample([]byte("\x01abc")) {
+	if !toolkit.IsBinarySample([]byte("\x01\x02a")) || toolkit.IsBinarySample([]byte("\x01abc")) {
 		t.Error("30 % threshold")
 	}
-	if isBinarySample(nil) {
+	if toolkit.IsBinarySample(nil) {
 		t.Error("empty is binary")
 	}
 	// Non-UTF-8 text is not binary: bytes ≥ 0x80 are not control bytes.
-	if isBinarySample([]byte("caf\xe9 cr\xe8me\n")) {
+	if toolkit.IsBinarySample([]byte("caf\xe9 cr\xe8me\n")) {
 		t.Error("latin-1 is binary")
 	}
 }
@@ -85,7 +89,7 @@ func TestLocaleSortAgainstNode(t *testing.T) {
 	var want []string
 	json.Unmarshal(out, &want)
 	got := append([]string{}, names...)
-	localeSort(got)
+	opencode.LocaleSort(got)
 	if strings.Join(got, " | ") != strings.Join(want, " | ") {
 		t.Errorf("order:\n got %q\nwant %q", got, want)
 	}
@@ -96,7 +100,7 @@ func TestLocaleSort(t *testing.T) {
 	// a.sort((x, y) => x.localeCompare(y)) in an English locale.
 	in := []string{"b", "A", "a", "_x", "1", "10", "2", "B.txt", "b.txt", "a-b", "a_b", "ab", "Ab", "é", "e", "z/", "Z", "~t", ".hidden", "dir/", "Dir/"}
 	want := `_x .hidden ~t 1 10 2 a A a_b a-b ab Ab b b.txt B.txt dir/ Dir/ e é Z z/`
-	localeSort(in)
+	opencode.LocaleSort(in)
 	if got := strings.Join(in, " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -106,7 +110,7 @@ func TestOCSplitLines(t *testing.T) {
 	for in, want := range map[string]string{
 		"": "", "a": "a", "a\n": "a", "a\n\n": "a|", "a\r\nb": "a|b", "a\rb\r": "a|b", "a\r\r\nb": "a||b",
 	} {
-		if got := strings.Join(ocSplitLines(in), "|"); got != want {
+		if got := strings.Join(opencode.SplitLines(in), "|"); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
 	}
@@ -127,17 +131,17 @@ func TestOCReadFile(t *testing.T) {
 		{"cr endings", "a\rb\r", 0, 2000, head + "1: a\n2: b\n\n(End of file - total 2 lines)\n</content>"},
 		{"long line", strings.Repeat("x", 2001), 0, 2000, head + "1: " + strings.Repeat("x", 2000) + "... (line truncated to 2000 chars)\n\n(End of file - total 1 lines)\n</content>"},
 	} {
-		got, err := ocReadFile("/w/f", tc.text, tc.offset, tc.limit)
+		got, err := opencode.ReadFile("/w/f", tc.text, tc.offset, tc.limit)
 		if err != nil || got != tc.want {
 			t.Errorf("%s: got %q, %v\nwant %q", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := ocReadFile("/w/f", "a\n", 3, 2000); err == nil || err.Error() != "Offset 3 is out of range for this file (1 lines)" {
+	if _, err := opencode.ReadFile("/w/f", "a\n", 3, 2000); err == nil || err.Error() != "Offset 3 is out of range for this file (1 lines)" {
 		t.Errorf("range error: %v", err)
 	}
 	// 50 KB cap: 60 lines of 1000 bytes give 51 lines (51*1001-1 > 51200).
 	big := strings.Repeat(strings.Repeat("y", 1000)+"\n", 60)
-	got, _ := ocReadFile("/w/f", big, 0, 2000)
+	got, _ := opencode.ReadFile("/w/f", big, 0, 2000)
 	if !strings.HasSuffix(got, "\n\n(Output capped at 50 KB. Showing lines 1-51. Use offset=52 to continue.)\n</content>") {
 		t.Errorf("bytes cap: %q", got[len(got)-120:])
 	}
@@ -145,10 +149,10 @@ func TestOCReadFile(t *testing.T) {
 
 func TestOCReadDir(t *testing.T) {
 	entries := []string{"a", "b/", "c"}
-	if got := ocReadDir("/d", entries, 0, 2000); got != "<path>/d</path>\n<type>directory</type>\n<entries>\na\nb/\nc\n(3 entries)\n</entries>" {
+	if got := opencode.ReadDir("/d", entries, 0, 2000); got != "<path>/d</path>\n<type>directory</type>\n<entries>\na\nb/\nc\n(3 entries)\n</entries>" {
 		t.Errorf("got %q", got)
 	}
-	if got := ocReadDir("/d", entries, 2, 1); got != "<path>/d</path>\n<type>directory</type>\n<entries>\nb/\n(Showing 1 of 3 entries. Use 'offset' parameter to read beyond entry 3)\n</entries>" {
+	if got := opencode.ReadDir("/d", entries, 2, 1); got != "<path>/d</path>\n<type>directory</type>\n<entries>\nb/\n(Showing 1 of 3 entries. Use 'offset' parameter to read beyond entry 3)\n</entries>" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -164,15 +168,15 @@ func FuzzReadFormats(f *testing.F) {
 			return
 		}
 		o, l := offset, limit
-		out := ccFormatRead(text, &o, &l)
+		out := claudecode.FormatRead(text, &o, &l)
 		if l >= 1 && !strings.HasPrefix(out, "<system-reminder>") && strings.Count(out, "\n") >= l {
 			t.Fatalf("limit %d exceeded: %q", l, out)
 		}
-		_, _ = ocReadFile("/f", text, offset, max(limit, 0))
+		_, _ = opencode.ReadFile("/f", text, offset, max(limit, 0))
 		for line := -1; line < 3; line++ {
-			_, _ = symbolCandidates(text, line, symbol, nil)
+			_, _ = lsp.SymbolCandidates(text, line, symbol, nil)
 			c := offset
-			_, _ = symbolCandidates(text, line, symbol, &c)
+			_, _ = lsp.SymbolCandidates(text, line, symbol, &c)
 		}
 	})
 }

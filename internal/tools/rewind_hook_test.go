@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/rewind"
+	"github.com/pigo-agent/pigo/internal/tools/codemode"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // TestRewindSeesEveryWriter: /rewind's store is a hook of the one write path, so it records
@@ -20,7 +22,7 @@ func TestRewindSeesEveryWriter(t *testing.T) {
 	e.call("Read", map[string]any{"file_path": e.path("old.txt")})
 	rw.Begin("leaf0", "go")
 	e.ok("Write", map[string]any{"file_path": e.path("old.txt"), "content": "v2"}, "The file "+e.path("old.txt")+" has been updated successfully.")
-	if _, err := (codemodeFS{}).Write(context.Background(), e.s, "made.txt", "x"); err != nil {
+	if _, err := (codemode.FS{}).Write(context.Background(), e.s, "made.txt", "x"); err != nil {
 		t.Fatal(err)
 	}
 	e.write("docs/.keep", "")
@@ -37,7 +39,7 @@ func TestRewindSeesEveryWriter(t *testing.T) {
 	if err := rw.Apply(rw.Points()[0], plan); err != nil {
 		t.Fatal(err)
 	}
-	if e.read("old.txt") != "v1" || exists(e.path("made.txt")) || exists(e.path("docs/inner.md")) {
+	if e.read("old.txt") != "v1" || toolkit.Exists(e.path("made.txt")) || toolkit.Exists(e.path("docs/inner.md")) {
 		t.Fatal("not restored")
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
 )
 
 func needRG(t testing.TB) {
@@ -46,9 +49,11 @@ func rgStderr(t *testing.T, pattern string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func sp(s string) *string   { return &s }
+func sp(s string) *string { return &s }
+
 func fp(f float64) *float64 { return &f }
-func bp(b bool) *bool       { return &b }
+
+func bp(b bool) *bool { return &b }
 
 func TestCCGrep(t *testing.T) {
 	needRG(t)
@@ -62,45 +67,45 @@ func TestCCGrep(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		p    GrepParams
+		p    claudecode.GrepParams
 		want string
 	}{
-		{"files newest first", GrepParams{Pattern: "Foo"}, "Found 3 files\n.hidden/h.go\nb.go\na.go"},
-		{"files paged", GrepParams{Pattern: "Foo", HeadLimit: fp(1), Offset: fp(1)}, "Found 1 file limit: 1, offset: 1\nb.go"},
-		{"files offset only", GrepParams{Pattern: "Foo", Offset: fp(2)}, "Found 1 file offset: 2\na.go"},
-		{"no files", GrepParams{Pattern: "Zebra"}, "No files found"},
-		{"content", GrepParams{Pattern: "Foo", OutputMode: sp("content"), Glob: sp("*.go")}, ".hidden/h.go:1:Foo\na.go:2:func Foo() {}\nb.go:2:// Foo here\nb.go:3:var x = Foo"},
-		{"content no numbers", GrepParams{Pattern: "Foo", OutputMode: sp("content"), LineNums: bp(false), Path: sp("a.go")}, "a.go:func Foo() {}"},
+		{"files newest first", claudecode.GrepParams{Pattern: "Foo"}, "Found 3 files\n.hidden/h.go\nb.go\na.go"},
+		{"files paged", claudecode.GrepParams{Pattern: "Foo", HeadLimit: fp(1), Offset: fp(1)}, "Found 1 file limit: 1, offset: 1\nb.go"},
+		{"files offset only", claudecode.GrepParams{Pattern: "Foo", Offset: fp(2)}, "Found 1 file offset: 2\na.go"},
+		{"no files", claudecode.GrepParams{Pattern: "Zebra"}, "No files found"},
+		{"content", claudecode.GrepParams{Pattern: "Foo", OutputMode: sp("content"), Glob: sp("*.go")}, ".hidden/h.go:1:Foo\na.go:2:func Foo() {}\nb.go:2:// Foo here\nb.go:3:var x = Foo"},
+		{"content no numbers", claudecode.GrepParams{Pattern: "Foo", OutputMode: sp("content"), LineNums: bp(false), Path: sp("a.go")}, "a.go:func Foo() {}"},
 		// A context line has no colon after its path, so it keeps the
 		// absolute path (the seed relativises up to the first colon).
-		{"content context", GrepParams{Pattern: "var", OutputMode: sp("content"), Context: fp(1), Path: sp("b.go")}, dir + "/b.go-2-// Foo here\nb.go:3:var x = Foo"},
-		{"content paged", GrepParams{Pattern: "Foo", OutputMode: sp("content"), HeadLimit: fp(2)}, ".hidden/h.go:1:Foo\na.go:2:func Foo() {}\n\n[Showing results with pagination = limit: 2]"},
-		{"content none", GrepParams{Pattern: "Zebra", OutputMode: sp("content")}, "No matches found"},
-		{"count", GrepParams{Pattern: "Foo", OutputMode: sp("count")}, ".hidden/h.go:1\na.go:1\nb.go:2\n\nFound 4 total occurrences across 3 files."},
-		{"count one", GrepParams{Pattern: "func", OutputMode: sp("count"), Glob: sp("a.go,zz")}, "a.go:1\n\nFound 1 total occurrence across 1 file."},
-		{"count paged", GrepParams{Pattern: "Foo", OutputMode: sp("count"), HeadLimit: fp(1)}, ".hidden/h.go:1\n\nFound 1 total occurrence across 1 file. with pagination = limit: 1"},
-		{"count none", GrepParams{Pattern: "Zebra", OutputMode: sp("count")}, "No matches found\n\nFound 0 total occurrences across 0 files."},
-		{"ignore case", GrepParams{Pattern: "foo", IgnoreCase: bp(true), Type: sp("go"), OutputMode: sp("count")}, ".hidden/h.go:1\na.go:1\nb.go:2\n\nFound 4 total occurrences across 3 files."},
-		{"dash pattern", GrepParams{Pattern: "-x", OutputMode: sp("count")}, "No matches found\n\nFound 0 total occurrences across 0 files."},
-		{"multiline", GrepParams{Pattern: "Foo here.var", Multiline: bp(true)}, "Found 1 file\nb.go"},
+		{"content context", claudecode.GrepParams{Pattern: "var", OutputMode: sp("content"), Context: fp(1), Path: sp("b.go")}, dir + "/b.go-2-// Foo here\nb.go:3:var x = Foo"},
+		{"content paged", claudecode.GrepParams{Pattern: "Foo", OutputMode: sp("content"), HeadLimit: fp(2)}, ".hidden/h.go:1:Foo\na.go:2:func Foo() {}\n\n[Showing results with pagination = limit: 2]"},
+		{"content none", claudecode.GrepParams{Pattern: "Zebra", OutputMode: sp("content")}, "No matches found"},
+		{"count", claudecode.GrepParams{Pattern: "Foo", OutputMode: sp("count")}, ".hidden/h.go:1\na.go:1\nb.go:2\n\nFound 4 total occurrences across 3 files."},
+		{"count one", claudecode.GrepParams{Pattern: "func", OutputMode: sp("count"), Glob: sp("a.go,zz")}, "a.go:1\n\nFound 1 total occurrence across 1 file."},
+		{"count paged", claudecode.GrepParams{Pattern: "Foo", OutputMode: sp("count"), HeadLimit: fp(1)}, ".hidden/h.go:1\n\nFound 1 total occurrence across 1 file. with pagination = limit: 1"},
+		{"count none", claudecode.GrepParams{Pattern: "Zebra", OutputMode: sp("count")}, "No matches found\n\nFound 0 total occurrences across 0 files."},
+		{"ignore case", claudecode.GrepParams{Pattern: "foo", IgnoreCase: bp(true), Type: sp("go"), OutputMode: sp("count")}, ".hidden/h.go:1\na.go:1\nb.go:2\n\nFound 4 total occurrences across 3 files."},
+		{"dash pattern", claudecode.GrepParams{Pattern: "-x", OutputMode: sp("count")}, "No matches found\n\nFound 0 total occurrences across 0 files."},
+		{"multiline", claudecode.GrepParams{Pattern: "Foo here.var", Multiline: bp(true)}, "Found 1 file\nb.go"},
 	} {
 		p := tc.p
-		got, err := ccGrep(ctx, dir, &p)
+		got, err := claudecode.Grep(ctx, dir, &p)
 		if err != nil || got != tc.want {
 			t.Errorf("%s:\n got %q (%v)\nwant %q", tc.name, got, err, tc.want)
 		}
 	}
 	for _, tc := range []struct {
-		p    GrepParams
+		p    claudecode.GrepParams
 		want string
 	}{
-		{GrepParams{Pattern: "x", Offset: fp(-1)}, "offset must be a non-negative integer"},
-		{GrepParams{Pattern: "x", HeadLimit: fp(1.5)}, "head_limit must be a non-negative integer"},
-		{GrepParams{Pattern: "x", Path: sp("nope")}, "Path does not exist: nope. Note: your current working directory is " + dir + "."},
-		{GrepParams{Pattern: "("}, rgStderr(t, "(")},
+		{claudecode.GrepParams{Pattern: "x", Offset: fp(-1)}, "offset must be a non-negative integer"},
+		{claudecode.GrepParams{Pattern: "x", HeadLimit: fp(1.5)}, "head_limit must be a non-negative integer"},
+		{claudecode.GrepParams{Pattern: "x", Path: sp("nope")}, "Path does not exist: nope. Note: your current working directory is " + dir + "."},
+		{claudecode.GrepParams{Pattern: "("}, rgStderr(t, "(")},
 	} {
 		p := tc.p
-		if _, err := ccGrep(ctx, dir, &p); err == nil || err.Error() != tc.want {
+		if _, err := claudecode.Grep(ctx, dir, &p); err == nil || err.Error() != tc.want {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
@@ -113,8 +118,8 @@ func TestCCGrepOutputCap(t *testing.T) {
 		fmt.Fprintf(&b, "match line %04d %s\n", i, strings.Repeat("z", 20))
 	}
 	dir := writeTree(t, "big.txt", b.String())
-	p := GrepParams{Pattern: "match", OutputMode: sp("content"), HeadLimit: fp(0)}
-	got, err := ccGrep(context.Background(), dir, &p)
+	p := claudecode.GrepParams{Pattern: "match", OutputMode: sp("content"), HeadLimit: fp(0)}
+	got, err := claudecode.Grep(context.Background(), dir, &p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,24 +135,24 @@ func TestCCGlob(t *testing.T) {
 		"ignored.go", "", ".gitignore", "ignored.go\n",
 	)
 	ctx := context.Background()
-	got, err := ccGlob(ctx, dir, "**/*.go", nil)
+	got, err := claudecode.Glob(ctx, dir, "**/*.go", nil)
 	// ripgrep sorts by mtime among the entries of each directory; sub/ is
 	// newer than every file, so its contents come last.
 	if want := "old.go\nmid.go\nnew.go\n.hidden.go\nignored.go\nsub/x.go"; err != nil || got != want {
 		t.Errorf("glob: %q (%v), want %q", got, err, want)
 	}
-	got, err = ccGlob(ctx, dir, filepath.Join(dir, "sub", "*.go"), nil)
+	got, err = claudecode.Glob(ctx, dir, filepath.Join(dir, "sub", "*.go"), nil)
 	if err != nil || got != "sub/x.go" {
 		t.Errorf("absolute: %q (%v)", got, err)
 	}
-	got, err = ccGlob(ctx, dir, "*.rs", nil)
+	got, err = claudecode.Glob(ctx, dir, "*.rs", nil)
 	if err != nil || got != "No files found" {
 		t.Errorf("none: %q (%v)", got, err)
 	}
-	if _, err := ccGlob(ctx, dir, "*", sp("old.go")); err == nil || err.Error() != "Path is not a directory: old.go" {
+	if _, err := claudecode.Glob(ctx, dir, "*", sp("old.go")); err == nil || err.Error() != "Path is not a directory: old.go" {
 		t.Errorf("not dir: %v", err)
 	}
-	if _, err := ccGlob(ctx, dir, "*", sp("missing")); err == nil || err.Error() != "Directory does not exist: missing. Note: your current working directory is "+dir+"." {
+	if _, err := claudecode.Glob(ctx, dir, "*", sp("missing")); err == nil || err.Error() != "Directory does not exist: missing. Note: your current working directory is "+dir+"." {
 		t.Errorf("missing: %v", err)
 	}
 	many := make([]string, 0, 210)
@@ -155,7 +160,7 @@ func TestCCGlob(t *testing.T) {
 		many = append(many, fmt.Sprintf("f%03d.txt", i), "")
 	}
 	d2 := writeTree(t, many...)
-	got, _ = ccGlob(ctx, d2, "*.txt", nil)
+	got, _ = claudecode.Glob(ctx, d2, "*.txt", nil)
 	lines := strings.Split(got, "\n")
 	if len(lines) != 101 || lines[0] != "f000.txt" || lines[100] != "(Results are truncated. Consider using a more specific path or pattern.)" {
 		t.Errorf("truncated: %d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
@@ -166,7 +171,7 @@ func TestCCGlobBase(t *testing.T) {
 	for pat, want := range map[string]string{
 		"/a/b/*.go": "/a/b|*.go", "/*.txt": "/|*.txt", "/a/b/c.go": "/a/b|c.go", "/a/**/x": "/a|**/x", "/a/{b,c}/d": "/a|{b,c}/d",
 	} {
-		b, r := ccGlobBase(pat)
+		b, r := claudecode.GlobBase(pat)
 		if got := b + "|" + r; got != want {
 			t.Errorf("%s: %s, want %s", pat, got, want)
 		}
@@ -183,20 +188,20 @@ func TestOCGrep(t *testing.T) {
 		"latin1.txt", "caf\xe9 Foo\n",
 	)
 	ctx := context.Background()
-	got, err := ocGrep(ctx, dir, "Foo", nil, sp("*.go"))
+	got, err := opencode.Grep(ctx, dir, "Foo", nil, sp("*.go"))
 	want := "Found 3 matches\n" + dir + "/a.go:\n  Line 2: func Foo() {}\n\n" + dir + "/b.go:\n  Line 1: Foo\n  Line 2: Foo"
 	if err != nil || got != want {
 		t.Errorf("grep:\n got %q (%v)\nwant %q", got, err, want)
 	}
-	got, _ = ocGrep(ctx, dir, "Foo", sp("long.txt"), nil)
+	got, _ = opencode.Grep(ctx, dir, "Foo", sp("long.txt"), nil)
 	if want := "Found 1 matches\n" + dir + "/long.txt:\n  Line 1: " + strings.Repeat("é", 2000) + "..."; got != want {
 		t.Errorf("long line: %q", got[:80])
 	}
-	got, _ = ocGrep(ctx, dir, "caf", sp("latin1.txt"), nil)
+	got, _ = opencode.Grep(ctx, dir, "caf", sp("latin1.txt"), nil)
 	if want := "Found 1 matches\n" + dir + "/latin1.txt:\n  Line 1: caf\ufffd Foo"; got != want {
 		t.Errorf("latin1: %q", got)
 	}
-	got, _ = ocGrep(ctx, dir, "Zebra", nil, nil)
+	got, _ = opencode.Grep(ctx, dir, "Zebra", nil, nil)
 	if got != "No files found" {
 		t.Errorf("none: %q", got)
 	}
@@ -209,7 +214,7 @@ func TestOCGrep(t *testing.T) {
 		{"(", nil, "Invalid pattern: " + rgStderr(t, "(")},
 		{"x", sp("a.g"), "Path does not exist: a.g. Note: your current working directory is " + dir + ".\n\nDid you mean one of these?\n" + dir + "/a.go"},
 	} {
-		if _, err := ocGrep(ctx, dir, tc.pattern, tc.path, nil); err == nil || err.Error() != tc.want {
+		if _, err := opencode.Grep(ctx, dir, tc.pattern, tc.path, nil); err == nil || err.Error() != tc.want {
 			t.Errorf("%q: %v, want %q", tc.pattern, err, tc.want)
 		}
 	}
@@ -218,7 +223,7 @@ func TestOCGrep(t *testing.T) {
 		fmt.Fprintf(&b, "hit %d\n", i)
 	}
 	d2 := writeTree(t, "many.txt", b.String())
-	got, _ = ocGrep(ctx, d2, "hit", nil, nil)
+	got, _ = opencode.Grep(ctx, d2, "hit", nil, nil)
 	lines := strings.Split(got, "\n")
 	if lines[0] != "Found 100 matches (more matches available)" || lines[len(lines)-1] != "(Results truncated. Consider using a more specific path or pattern.)" || len(lines) != 104 {
 		t.Errorf("truncated: %q … %q (%d lines)", lines[0], lines[len(lines)-1], len(lines))
@@ -229,17 +234,17 @@ func TestOCGlob(t *testing.T) {
 	needRG(t)
 	dir := writeTree(t, "b.go", "", "a.go", "", ".h.go", "", "sub/c.go", "", "ig.go", "", ".gitignore", "ig.go\n")
 	ctx := context.Background()
-	got, err := ocGlob(ctx, dir, "**/*.go", nil)
+	got, err := opencode.Glob(ctx, dir, "**/*.go", nil)
 	// An explicit --glob overrides ripgrep's hidden-file and ignore rules,
 	// so .h.go and ig.go are listed (the seed's description says otherwise;
 	// ripgrep decides).
 	if want := dir + "/.h.go\n" + dir + "/a.go\n" + dir + "/b.go\n" + dir + "/ig.go\n" + dir + "/sub/c.go"; err != nil || got != want {
 		t.Errorf("glob: %q (%v), want %q", got, err, want)
 	}
-	if got, _ := ocGlob(ctx, dir, "*.rs", nil); got != "No files found" {
+	if got, _ := opencode.Glob(ctx, dir, "*.rs", nil); got != "No files found" {
 		t.Errorf("none: %q", got)
 	}
-	if _, err := ocGlob(ctx, dir, "*", sp("a.go")); err == nil || err.Error() != "glob path must be a directory: "+dir+"/a.go" {
+	if _, err := opencode.Glob(ctx, dir, "*", sp("a.go")); err == nil || err.Error() != "glob path must be a directory: "+dir+"/a.go" {
 		t.Errorf("not dir: %v", err)
 	}
 	many := make([]string, 0, 210)
@@ -247,8 +252,8 @@ func TestOCGlob(t *testing.T) {
 		many = append(many, fmt.Sprintf("f%03d.txt", i), "")
 	}
 	d2 := writeTree(t, many...)
-	got, _ = ocGlob(ctx, d2, "*.txt", nil)
-	if !strings.HasSuffix(got, d2+"/f099.txt\n\n"+ocGlobTruncMsg) {
+	got, _ = opencode.Glob(ctx, d2, "*.txt", nil)
+	if !strings.HasSuffix(got, d2+"/f099.txt\n\n"+opencode.GlobTruncMsg) {
 		t.Errorf("truncated tail: %q", got[len(got)-150:])
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
 )
 
 // The quoted texts of runtime-behaviour.md §1.2–§1.3 and §1.7 that the
@@ -105,20 +107,20 @@ func TestQuotedTexts(t *testing.T) {
 
 func TestGrepHiddenGlobDefaults(t *testing.T) {
 	// The seed's exact argument lists (with pigo's --sort where noted).
-	p := GrepParams{Pattern: "-x", Glob: sp("*.ts,*.js {a,b}.go"), OutputMode: sp("content"), Before: fp(2), After: fp(3), IgnoreCase: bp(true), Type: sp("go"), Multiline: bp(true)}
-	got := strings.Join(ccGrepArgs(&p, "/w"), " ")
+	p := claudecode.GrepParams{Pattern: "-x", Glob: sp("*.ts,*.js {a,b}.go"), OutputMode: sp("content"), Before: fp(2), After: fp(3), IgnoreCase: bp(true), Type: sp("go"), Multiline: bp(true)}
+	got := strings.Join(claudecode.GrepArgs(&p, "/w"), " ")
 	want := "--color=never --hidden --max-columns 500 --glob !.git --glob !.svn --glob !.hg --glob !.bzr --glob !.jj --glob !.sl --no-heading --with-filename --sort=path --line-number --before-context 2 --after-context 3 --ignore-case --type go --multiline --multiline-dotall --glob *.ts --glob *.js --glob {a,b}.go -e -x /w"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	p = GrepParams{Pattern: "x", OutputMode: sp("content"), Context: fp(1), Around: fp(5), LineNums: bp(false)}
-	if got := strings.Join(ccGrepArgs(&p, "/w"), " "); !strings.HasSuffix(got, "--no-heading --with-filename --sort=path --context 1 x /w") {
+	p = claudecode.GrepParams{Pattern: "x", OutputMode: sp("content"), Context: fp(1), Around: fp(5), LineNums: bp(false)}
+	if got := strings.Join(claudecode.GrepArgs(&p, "/w"), " "); !strings.HasSuffix(got, "--no-heading --with-filename --sort=path --context 1 x /w") {
 		t.Errorf("context wins over -C: %s", got)
 	}
-	if got := strings.Join(ocGrepArgs("p", "*.go", "."), " "); got != "--no-config --json --hidden --no-messages --sort=path --glob=*.go --glob=!**/.git/** -- p ." {
+	if got := strings.Join(opencode.GrepArgs("p", "*.go", "."), " "); got != "--no-config --json --hidden --no-messages --sort=path --glob=*.go --glob=!**/.git/** -- p ." {
 		t.Errorf("opencode grep: %s", got)
 	}
-	if got := strings.Join(ccGlobArgs("**/*.go"), " "); got != "--files --glob **/*.go --sort=modified --no-ignore --hidden --glob !.git/**" {
+	if got := strings.Join(claudecode.GlobArgs("**/*.go"), " "); got != "--files --glob **/*.go --sort=modified --no-ignore --hidden --glob !.git/**" {
 		t.Errorf("Glob: %s", got)
 	}
 	if _, err := exec.LookPath("rg"); err != nil {

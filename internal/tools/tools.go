@@ -1,41 +1,68 @@
-// Package tools holds the Go implementations of the declared tools, one file per toolset:
-// pi.go (pi's built-ins), claudecode.go, opencode.go, lsptools.go, github.go (the GitHub
-// read-only tools over package github), ext.go (declarative extension tools with an `exec`
-// argv template), and the shared pieces they reuse: bash.go
-// (the sandboxed shell runner with spill file, tail ring, progress and truncation) and
-// truncate.go (pi's head/tail truncation and its notes).
+// Package tools composes the Go implementations of the declared tools for toolrun.New. Each
+// toolset is its own package, one file per tool where a toolset has several:
 //
-// Each file registers its implementations by toolset and name from an init function; All
-// returns them for toolrun.New. The declarations (parameters, descriptions) stay in
-// toolsets/*.cue: an implementation only decodes its validated arguments and does the work.
+//   - pi: pi's built-ins (read, bash, edit, write, ls, grep, find);
+//   - claudecode and opencode: the seed's file, search, shell, todo and question tools;
+//   - lsp: the language-server tools; web: web_search and web_fetch; vision: describe_image;
+//   - github, aft, spawn, talk: the tools over packages of the same name under internal/;
+//   - codemode: the codemode tool and its fs primitives; ext: declarative extension tools
+//     (an `exec` argv template run in the sandbox);
+//   - toolkit: what they share (path resolution and Node-style errors, pi's truncation,
+//     the sandboxed shell runner, the edit matchers, diffs and patches, images, LSP
+//     diagnostics, the seed's common helpers).
 //
-// pi's built-ins are checked against the real pi 0.84.3 (pidiff_test.go: the same calls on
-// the same files, content, error flag, details and the files afterwards must match) and
-// against a golden file of every text. Where pigo departs from pi on purpose:
-//   - write and edit go through the write guard (outside the workspace and /tmp: the
-//     dialog, or the headless refusal), as the seed's file tools do; pi has no guard;
-//   - bash runs in the session's sandbox (bwrap, as the seed's bwrap extension does for
-//     every command), with pi's shellPath, shellCommandPrefix and PI_* variables; its full
-//     output goes to <agentDir>/tmp/<uuid>.txt instead of pi's /tmp/pi-bash-*.log;
-//   - grep asks ripgrep for --sort path and find sorts fd's results: pi's outputs come in
-//     the walk's nondeterministic order, pigo's are one of those orders, always the same;
-//   - find uses ripgrep's file list with fd's glob rules when fd is not installed (pi
-//     would try to download fd);
-//   - edit matches on the file's raw bytes, so a file that is not UTF-8 keeps the bytes the
-//     edit does not touch (pi rewrites them as U+FFFD);
-//   - read scales large images by area averaging where pi uses Lanczos3 (same sizes, same
-//     note, slightly different pixels); bmp and oversized webp are omitted with pi's notes;
-//   - ls approximates ICU's root collation (pi's localeCompare) for file names.
+// [All] binds them in one explicit list: no toolset registers itself from an init
+// function. The declarations (parameters, descriptions) stay in toolsets/*.cue: an
+// implementation only decodes its validated arguments and does the work; a test
+// (declarations_test.go) proves every shipped declaration has an implementation.
+//
+// This package's tests drive every implementation through the composed list: pi's
+// built-ins against the real pi 0.84.3 (pidiff_test.go) and a golden file of every text,
+// the seed's file tools against their golden files, issue 20's hostile targets.
 package tools
 
-import "github.com/pigo-agent/pigo/internal/toolrun"
+import (
+	"sync"
 
-var impls toolrun.Impls
+	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/aft"
+	"github.com/pigo-agent/pigo/internal/tools/claudecode"
+	"github.com/pigo-agent/pigo/internal/tools/codemode"
+	"github.com/pigo-agent/pigo/internal/tools/ext"
+	"github.com/pigo-agent/pigo/internal/tools/github"
+	"github.com/pigo-agent/pigo/internal/tools/lsp"
+	"github.com/pigo-agent/pigo/internal/tools/opencode"
+	"github.com/pigo-agent/pigo/internal/tools/pi"
+	"github.com/pigo-agent/pigo/internal/tools/spawn"
+	"github.com/pigo-agent/pigo/internal/tools/talk"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
+	"github.com/pigo-agent/pigo/internal/tools/web"
+)
 
-// Register binds impl to the tool name of toolset ("pi", "claude-code", "opencode", "lsp",
-// ...). Call it from an init function of the toolset's file.
-func Register(toolset, name string, impl toolrun.Impl) { impls.Register(toolset, name, impl) }
+// toolsets is the one list: each entry adds one toolset's implementations.
+var toolsets = []func(*toolrun.Impls){
+	pi.Register,
+	claudecode.Register,
+	opencode.Register,
+	lsp.Register,
+	web.Register,
+	vision.Register,
+	github.Register,
+	aft.Register,
+	spawn.Register,
+	talk.Register,
+	codemode.Register,
+	ext.Register, // the exec runner for declarative extension tools
+}
 
-// All returns every registered implementation, including the exec runner for declarative
-// extension tools.
-func All() *toolrun.Impls { return &impls }
+var all = sync.OnceValue(func() *toolrun.Impls {
+	r := &toolrun.Impls{}
+	for _, add := range toolsets {
+		add(r)
+	}
+	return r
+})
+
+// All returns every implementation, including the exec runner for declarative extension
+// tools. The list is built once, on first use.
+func All() *toolrun.Impls { return all() }

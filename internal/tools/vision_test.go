@@ -11,6 +11,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 	_ "github.com/pigo-agent/pigo/internal/llm/providers"
+	"github.com/pigo-agent/pigo/internal/tools/vision"
 )
 
 // visionEnv is a session whose settings name the vision model vis/vmodel served by srv.
@@ -37,7 +38,7 @@ func (e *env) vision(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := cfg.VisionModel()
-	SetVision(e.session(), Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err})
+	vision.SetVision(e.session(), vision.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err})
 }
 
 var pngBytes = []byte("\x89PNG\r\n\x1a\n fake png body")
@@ -84,7 +85,7 @@ func TestDescribeImage(t *testing.T) {
 	if strings.Count(body, dataURL) != 2 {
 		t.Errorf("images not sent as PNG data URLs: %s", body)
 	}
-	sys, _ := json.Marshal(VisionSystemPrompt)
+	sys, _ := json.Marshal(vision.VisionSystemPrompt)
 	if !strings.Contains(body, string(sys)) || !strings.Contains(body, wantPrompt) || !strings.Contains(body, `"max_completion_tokens":2048`) && !strings.Contains(body, `"max_tokens":2048`) {
 		t.Errorf("request body %s", body)
 	}
@@ -120,7 +121,7 @@ func TestDescribeImageTexts(t *testing.T) {
 	if r := e.call("describe_image", `{"path": "a.png"}`); r.Text() != "识别失败: API 未返回内容" {
 		t.Errorf("empty answer: %q", r.Text())
 	}
-	if got := srv.Requests(); len(got) != 1 || !strings.Contains(string(got[0].Body), jsonStr(VisionDefaultPrompt)) {
+	if got := srv.Requests(); len(got) != 1 || !strings.Contains(string(got[0].Body), jsonStr(vision.VisionDefaultPrompt)) {
 		t.Errorf("default prompt not sent")
 	}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/toolrun"
+	webtools "github.com/pigo-agent/pigo/internal/tools/web"
 	"github.com/pigo-agent/pigo/internal/web"
 )
 
@@ -30,11 +31,11 @@ func webEnv(t *testing.T, srv *httptest.Server) *env {
 	t.Setenv("HOME", filepath.Dir(ws))
 	t.Setenv("SEARCH1API_KEY", "")
 	ap := netip.MustParseAddrPort(srv.Listener.Addr().String())
-	old := newWebClient
-	newWebClient = func(*toolrun.Session) (*web.Client, error) {
+	old := webtools.NewClient
+	webtools.NewClient = func(*toolrun.Session) (*web.Client, error) {
 		return web.New(web.Options{Allow: []netip.AddrPort{ap}, SearchURL: srv.URL + "/search"}), nil
 	}
-	t.Cleanup(func() { newWebClient = old })
+	t.Cleanup(func() { webtools.NewClient = old })
 	return e
 }
 
@@ -300,5 +301,58 @@ func TestWebNetworkPolicy(t *testing.T) {
 	}
 	if len(hits) != n {
 		t.Error("a refused host was requested")
+	}
+}
+
+// TestWebFetchHostileOutputPath is issue 20 through web_fetch's output_path, the one write
+// a download makes: a dangling link to the agent dir's sandbox.json, a link to /dev/zero,
+// a FIFO and .git's hooks are refused before the request leaves, nothing is written and
+// nothing hangs; the safe twin (a link that stays inside) is written through.
+func TestWebFetchHostileOutputPath(t *testing.T) {
+	var hits int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"fs":{"mode":"allow-all"},"network":{"mode":"allow-all"}}`)
+	}))
+	defer srv.Close()
+	e := webEnv(t, srv)
+	hostileTree(t, e.dir, e.agent)
+	cases := []struct{ path, want string }{
+		{"evil.json", `Path "` + filepath.Join(e.dir, "evil.json") + `" is protected (the agent dir: `},
+		{".git/hooks/post-checkout", "is protected (git's config and hooks run outside the sandbox). No UI available for approval."},
+		{"zero", "/dev/zero: is a character device, not a regular file"},
+		{"fifo", "is a named pipe (FIFO), not a regular file"},
+	}
+	for _, c := range cases {
+		var r toolrun.Result
+		within(t, c.path, func() {
+			r = e.call("web_fetch", `{"url":"`+srv.URL+`/x","output_path":"`+c.path+`"}`)
+		})
+		if !r.IsError || !strings.Contains(r.Text(), c.want) {
+			t.Errorf("%s: got %q (error %v), want %q", c.path, r.Text(), r.IsError, c.want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(e.agent, "sandbox.json")); err == nil {
+		t.Error("the dangling link was written through")
+	}
+	if _, err := os.Lstat(filepath.Join(e.dir, ".git/hooks/post-checkout")); err == nil {
+		t.Error("a git hook was written")
+	}
+	if hits != 0 {
+		t.Errorf("%d requests left before the refusals", hits)
+	}
+	// The safe twin: the link stays inside, the download lands in its target, the link stays.
+	if r := e.call("web_fetch", `{"url":"`+srv.URL+`/x","output_path":"inner.md"}`); r.IsError {
+		t.Fatalf("inner.md: %s", r.Text())
+	}
+	if got := e.read("docs/inner.md"); !strings.HasPrefix(got, `{"fs"`) {
+		t.Errorf("through the inside link: %q", got)
+	}
+	if l, _ := os.Readlink(filepath.Join(e.dir, "inner.md")); l != "docs/inner.md" {
+		t.Errorf("the link was replaced: %q", l)
 	}
 }
