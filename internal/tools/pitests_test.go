@@ -90,7 +90,7 @@ func hasNot(s string, subs ...string) string {
 	return ""
 }
 
-func all(checks ...string) string {
+func allOf(checks ...string) string {
 	for _, c := range checks {
 		if c != "" {
 			return c
@@ -183,14 +183,14 @@ func toolGroups() []toolGroup {
 				if o.text != "Hello, world!\nLine 2\nLine 3" {
 					return fmt.Sprintf("text %q", o.text)
 				}
-				return all(hasNot(o.text, "Use offset="), noDetails(o))
+				return allOf(hasNot(o.text, "Use offset="), noDetails(o))
 			}},
 		{it: "read tool: should handle non-existent files", tool: "read", args: `{"path":"$D/nonexistent.txt"}`,
 			check: func(o caseOut) string { return isErr(o, `(?i)ENOENT|not found`) }},
 		{it: "read tool: should truncate files exceeding line limit", files: map[string]string{"large.txt": numLines("Line ", 2500, "\n")},
 			tool: "read", args: `{"path":"$D/large.txt"}`,
 			check: func(o caseOut) string {
-				return all(has(o.text, "Line 1", "Line 2000", "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"), hasNot(o.text, "Line 2001"))
+				return allOf(has(o.text, "Line 1", "Line 2000", "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"), hasNot(o.text, "Line 2001"))
 			}},
 		{it: "read tool: should truncate when byte limit exceeded", files: map[string]string{"large-bytes.txt": bytes500.String()},
 			tool: "read", args: `{"path":"$D/large-bytes.txt"}`,
@@ -203,17 +203,17 @@ func toolGroups() []toolGroup {
 		{it: "read tool: should handle offset parameter", files: map[string]string{"offset-test.txt": numLines("Line ", 100, "\n")},
 			tool: "read", args: `{"path":"$D/offset-test.txt","offset":51}`,
 			check: func(o caseOut) string {
-				return all(hasNot(o.text, "Line 50\n", "Use offset="), has(o.text, "Line 51", "Line 100"))
+				return allOf(hasNot(o.text, "Line 50\n", "Use offset="), has(o.text, "Line 51", "Line 100"))
 			}},
 		{it: "read tool: should handle limit parameter", files: map[string]string{"limit-test.txt": numLines("Line ", 100, "\n")},
 			tool: "read", args: `{"path":"$D/limit-test.txt","limit":10}`,
 			check: func(o caseOut) string {
-				return all(has(o.text, "Line 1", "Line 10", "[90 more lines in file. Use offset=11 to continue.]"), hasNot(o.text, "Line 11"))
+				return allOf(has(o.text, "Line 1", "Line 10", "[90 more lines in file. Use offset=11 to continue.]"), hasNot(o.text, "Line 11"))
 			}},
 		{it: "read tool: should handle offset + limit together", files: map[string]string{"offset-limit-test.txt": numLines("Line ", 100, "\n")},
 			tool: "read", args: `{"path":"$D/offset-limit-test.txt","offset":41,"limit":20}`,
 			check: func(o caseOut) string {
-				return all(hasNot(o.text, "Line 40", "Line 61"), has(o.text, "Line 41", "Line 60", "[40 more lines in file. Use offset=61 to continue.]"))
+				return allOf(hasNot(o.text, "Line 40", "Line 61"), has(o.text, "Line 41", "Line 60", "[40 more lines in file. Use offset=61 to continue.]"))
 			}},
 		{it: "read tool: should show error when offset is beyond file length", files: map[string]string{"short.txt": "Line 1\nLine 2\nLine 3"},
 			tool: "read", args: `{"path":"$D/short.txt","offset":100}`,
@@ -257,11 +257,11 @@ func toolGroups() []toolGroup {
 		// write tool
 		{it: "write tool: should write file contents", tool: "write", args: `{"path":"$D/write-test.txt","content":"Test content"}`,
 			check: func(o caseOut) string {
-				return all(has(o.text, "Successfully wrote", filepath.Join(o.dir, "write-test.txt")), noDetails(o), fileIs(o, "write-test.txt", "Test content"))
+				return allOf(has(o.text, "Successfully wrote", filepath.Join(o.dir, "write-test.txt")), noDetails(o), fileIs(o, "write-test.txt", "Test content"))
 			}},
 		{it: "write tool: should create parent directories", tool: "write", args: `{"path":"$D/nested/dir/test.txt","content":"Nested content"}`,
 			check: func(o caseOut) string {
-				return all(has(o.text, "Successfully wrote"), fileIs(o, "nested/dir/test.txt", "Nested content"))
+				return allOf(has(o.text, "Successfully wrote"), fileIs(o, "nested/dir/test.txt", "Nested content"))
 			}},
 		// edit tool
 		{it: "edit tool: should replace text in file", files: map[string]string{"edit-test.txt": "Hello, world!"},
@@ -269,7 +269,7 @@ func toolGroups() []toolGroup {
 			check: func(o caseOut) string {
 				diff, _ := o.details["diff"].(string)
 				patch, _ := o.details["patch"].(string)
-				return all(has(o.text, "Successfully replaced"), has(diff, "testing"), has(patch, "--- ", "+++ ", "@@", "-Hello, world!", "+Hello, testing!"),
+				return allOf(has(o.text, "Successfully replaced"), has(diff, "testing"), has(patch, "--- ", "+++ ", "@@", "-Hello, world!", "+Hello, testing!"),
 					fileIs(o, "edit-test.txt", "Hello, testing!"))
 			}},
 		{it: "edit tool: should fail if text not found", files: map[string]string{"edit-test.txt": "Hello, world!"},
@@ -278,10 +278,10 @@ func toolGroups() []toolGroup {
 		{it: "edit tool: should include file content context when text is not found", files: map[string]string{"edit-context.txt": "alpha\nbeta\ngamma\ndelta\n"},
 			tool: "edit", args: `{"path":"$D/edit-context.txt","edits":[{"oldText":"nonexistent","newText":"testing"}]}`,
 			// pi 0.84.3 does not quote the file (the numbered "  1: alpha" lines are later).
-			check: func(o caseOut) string { return all(isErr(o, `Could not find`), hasNot(o.text, "  1: alpha")) }},
+			check: func(o caseOut) string { return allOf(isErr(o, `Could not find`), hasNot(o.text, "  1: alpha")) }},
 		{it: "edit tool: should include closest match context when oldText partially matches", files: map[string]string{"edit-partial.txt": "//  Talks\nconst x = 1;\n//  More\n"},
 			tool: "edit", args: `{"path":"$D/edit-partial.txt","edits":[{"oldText":"// Talks\nconst x = 1;","newText":"// Updated\nconst x = 2;"}]}`,
-			check: func(o caseOut) string { return all(isErr(o, `Could not find`), hasNot(o.text, "  1: //  Talks")) }},
+			check: func(o caseOut) string { return allOf(isErr(o, `Could not find`), hasNot(o.text, "  1: //  Talks")) }},
 		{it: "edit tool: should include ENOENT when the edit target does not exist", tool: "edit", args: `{"path":"$D/missing.txt","edits":[{"oldText":"hello","newText":"world"}]}`,
 			check: func(o caseOut) string {
 				return isErr(o, `^Could not edit file: .*/missing\.txt\. Error code: ENOENT\.$`)
@@ -293,7 +293,7 @@ func toolGroups() []toolGroup {
 			tool: "edit", args: `{"path":"$D/edit-multi.txt","edits":[{"oldText":"alpha\n","newText":"ALPHA\n"},{"oldText":"gamma\n","newText":"GAMMA\n"}]}`,
 			check: func(o caseOut) string {
 				diff, _ := o.details["diff"].(string)
-				return all(has(o.text, "Successfully replaced 2 block(s)"), fileIs(o, "edit-multi.txt", "ALPHA\nbeta\nGAMMA\ndelta\n"), has(diff, "ALPHA", "GAMMA"))
+				return allOf(has(o.text, "Successfully replaced 2 block(s)"), fileIs(o, "edit-multi.txt", "ALPHA\nbeta\nGAMMA\ndelta\n"), has(diff, "ALPHA", "GAMMA"))
 			}},
 		{it: "edit tool: should collapse large unchanged gaps in multi-edit diffs", files: map[string]string{"edit-multi-large-gap.txt": strings.Join(lines600, "\n") + "\n"},
 			tool: "edit", args: `{"path":"$D/edit-multi-large-gap.txt","edits":[{"oldText":"line 100\n","newText":"LINE 100\n"},{"oldText":"line 300\n","newText":"LINE 300\n"},{"oldText":"line 500\n","newText":"LINE 500\n"}]}`,
@@ -302,7 +302,7 @@ func toolGroups() []toolGroup {
 				if n := strings.Count(diff, "\n") + 1; n >= 50 {
 					return fmt.Sprintf("the diff has %d lines", n)
 				}
-				return all(has(diff, "LINE 100", "LINE 300", "LINE 500", "..."), hasNot(diff, "line 250"))
+				return allOf(has(diff, "LINE 100", "LINE 300", "LINE 500", "..."), hasNot(diff, "line 250"))
 			}},
 		{it: "edit tool: should match edits against the original file, not incrementally", files: map[string]string{"edit-multi-original.txt": "foo\nbar\nbaz\n"},
 			tool: "edit", args: `{"path":"$D/edit-multi-original.txt","edits":[{"oldText":"foo\n","newText":"foo bar\n"},{"oldText":"bar\n","newText":"BAR\n"}]}`,
@@ -316,7 +316,7 @@ func toolGroups() []toolGroup {
 		{it: "edit tool: should not partially apply edits when one edit fails", files: map[string]string{"edit-no-partial.txt": "alpha\nbeta\ngamma\n"},
 			tool: "edit", args: `{"path":"$D/edit-no-partial.txt","edits":[{"oldText":"alpha\n","newText":"ALPHA\n"},{"oldText":"missing\n","newText":"MISSING\n"}]}`,
 			check: func(o caseOut) string {
-				return all(isErr(o, `Could not find`), fileIs(o, "edit-no-partial.txt", "alpha\nbeta\ngamma\n"))
+				return allOf(isErr(o, `Could not find`), fileIs(o, "edit-no-partial.txt", "alpha\nbeta\ngamma\n"))
 			}},
 		{it: "edit tool: should include EACCES for read-only files", files: map[string]string{"edit-readonly.txt": "hello\n"},
 			setup: func(dir string) { os.Chmod(filepath.Join(dir, "edit-readonly.txt"), 0o444) },
@@ -324,14 +324,14 @@ func toolGroups() []toolGroup {
 			check: func(o caseOut) string {
 				if os.Geteuid() == 0 {
 					// root writes a 0444 file: pi and pigo both do the edit.
-					return all(ok(o), fileIs(o, "edit-readonly.txt", "world\n"))
+					return allOf(ok(o), fileIs(o, "edit-readonly.txt", "world\n"))
 				}
 				// pi 0.84.3: "File is not writable: <path>"... whatever its text, an error.
 				return isErr(o, `.`)
 			}},
 		// bash tool
 		{it: "bash tool: should execute simple commands", tool: "bash", args: `{"command":"echo 'test output'"}`,
-			check: func(o caseOut) string { return all(has(o.text, "test output"), noDetails(o)) }},
+			check: func(o caseOut) string { return allOf(has(o.text, "test output"), noDetails(o)) }},
 		{it: "bash tool: should handle command errors", tool: "bash", args: `{"command":"exit 1"}`,
 			check: func(o caseOut) string { return isErr(o, `(Command failed|code 1)`) }},
 		{it: "bash tool: should respect timeout", tool: "bash", args: `{"command":"sleep 5","timeout":1}`,
@@ -341,7 +341,7 @@ func toolGroups() []toolGroup {
 			// print-mode tool call cannot receive): here a real command does.
 			args: `{"command":"seq 3000; sleep 10","timeout":2}`,
 			check: func(o caseOut) string {
-				if c := all(isErr(o, `Command timed out after 2 seconds`), hasNot(o.text, "Full output: undefined")); c != "" {
+				if c := allOf(isErr(o, `Command timed out after 2 seconds`), hasNot(o.text, "Full output: undefined")); c != "" {
 					return c
 				}
 				m := regexp.MustCompile(`\[Showing lines \d+-\d+ of \d+\. Full output: ([^\]\n]+)\]`).FindStringSubmatch(o.text)
@@ -379,7 +379,7 @@ func toolGroups() []toolGroup {
 				if !regexp.MustCompile(`\[Showing lines 2001-4000 of 4000\. Full output: `).MatchString(o.text) {
 					return "no note in " + abbreviate(o.text)
 				}
-				return all(has(o.text, "line-2001", "line-4000"), hasNot(o.text, "4001"))
+				return allOf(has(o.text, "line-2001", "line-4000"), hasNot(o.text, "4001"))
 			}},
 		{it: "bash tool: should decode UTF-8 characters split across output chunks", tool: "bash",
 			args: `{"command":"printf '\\342'; sleep 0.3; printf '\\202\\254\\n'"}`,
@@ -412,7 +412,7 @@ func toolGroups() []toolGroup {
 		{it: "grep tool: should respect global limit and include context lines", files: map[string]string{"context.txt": "before\nmatch one\nafter\nmiddle\nmatch two\nafter two"},
 			tool: "grep", args: `{"pattern":"match","path":"$D/context.txt","limit":1,"context":1}`,
 			check: func(o caseOut) string {
-				return all(has(o.text, "context.txt-1- before", "context.txt:2: match one", "context.txt-3- after",
+				return allOf(has(o.text, "context.txt-1- before", "context.txt:2: match one", "context.txt-3- after",
 					"[1 matches limit reached. Use limit=2 for more, or refine pattern]"), hasNot(o.text, "match two"))
 			}},
 		{it: "grep tool: should treat flag-like patterns as search text", files: map[string]string{"target.txt": "target\n"},
@@ -551,9 +551,9 @@ func piEditCase(it, name, content, edits, want, errRe string) toolCase {
 		args: `{"path":"$D/` + name + `","edits":` + edits + `}`,
 		check: func(o caseOut) string {
 			if errRe != "" {
-				return all(isErr(o, errRe), fileIs(o, name, content))
+				return allOf(isErr(o, errRe), fileIs(o, name, content))
 			}
-			return all(ok(o), has(o.text, "Successfully replaced"), fileIs(o, name, want))
+			return allOf(ok(o), has(o.text, "Successfully replaced"), fileIs(o, name, want))
 		}}
 }
 
@@ -619,13 +619,13 @@ func nameVariantCases() []toolCase {
 	return []toolCase{
 		{it: r + "should read macOS screenshot names typed with a regular space before AM/PM", files: map[string]string{"Screenshot 2024-01-01 at 10.00.00\u202fAM.txt": "shot"},
 			tool: "read", args: `{"path":"$D/Screenshot 2024-01-01 at 10.00.00 AM.txt"}`,
-			check: func(o caseOut) string { return all(ok(o), has(o.text, "shot")) }},
+			check: func(o caseOut) string { return allOf(ok(o), has(o.text, "shot")) }},
 		{it: r + "should read a file whose name is stored in NFD from the NFC form", files: map[string]string{"cafe\u0301.txt": "decomposed"},
 			tool: "read", args: `{"path":"$D/café.txt"}`,
-			check: func(o caseOut) string { return all(ok(o), has(o.text, "decomposed")) }},
+			check: func(o caseOut) string { return allOf(ok(o), has(o.text, "decomposed")) }},
 		{it: r + "should read a name with a curly apostrophe typed with a straight one", files: map[string]string{"it\u2019s.txt": "curly"},
 			tool: "read", args: `{"path":"$D/it's.txt"}`,
-			check: func(o caseOut) string { return all(ok(o), has(o.text, "curly")) }},
+			check: func(o caseOut) string { return allOf(ok(o), has(o.text, "curly")) }},
 	}
 }
 
@@ -647,7 +647,7 @@ func findGroup() toolGroup {
 			}},
 		{it: f + "should respect .gitignore", files: map[string]string{".gitignore": "ignored.txt\n", "ignored.txt": "ignored", "kept.txt": "kept"},
 			tool: "find", args: `{"pattern":"**/*.txt","path":"$D"}`,
-			check: func(o caseOut) string { return all(has(o.text, "kept.txt"), hasNot(o.text, "ignored.txt")) }},
+			check: func(o caseOut) string { return allOf(has(o.text, "kept.txt"), hasNot(o.text, "ignored.txt")) }},
 		{it: f + "should surface fd glob parse errors", tool: "find", args: `{"pattern":"[","path":"$D"}`,
 			check: func(o caseOut) string { return isErr(o, `(?i)error parsing glob|fd exited with code 1|fd error`) }},
 		{it: f + "should treat flag-like patterns as search text", tool: "find", args: `{"pattern":"--help","path":"$D"}`,
@@ -799,4 +799,10 @@ func fdUsable() string {
 		return ""
 	}
 	return "no fd on PATH (Debian: apt-get install fd-find)"
+}
+
+// jsString is s as a JSON string.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
