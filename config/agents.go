@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/spawn"
@@ -122,6 +123,26 @@ func (c *Config) Agent(name string) (*ResolvedAgent, error) {
 
 // Roster is the sub-agents spawn-agent may start, as a value a session resolves once.
 func (c *Config) Roster() spawn.Roster { return roster(c.Agents()) }
+
+// addAgentList adds to spawn-agent's guidelines the sub-agents it may start, as the seed adds
+// its list at session start (nothing when there are none), so the model knows the names
+// without a failed call.
+func addAgentList(ext *engine.Extension, r spawn.Roster) {
+	if len(r.Agents) == 0 {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("The sub-agents spawn-agent can start (give the name as `agent`):")
+	for _, a := range r.Agents {
+		b.WriteString("\n  - `" + a.Name + "`: " + strings.Join(strings.Fields(a.Description), " "))
+	}
+	for i := range ext.Tools {
+		if ext.Tools[i].Name == "spawn-agent" {
+			t := &ext.Tools[i]
+			t.PromptGuidelines = append(append([]string{}, t.PromptGuidelines...), b.String())
+		}
+	}
+}
 
 func roster(agents []ResolvedAgent, skipped []SkippedAgent) spawn.Roster {
 	var r spawn.Roster

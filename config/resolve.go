@@ -224,7 +224,11 @@ func (c *Config) declarations() ([]engine.Extension, []engine.BuiltinCommand, []
 			}
 			continue
 		}
-		shippedExts = append(shippedExts, toEngine(e, src, engine.Source{Kind: engine.KindToolset, Name: e.Name, File: e.File, Scope: engine.ScopeTemporary}))
+		ext := toEngine(e, src, engine.Source{Kind: engine.KindToolset, Name: e.Name, File: e.File, Scope: engine.ScopeTemporary})
+		if e.Name == "spawn-agent" {
+			addAgentList(&ext, c.Roster())
+		}
+		shippedExts = append(shippedExts, ext)
 	}
 	userExt := func(scope Scope) {
 		for _, f := range c.Files {

@@ -18,8 +18,10 @@ type naming struct {
 func (n *naming) wait() { n.wg.Wait() }
 
 // startNaming names an unnamed session from its first user prompt (the first user message of
-// a continued session) through the sessionName model, in the background. Its failures are
-// not shown, as pi's print mode shows no notifications.
+// a continued session) through the sessionName model, in the background. Where a person is
+// (the chat), the seed's notices say what happened: no sessionName configured, the model
+// unavailable, the call failed (warnings), or the name given; pi's print mode shows no
+// notifications, so -p says nothing.
 func (s *Session) startNaming(ctx context.Context, prompt string) {
 	s.naming.once.Do(func() {
 		s.mu.Lock()
@@ -37,16 +39,22 @@ func (s *Session) startNaming(ctx context.Context, prompt string) {
 				}
 			}
 		}
+		if text == "" {
+			return
+		}
 		conf := namer.ParseConfig(s.settings.raw)
-		if text == "" || conf == nil || conf.Model == "" {
+		if conf == nil || conf.Model == "" {
+			s.namingNotice("warning: " + namer.WarnNoConfig)
 			return
 		}
 		m, err := s.cfg.Model(conf.Provider+"/"+conf.Model, "")
 		if err != nil || m == nil {
+			s.namingNotice("warning: " + namer.WarnUnavailable)
 			return
 		}
 		p, err := llm.ProviderFor(m.API)
 		if err != nil {
+			s.namingNotice("warning: " + namer.WarnUnavailable)
 			return
 		}
 		// ctx is the caller's, not the prompt's: the name is asked for beside the prompt (an
@@ -55,9 +63,20 @@ func (s *Session) startNaming(ctx context.Context, prompt string) {
 		go func() {
 			defer s.naming.wg.Done()
 			name, err := namer.Generate(ctx, p, m, llm.Options{ProxyURL: proxy, SessionID: f.ID(), Headers: requestHeaders(f.ID())}, text, conf.MaxLength)
-			if err == nil {
-				_, _ = f.AppendSessionInfo(name)
+			if err != nil {
+				s.namingNotice("warning: " + namer.WarnFailed)
+				return
+			}
+			if _, err := f.AppendSessionInfo(name); err == nil {
+				s.namingNotice(namer.Named(name))
 			}
 		}()
 	})
+}
+
+// namingNotice tells a person what session-name did; nothing in print mode.
+func (s *Session) namingNotice(text string) {
+	if s.interactive {
+		s.fe.Notice(Notice{Text: text})
+	}
 }

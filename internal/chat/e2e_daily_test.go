@@ -329,7 +329,7 @@ func TestE2EBashCard(t *testing.T) {
 	}
 	tm.keys("C-o")
 	tm.keys("PPage")
-	s = tm.waitFor("out5")
+	s = tm.waitFor("out1\n")
 	if strings.Contains(s, "earlier lines") {
 		t.Fatalf("Ctrl+O did not expand:\n%s", s)
 	}

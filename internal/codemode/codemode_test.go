@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -149,7 +150,7 @@ func TestAbort(t *testing.T) {
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil {
 		cases = append(cases, struct{ code, want string }{"await call('Bash', {command: 'sleep 30'})",
-			"Script failed (aborted):\ncodemode execution was aborted\n\nTool calls made before the failure (they are not undone): Bash (ok)"})
+			"Script failed (aborted):\ncodemode execution was aborted\n\nTool calls made before the failure (they are not undone): Bash (aborted)"})
 	}
 	for _, c := range cases {
 		base := runtime.NumGoroutine()
@@ -212,7 +213,7 @@ func TestTimeout(t *testing.T) {
 	needBwrap(t)
 	e := newEnv(t, "")
 	r := e.run(context.Background(), "// @options: {\"timeout_ms\": 300}\nawait call(\"Bash\", {command: \"sleep 20\"})")
-	if want := "Script failed (aborted):\ncodemode execution timed out after 300 ms\n\nTool calls made before the failure (they are not undone): Bash (ok)"; r.Text() != want {
+	if want := "Script failed (aborted):\ncodemode execution timed out after 300 ms\n\nTool calls made before the failure (they are not undone): Bash (aborted)"; r.Text() != want {
 		t.Fatalf("text %q, want %q", r.Text(), want)
 	}
 	r = e.run(context.Background(), "// @options: {\"timeout_ms\": 50}\nfor (;;) {}")
@@ -231,9 +232,10 @@ func TestAllocationLoop(t *testing.T) {
 	if r := e.run(context.Background(), "return 6 * 7"); r.Text() != "\n\n42" {
 		t.Fatalf("after OOM: %q", r.Text())
 	}
+	// The stack trace is over the output budget: the error stays at the head of the cut text.
 	r = e.run(context.Background(), "function f() { return f() + 1 }\nf()")
-	if !strings.HasPrefix(r.Text(), "Script failed (script):\nInternalError: stack overflow") {
-		t.Fatalf("recursion: %q", r.Text())
+	if !regexp.MustCompile(`^Warning: truncated output \(original token count: \d+\)\nTotal output lines: \d+\nScript failed \(script\):\nInternalError: stack overflow`).MatchString(r.Text()) {
+		t.Fatalf("recursion: %q", abbrev(r.Text()))
 	}
 }
 
@@ -289,4 +291,39 @@ func TestProgressAndSequential(t *testing.T) {
 	if tl, ok := e.runner.Lookup("codemode"); !ok || !tl.Sequential() {
 		t.Fatal("codemode is not sequential")
 	}
+}
+
+// The output budget holds for a failed and a timed-out script too: the text keeps the error
+// at its head and the calls made at its tail, and the whole text is spilled to the file
+// details.fullOutputPath names.
+func TestFailureTruncated(t *testing.T) {
+	e := newEnv(t, "")
+	for _, c := range []struct{ code, head, out string }{
+		{"// @options: {\"max_output_tokens\": 50}\ntext('x'.repeat(1000)); throw new Error('boom')", "Script failed (script):\nError: boom", strings.Repeat("x", 1000)},
+		{"// @options: {\"max_output_tokens\": 50, \"timeout_ms\": 100}\ntext('y'.repeat(1000)); for (;;) {}", "Script failed (aborted):\ncodemode execution timed out after 100 ms", strings.Repeat("y", 1000)},
+	} {
+		r := e.run(context.Background(), c.code)
+		var d struct {
+			FullOutputPath string `json:"fullOutputPath"`
+			Error          string `json:"error"`
+		}
+		json.Unmarshal(r.Details, &d)
+		text := r.Text()
+		if !r.IsError || !strings.HasPrefix(text, "Warning: truncated output (original token count: ") || !strings.Contains(text, c.head) ||
+			!strings.Contains(text, "No tool calls were made.\n[Full output: "+d.FullOutputPath+" (read with offset/limit)]") || len(text) > 600 {
+			t.Fatalf("%s: text %q, details %s", c.head, text, r.Details)
+		}
+		full, err := os.ReadFile(d.FullOutputPath)
+		if err != nil || !strings.HasPrefix(string(full), c.head) || !strings.Contains(string(full), "\n\n"+c.out+"\n\nNo tool calls were made.") {
+			t.Fatalf("%s: spill %q, %v", c.head, abbrev(string(full)), err)
+		}
+		os.Remove(d.FullOutputPath)
+	}
+}
+
+func abbrev(s string) string {
+	if len(s) > 200 {
+		return s[:100] + "…" + s[len(s)-100:]
+	}
+	return s
 }

@@ -513,8 +513,13 @@ func (r *run) doCall(req callReq) {
 		}()
 		out = r.s.Call(r.ctx, req.name, req.args)
 	}()
+	// A call still running when the run was aborted or timed out is "aborted", whatever it
+	// answered while it was being stopped.
 	status := "error"
-	if out.OK {
+	switch {
+	case r.ctx.Err() != nil:
+		status = "aborted"
+	case out.OK:
 		status = "ok"
 	}
 	r.mu.Lock()

@@ -262,13 +262,17 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 			parts = append(parts, body)
 		}
 		parts = append(parts, callSummary(out.Calls))
-		r := toolrun.ErrorResult(strings.Join(parts, "\n\n"))
+		// The output budget holds for a failed or timed-out script too: its head (the error)
+		// and tail (the calls made) stay, the rest is spilled.
+		text, spill := truncate(strings.Join(parts, "\n\n"), 0, maxTokens)
+		r := toolrun.ErrorResult(text)
 		r.Details = toolrun.MustJSON(struct {
-			Calls   []CallRecord                `json:"calls"`
-			Error   string                      `json:"error"`
-			Reads   map[string]toolrun.Snapshot `json:"reads,omitempty"`
-			Pendant pendant                     `json:"pendant"`
-		}{out.Calls, kind, readsOut, scriptPendant(code, "failed ("+kind+")")})
+			Calls          []CallRecord                `json:"calls"`
+			Error          string                      `json:"error"`
+			Reads          map[string]toolrun.Snapshot `json:"reads,omitempty"`
+			Pendant        pendant                     `json:"pendant"`
+			FullOutputPath string                      `json:"fullOutputPath,omitempty"`
+		}{out.Calls, kind, readsOut, scriptPendant(code, "failed ("+kind+")"), spill})
 		return r, nil
 	}
 	full := body

@@ -34,6 +34,9 @@ const (
 	WarnFailed      = "命名模型调用失败，未自动命名"
 )
 
+// Named is the seed's notice for a session it named.
+func Named(name string) string { return "会话已命名为: " + name }
+
 // Config is settings.json sessionName, cleaned.
 type Config struct {
 	Provider, Model string

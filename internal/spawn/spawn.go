@@ -34,7 +34,8 @@ type Request struct {
 	Agent, Task        string
 	// Env is the child's environment (nil: the parent's).
 	Env []string
-	// Progress receives the child's text so far, at most every ProgressEvery (nil: none).
+	// Progress receives the child's progress (see progress), at most every ProgressEvery;
+	// never after Run returns (nil: none).
 	Progress func(text string)
 }
 
@@ -47,19 +48,33 @@ type Result struct {
 	Messages []json.RawMessage
 }
 
+// event is one line of the child's JSON mode.
 type event struct {
-	Type    string          `json:"type"`
-	Message json.RawMessage `json:"message"`
+	Type     string          `json:"type"`
+	Message  json.RawMessage `json:"message"`
+	ToolName string          `json:"toolName"`
+	Stream   *struct {
+		Type    string `json:"type"`
+		Delta   string `json:"delta"`
+		Content string `json:"content"`
+	} `json:"assistantMessageEvent"`
 }
 
 type message struct {
 	Role       string `json:"role"`
+	Model      string `json:"model"`
 	StopReason string `json:"stopReason"`
 	Error      string `json:"errorMessage"`
 	Content    []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
+	Usage *struct {
+		TotalTokens int `json:"totalTokens"`
+		Cost        struct {
+			Total float64 `json:"total"`
+		} `json:"cost"`
+	} `json:"usage"`
 }
 
 func (m *message) text() string {
@@ -91,40 +106,49 @@ func Run(ctx context.Context, req Request) Result {
 		return Result{Text: "error: " + err.Error(), Failed: true}
 	}
 	var (
-		mu       sync.Mutex
 		last     message
 		haveLast bool
 		msgs     []json.RawMessage
-		lastSent time.Time
 	)
+	up := newUpdates(req.Progress)
+	defer up.stop()
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var e event
-		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Message) == 0 {
-			continue
-		}
-		var m message
-		if json.Unmarshal(e.Message, &m) != nil || m.Role != "assistant" {
-			if e.Type == "message_end" {
-				msgs = append(msgs, append(json.RawMessage{}, e.Message...))
-			}
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
 		switch e.Type {
+		case "tool_execution_start":
+			up.change(func(p *progress) { p.toolStart(e.ToolName) })
 		case "message_update":
-			if req.Progress != nil && time.Since(lastSent) >= ProgressEvery {
-				lastSent = time.Now()
-				req.Progress(m.text())
+			if e.Stream == nil {
+				continue
+			}
+			switch e.Stream.Type {
+			case "text_end":
+				up.change(func(p *progress) { p.textEnd(e.Stream.Content) })
+			case "thinking_delta":
+				up.change(func(p *progress) { p.thinkingDelta(e.Stream.Delta) })
+			case "thinking_end":
+				up.change(func(p *progress) { p.thinkingEnd() })
 			}
 		case "message_end":
-			mu.Lock()
+			if len(e.Message) == 0 {
+				continue
+			}
 			msgs = append(msgs, append(json.RawMessage{}, e.Message...))
+			var m message
+			if json.Unmarshal(e.Message, &m) != nil || m.Role != "assistant" {
+				continue
+			}
 			last, haveLast = m, true
-			mu.Unlock()
+			up.change(func(p *progress) { p.assistantEnd(&m) })
 		}
 	}
 	waitErr := cmd.Wait()
+	up.stop()
 	text := ""
 	if haveLast {
 		text = last.text()
@@ -170,4 +194,53 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// updates sends the progress to the tool's update callback at most every ProgressEvery: a
+// change within the interval is sent when it ends, so the last state of a burst is shown.
+type updates struct {
+	send func(string)
+	mu   sync.Mutex
+	p    *progress
+	last time.Time
+	// timer is the pending send; stopped is set when Run returns.
+	timer   *time.Timer
+	stopped bool
+}
+
+func newUpdates(send func(string)) *updates { return &updates{send: send, p: newProgress()} }
+
+func (u *updates) change(f func(*progress)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	f(u.p)
+	if u.send == nil || u.stopped || u.timer != nil {
+		return
+	}
+	if wait := ProgressEvery - time.Since(u.last); wait > 0 {
+		u.timer = time.AfterFunc(wait, u.flush)
+		return
+	}
+	u.last = time.Now()
+	u.send(u.p.render())
+}
+
+func (u *updates) flush() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.timer = nil
+	if !u.stopped {
+		u.last = time.Now()
+		u.send(u.p.render())
+	}
+}
+
+func (u *updates) stop() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.stopped = true
+	if u.timer != nil {
+		u.timer.Stop()
+		u.timer = nil
+	}
 }

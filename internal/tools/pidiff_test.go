@@ -162,6 +162,8 @@ type scriptServer struct {
 	calls []diffCall
 	// tools is the tool list of the first request, as pi sent it.
 	tools json.RawMessage
+	// before, when set, runs before the server answers with tool call i.
+	before func(i int)
 }
 
 func newScriptServer(t *testing.T, calls []diffCall) *scriptServer {
@@ -194,6 +196,9 @@ func newScriptServer(t *testing.T, calls []diffCall) *scriptServer {
 		w.Header().Set("Content-Type", "text/event-stream")
 		chunk := func(v string) { fmt.Fprintf(w, "data: %s\n\n", v) }
 		if i < len(ss.calls) {
+			if ss.before != nil {
+				ss.before(i)
+			}
 			c := ss.calls[i]
 			args, _ := json.Marshal(c.args)
 			chunk(fmt.Sprintf(`{"id":"r%d","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_%d","type":"function","function":{"name":%q,"arguments":%s}}]},"finish_reason":null}]}`, i, i, c.name, args))
