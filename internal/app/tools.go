@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/lsp"
+	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -23,6 +25,11 @@ import (
 // execution path (toolrun) for the registry's tools.
 func (s *Session) bindTools() {
 	st := s.setup
+	if st.AgentDir != "" {
+		// The credential stores stay out of the model's reach: no file tool reads them (bash's
+		// sandbox hides them too).
+		safefile.DenyReads(filepath.Join(st.AgentDir, "auth.json"), filepath.Join(st.AgentDir, "mcp-auth.json"))
+	}
 	s.rules = approve.NewRules(st.Policy.ApprovalRules)
 	ts := &toolrun.Session{Cwd: st.Cwd, AgentDir: st.AgentDir, Headless: !s.interactive, FileIO: st.Registry.FileIO,
 		Sandbox: st.Policy, SandboxErr: st.PolicyErr, Environ: st.Environ, Rules: s.rules, Abort: s.Abort,

@@ -49,6 +49,10 @@ func OpenRegular(path string) (*os.File, error) {
 		f.Close()
 		return nil, &Refusal{Path: path, Reason: "changed while pigo opened it; pigo does not read it"}
 	}
+	if err := secretRefusal(path, fst); err != nil {
+		f.Close()
+		return nil, err
+	}
 	// Reads of a regular file never block; clear the flag so the runtime does not poll.
 	_ = unix.SetNonblock(int(f.Fd()), false)
 	return f, nil

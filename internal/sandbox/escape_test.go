@@ -363,6 +363,27 @@ func TestDenyPathsApplied(t *testing.T) {
 	}
 }
 
+// A denyPaths entry inside a protected directory (.git here) stays denied: the protected
+// read-only bind that follows the deny mounts used to show the file again.
+func TestDenyPathsInsideProtected(t *testing.T) {
+	needBwrap(t)
+	ws := newWorkspace(t)
+	must(t, os.MkdirAll(filepath.Join(ws, ".git", "private"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "token"), []byte("GITTOKEN"), 0o600))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "private", "k"), []byte("GITDIR"), 0o600))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main"), 0o644))
+	p := DefaultPolicy()
+	p.DenyPaths = []string{".git/token", ".git/private"}
+	pl, err := NewPlan(p, ws, testEnvReal(t))
+	must(t, err)
+	res, err := Run(context.Background(), pl, `cat .git/token .git/private/k .git/HEAD; echo done`, Options{})
+	must(t, err)
+	out := string(res.Stdout)
+	if strings.Contains(out, "GITTOKEN") || strings.Contains(out, "GITDIR") || !strings.Contains(out, "ref: refs/heads/main") || !strings.Contains(out, "done") {
+		t.Errorf("deny paths under .git not applied (or .git hidden): %q %s", out, res.Stderr)
+	}
+}
+
 func TestSetupFailureReported(t *testing.T) {
 	needBwrap(t)
 	ws := newWorkspace(t)

@@ -435,6 +435,18 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	for _, m := range pl.Placeholders {
 		a = append(a, "--tmpfs", m, "--remount-ro", m)
 	}
+	// A user's denyPaths entry inside a protected path (a file under .git or the agent dir) was
+	// shown again by the protected bind: cover it once more after it.
+	for _, d := range pl.Deny {
+		if !underAny(d.Path, pl.Protected) {
+			continue
+		}
+		if d.Dir {
+			a = append(a, "--tmpfs", d.Path)
+		} else {
+			a = append(a, "--ro-bind-try", "/dev/null", d.Path)
+		}
+	}
 	// After the protected binds, which would show the files again.
 	for _, f := range pl.Secrets {
 		a = append(a, "--ro-bind-try", "/dev/null", f)
@@ -445,6 +457,16 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	a = append(a, pl.ExtraArgs...)
 	a = append(a, "--dev", "/dev", "--proc", "/proc", "--")
 	return append(a, shell...)
+}
+
+// underAny reports whether p is one of dirs or inside one of them.
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // ArgvResult is the JSON shape of `pigo sandbox argv` (the caller adds "version").
@@ -464,15 +486,17 @@ func (pl *Plan) Preview(command string) ArgvResult {
 // but pigo cannot yet build the filtered network stack.
 var ErrLimitedNotImplemented = errors.New("network mode \"limited\" is not supported by this pigo yet; refusing to run without the allowlist enforced (use \"block\" or \"allow-all\")")
 
-// denyCredentials hides the agent dir's auth.json (pi's credential store: API keys and OAuth
-// tokens) from sandboxed commands: no secret reaches a sandbox (D24). The reference leaves it
+// denyCredentials hides the agent dir's auth.json and mcp-auth.json (pi's credential stores:
+// API keys and OAuth tokens) from sandboxed commands: no secret reaches a sandbox (D24). The reference leaves it
 // readable; a deliberate difference (docs/decisions/22-credentials-providers.md).
 func (pl *Plan) denyCredentials() {
 	if pl.agentDir == "" {
 		return
 	}
-	f := filepath.Join(pl.agentDir, "auth.json")
-	if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
-		pl.Secrets = append(pl.Secrets, f)
+	for _, name := range []string{"auth.json", "mcp-auth.json"} {
+		f := filepath.Join(pl.agentDir, name)
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			pl.Secrets = append(pl.Secrets, f)
+		}
 	}
 }
