@@ -10,6 +10,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/mcp"
+	"github.com/pigo-agent/pigo/internal/pattern"
 )
 
 var selectionFlags = []flag{
@@ -225,7 +226,7 @@ func (c *CLI) unknownToolFlags(res *config.Resolution, flags map[string][]string
 	var l diag.List
 	for _, flag := range []string{"--tools", "--exclude-tools"} {
 		for _, n := range flags[flag] {
-			if slices.Contains(names, n) || strings.Contains(n, "*") && slices.ContainsFunc(names, func(t string) bool { return mcp.MatchStar(n, t) }) {
+			if slices.Contains(names, n) || strings.Contains(n, "*") && slices.ContainsFunc(names, func(t string) bool { return pattern.MatchStar(n, t) }) {
 				continue
 			}
 			if strings.HasPrefix(n, "mcp__") && res.MCP != nil && !strings.Contains(n, "*") {

@@ -804,7 +804,7 @@ func (m *nameMatcher) has(name string) bool {
 		return true
 	}
 	for _, p := range m.patterns {
-		if matchStar(p, name) {
+		if pattern.MatchStar(p, name) {
 			return true
 		}
 	}
@@ -820,27 +820,6 @@ func (m *nameMatcher) and(o *nameMatcher) *nameMatcher {
 		}
 	}
 	return out
-}
-
-// matchStar matches name against a pattern where "*" matches any characters.
-func matchStar(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == name
-	}
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(name, p)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(p):]
-	}
-	return len(name) >= len(last) && strings.HasSuffix(name, last)
 }
 
 func quoteOr(name string) string {

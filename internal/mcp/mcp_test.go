@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pigo-agent/pigo/internal/pattern"
 )
 
 // TestToolName pins pi's createMcpToolName: sanitising, and the hash suffix for names that are
@@ -59,7 +60,7 @@ func TestMatchStarAndExposure(t *testing.T) {
 		{"a*b*c", "abc", true}, {"a*b*c", "axxbyyc", true}, {"a*b*c", "acb", false}, {"ab*ab", "ab", false},
 		{"exact", "exact", true}, {"exact", "exactly", false},
 	} {
-		if got := MatchStar(c.p, c.n); got != c.want {
+		if got := pattern.MatchStar(c.p, c.n); got != c.want {
 			t.Errorf("MatchStar(%q, %q) = %v", c.p, c.n, got)
 		}
 	}

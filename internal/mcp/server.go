@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/pigo-agent/pigo/internal/pattern"
 )
 
 // The transports of a server entry.
@@ -139,7 +141,7 @@ func (s *Server) ToolExposureWhere(tool string) (exposure, key string) {
 		return e, tool
 	}
 	for _, p := range s.ToolExposureOrder {
-		if strings.Contains(p, "*") && MatchStar(p, tool) {
+		if strings.Contains(p, "*") && pattern.MatchStar(p, tool) {
 			return s.ToolExposure[p], p
 		}
 	}
@@ -225,26 +227,4 @@ func sortedPairs(m map[string]string) [][2]string {
 		out[i] = [2]string{k, m[k]}
 	}
 	return out
-}
-
-// MatchStar matches name against a pattern where "*" matches any characters (pi's tool-name
-// patterns of toolExposure, --tools and --exclude-tools) and nothing else is special.
-func MatchStar(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == name
-	}
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(name, p)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(p):]
-	}
-	return strings.HasSuffix(name, last)
 }

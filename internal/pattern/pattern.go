@@ -208,3 +208,25 @@ func MatchAny(pats []*Pattern, name string) bool {
 	}
 	return false
 }
+
+// MatchStar matches name against a pattern where "*" matches any characters (pi's tool-name
+// patterns of toolExposure, --tools and --exclude-tools) and nothing else is special.
+func MatchStar(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	name = name[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, p)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(p):]
+	}
+	return strings.HasSuffix(name, last)
+}
