@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -119,27 +118,20 @@ func (x *appConfig) Load(model string) (*app.Setup, error) {
 	return st, nil
 }
 
-// Model resolves "provider/id" as --model does: models.json, the catalogue, the API key as pi
-// resolves it. A model neither knows is app.ErrUnknownModel with a did-you-mean (exit 2).
+// Model resolves "provider/id" as --model does (config.Model). An unknown model or one whose
+// key cannot be resolved is a usage error (exit 2); the unknown one is app.ErrUnknownModel.
 func (x *appConfig) Model(ref, apiKey string) (*llm.Model, error) {
-	mi, err := x.cfg.SessionModel(ref)
-	if err != nil {
-		return nil, err
-	}
-	if mi == nil {
-		return nil, unknownModelError{exitf(ExitUsage, "unknown model %q", ref)}
-	}
-	if mi.Source == "defaults" {
-		return nil, unknownModelError{x.c.unknownModel(x.cfg, mi)}
-	}
-	m, err := x.cfg.ProviderModel(mi.Provider+"/"+mi.ID, apiKey)
-	if err != nil {
-		return nil, exitf(ExitUsage, "model %s/%s: %v", mi.Provider, mi.ID, err)
-	}
-	if m == nil {
+	m, err := x.cfg.Model(ref, apiKey)
+	var unknown *config.UnknownModelError
+	switch {
+	case errors.As(err, &unknown):
+		return nil, unknownModelError{exitf(ExitUsage, "%v", err)}
+	case errors.Is(err, config.ErrModelKey):
+		return nil, exitf(ExitUsage, "%v", err)
+	case err == nil && m == nil:
 		return nil, app.ErrNoModel
 	}
-	return m, nil
+	return m, err
 }
 
 // unknownModelError is the command line's unknown-model error, which a session recognises as
@@ -148,85 +140,12 @@ type unknownModelError struct{ *exitError }
 
 func (e unknownModelError) Unwrap() []error { return []error{e.exitError, app.ErrUnknownModel} }
 
-// Models are the models the chat offers: models.json's custom models (in file order), then
-// the catalogue's, each "provider/id" once.
-func (x *appConfig) Models() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(ref string) {
-		if k := strings.ToLower(ref); !seen[k] {
-			seen[k] = true
-			out = append(out, ref)
-		}
-	}
-	if eff, err := x.cfg.Effective(config.Models); err == nil && eff.Root != nil {
-		if ps := eff.Root.Get("providers"); ps != nil {
-			for _, pm := range ps.Members {
-				if ms := pm.Value.Get("models"); ms != nil {
-					for _, mv := range ms.Elems {
-						if id := mv.Get("id"); id != nil && id.Node != nil && id.Node.Str != "" {
-							add(pm.Key + "/" + id.Node.Str)
-						}
-					}
-				}
-			}
-		}
-	}
-	for _, m := range config.CatalogueModels() {
-		add(m.Provider + "/" + m.ID)
-	}
-	return out
-}
+// Models are the models /model offers (config.ModelRefs).
+func (x *appConfig) Models() []string { return x.cfg.ModelRefs() }
 
-// SaveAllow appends ticked "allow forever" patterns to the project's sandbox.json
-// approvalRules through the comment-keeping editor.
+// SaveAllow is "always allow": the patterns go to the project's sandbox.json approvalRules.
 func (x *appConfig) SaveAllow(patterns []string) (string, error) {
-	var ops []config.EditOp
-	for _, p := range patterns {
-		v, _ := json.Marshal(map[string]string{"action": "allow", "pattern": p})
-		ops = append(ops, config.EditOp{Op: config.OpAdd, Path: "approvalRules", Value: v})
-	}
-	ch, err := x.cfg.Edit(config.Sandbox, config.Project, ops...)
-	if err != nil {
-		return "", err
-	}
-	if err := ch.Write(); err != nil {
-		return "", err
-	}
-	return ch.File, nil
-}
-
-// unknownModel is the exit-2 error for a model neither models.json nor the catalogue knows.
-func (c *CLI) unknownModel(cfg *config.Config, mi *config.ModelInfo) *exitError {
-	name := mi.ID
-	if mi.Provider != "" {
-		name = mi.Provider + "/" + mi.ID
-	}
-	var known []string
-	if models, err := cfg.Effective(config.Models); err == nil {
-		var doc struct {
-			Providers map[string]struct {
-				Models []struct {
-					ID string `json:"id"`
-				} `json:"models"`
-			} `json:"providers"`
-		}
-		_ = json.Unmarshal(models.JSON(), &doc)
-		for p, v := range doc.Providers {
-			for _, m := range v.Models {
-				known = append(known, p+"/"+m.ID)
-			}
-		}
-	}
-	for _, m := range config.CatalogueModels() {
-		known = append(known, m.Provider+"/"+m.ID)
-	}
-	slices.Sort(known)
-	msg := fmt.Sprintf("unknown model %q: it is neither in models.json nor in the shipped catalogue", name)
-	if s := suggestName(name, known); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return exitf(ExitUsage, "%s", msg)
+	return x.cfg.AllowCommands(patterns)
 }
 
 // splitModelFlag reads --model ID | PROVIDER/ID[:THINKING] (with --provider). A suffix that is

@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/prompt"
 )
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
@@ -138,7 +137,7 @@ func (c *CLI) runSession(argv []string) int {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	fileText, err := fileArgsText(cwd, files)
+	fileText, err := prompt.FileArgs(cwd, files)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitUsage
@@ -229,40 +228,6 @@ func (c *CLI) exitCode(err error) int {
 	}
 	fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 	return ExitInternal
-}
-
-// fileArgsText is pi's processFileArguments for text files: each @file as
-// <file name="ABS">\nCONTENT\n</file>\n (a BOM stripped, empty files skipped). Image files are
-// not attached yet: they are refused rather than sent as text.
-func fileArgsText(cwd string, files []string) (string, error) {
-	var b strings.Builder
-	for _, f := range files {
-		if f == "~" || strings.HasPrefix(f, "~/") {
-			if h, err := os.UserHomeDir(); err == nil {
-				f = filepath.Join(h, f[1:])
-			}
-		}
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(cwd, f)
-		}
-		f = filepath.Clean(f)
-		fi, err := os.Stat(f)
-		if err != nil {
-			return "", fmt.Errorf("File not found: %s", f)
-		}
-		if fi.Size() == 0 {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("Could not read file %s: %v", f, err)
-		}
-		if mt := http.DetectContentType(data); strings.HasPrefix(mt, "image/") {
-			return "", fmt.Errorf("@%s is an image (%s): image attachments from the command line are not supported yet", f, mt)
-		}
-		b.WriteString("<file name=\"" + f + "\">\n" + strings.TrimPrefix(string(data), "\ufeff") + "\n</file>\n")
-	}
-	return b.String(), nil
 }
 
 // pipedStdin reads standard input when it is not a terminal (pi trims it; empty means none).
@@ -420,18 +385,4 @@ func lastWithText(msgs []llm.Message) *llm.Message {
 		}
 	}
 	return nil
-}
-
-// textOrFile is pi's resolvePromptInput: an existing file's content, else the text itself.
-func textOrFile(v, cwd string) string {
-	p := v
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-		if b, err := os.ReadFile(p); err == nil {
-			return string(b)
-		}
-	}
-	return v
 }

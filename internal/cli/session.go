@@ -12,7 +12,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/pigo-agent/pigo/config"
-	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/prompt"
 	"github.com/pigo-agent/pigo/internal/session"
@@ -35,27 +34,10 @@ func init() {
 	})
 }
 
-// sessionLocation is where this cwd's sessions live: --session-dir, else
-// $PI_CODING_AGENT_SESSION_DIR, else the settings' sessionDir, else pi's per-cwd folder under
-// AGENTDIR/sessions (the order of pi's main.js).
+// sessionLocation is where this cwd's sessions live (config.SessionLocation with
+// --session-dir and $PI_CODING_AGENT_SESSION_DIR).
 func (c *CLI) sessionLocation(cfg *config.Config, a *args) session.Location {
-	cwd := cfg.ProjectDir
-	if cwd == "" {
-		cwd = "."
-	}
-	cwd, _ = filepath.Abs(cwd)
-	env := c.getenv(session.EnvDir)
-	if a.str("--session-dir") == "" && env == "" {
-		if eff, err := cfg.Effective(config.Settings); err == nil && eff.Root != nil {
-			if v := eff.Root.Get("sessionDir"); v != nil && v.Kind == jsonc.String && v.Node.Str != "" {
-				env = v.Node.Str
-				if !filepath.IsAbs(env) && !strings.HasPrefix(env, "~") {
-					env = filepath.Join(cwd, env)
-				}
-			}
-		}
-	}
-	return session.Locate(cfg.AgentDir, cwd, a.str("--session-dir"), env)
+	return cfg.SessionLocation(a.str("--session-dir"), c.getenv(session.EnvDir))
 }
 
 // sessionJSON is one session in `session list` and `session show`.
@@ -285,58 +267,22 @@ func clip(s string, n int) string {
 // runPrompt builds a session run's system prompt (for the run command): pi 0.84's layout
 // from the resolved tools, guidelines and skills, --system-prompt, --append-system-prompt,
 // -nc, SYSTEM.md / APPEND_SYSTEM.md (the project's only when trusted), or the seed's
-// template when the seed's system-prompt extension is installed.
+// template when the seed's system-prompt extension is installed from settings packages.
 func (c *CLI) runPrompt(a *args, cfg *config.Config, res *config.Resolution) prompt.Result {
-	cwd := cfg.ProjectDir
-	if cwd == "" {
-		cwd = "."
-	}
-	cwd, _ = filepath.Abs(cwd)
+	cwd, _ := filepath.Abs(cfg.ProjectDir)
 	o := prompt.FromResolution(res.Tools, res.Commands)
 	o.Cwd, o.AgentDir, o.Trusted, o.Getenv = cwd, cfg.AgentDir, cfg.Trusted, c.getenv
-	o.SystemPrompt = a.str("--system-prompt")
-	o.AppendSystemPrompt = a.list("--append-system-prompt")
-	o.NoContextFiles = a.has("-nc")
-	if p := prompt.SeedTemplate(cfg.AgentDir, cwd, settingsPackages(cfg), a.list("-e")); p != "" {
+	var pks []prompt.Package
+	for _, p := range cfg.Packages() {
+		pks = append(pks, prompt.Package{Source: p.Source, Extensions: p.Extensions, Project: p.Project})
+	}
+	if p := prompt.SeedTemplate(cfg.AgentDir, cwd, pks, a.list("-e")); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
 			o.Template = string(b)
 		}
 	}
+	o.SystemPrompt = a.str("--system-prompt")
+	o.AppendSystemPrompt = a.list("--append-system-prompt")
+	o.NoContextFiles = a.has("-nc")
 	return prompt.Build(o)
-}
-
-// settingsPackages reads the effective settings "packages": strings or {source, extensions}.
-func settingsPackages(cfg *config.Config) []prompt.Package {
-	eff, err := cfg.Effective(config.Settings)
-	if err != nil || eff.Root == nil {
-		return nil
-	}
-	pk := eff.Root.Get("packages")
-	if pk == nil || pk.Kind != jsonc.Array {
-		return nil
-	}
-	var out []prompt.Package
-	for _, e := range pk.Elems {
-		p := prompt.Package{Project: e.File != nil && e.File.Scope == config.Project}
-		switch e.Kind {
-		case jsonc.String:
-			p.Source = e.Node.Str
-		case jsonc.Object:
-			if s := e.Get("source"); s != nil && s.Kind == jsonc.String {
-				p.Source = s.Node.Str
-			}
-			if x := e.Get("extensions"); x != nil && x.Kind == jsonc.Array {
-				p.Extensions = []string{}
-				for _, f := range x.Elems {
-					if f.Kind == jsonc.String {
-						p.Extensions = append(p.Extensions, f.Node.Str)
-					}
-				}
-			}
-		}
-		if p.Source != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
