@@ -80,8 +80,9 @@ type mcpState struct {
 	reported chan struct{}
 }
 
-// startMCP starts the session's servers in the background and returns the implementations
-// the first runner binds (impls with the MCP tools in front); nil state without servers.
+// startMCP makes the session's MCP state and returns the implementations the first runner
+// binds (impls with the MCP tools in front); nil state without servers. The servers start in
+// the background once that runner exists (start).
 func (s *Session) startMCP(impls *toolrun.Impls) *toolrun.Impls {
 	st := s.setup.MCP
 	if st == nil || len(st.Servers) == 0 {
@@ -93,10 +94,18 @@ func (s *Session) startMCP(impls *toolrun.Impls) *toolrun.Impls {
 	if st.StartupWait > 0 {
 		m.mgr.StartupWait = st.StartupWait
 	}
-	m.mgr.Start()
-	go m.report()
 	s.mcp = m
 	return impls.With(m.mgr.Impls(st.Bindings, m.load))
+}
+
+// start sets the first runner under the lock, then starts the servers and their report: a
+// goroutine of the servers never sees the state without a runner.
+func (m *mcpState) start(runner *toolrun.Runner) {
+	m.mu.Lock()
+	m.runner = runner
+	m.mu.Unlock()
+	m.mgr.Start()
+	go m.report()
 }
 
 func (m *mcpState) markDirty() {
