@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/auth"
 	"github.com/pigo-agent/pigo/internal/chat"
 	"github.com/pigo-agent/pigo/internal/theme"
 )
@@ -25,7 +26,7 @@ func (c *CLI) runChat(a *args) int {
 	}
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
-	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: openBrowser, Rewind: rw, Stderr: c.Stderr}, chatCommands)
+	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: auth.OpenBrowser, Rewind: rw, Stderr: c.Stderr}, chatCommands)
 	if err != nil {
 		return c.exitCode(err)
 	}
