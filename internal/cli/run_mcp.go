@@ -123,7 +123,7 @@ func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string,
 	if ch.Project || s.Override != nil || s.Scope == string(config.Project) {
 		scope = config.Project
 	}
-	entry := "mcpServers." + quotePathKey(s.Name)
+	entry := "mcpServers." + mcp.PathKey(s.Name)
 	var ops []config.EditOp
 	switch {
 	case ch.Enabled != nil:
