@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/table"
 )
 
 func init() {
@@ -110,7 +111,7 @@ func runAgents(c *CLI, a *args) int {
 	if len(agents) == 0 {
 		fmt.Fprintf(c.Stdout, "no sub-agents (looked in %s and %s)\n", displayDir(cfg.AgentDir+"/agents"), displayDir(cfg.ProjectOverlay()+"/agents"))
 	} else {
-		t := &table{}
+		t := &table.Table{}
 		t.Header("AGENT", "SCOPE", "MODEL", "THINKING", "TOOLS", "SANDBOX", "FILE")
 		for _, ag := range agents {
 			model := ag.ModelRef()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/table"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func runCommands(c *CLI, a *args) int {
 	}
 	w := c.Stdout
 	fmt.Fprintln(w, "slash menu (autocomplete order):")
-	t := &table{}
+	t := &table.Table{}
 	t.Header("COMMAND", "TAG", "ARGUMENTS", "DESCRIPTION")
 	names, tags, hints := []string{"COMMAND"}, []string{"TAG"}, []string{"ARGUMENTS"}
 	for _, it := range r.Autocomplete {

@@ -13,6 +13,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/prompt"
 	"github.com/pigo-agent/pigo/internal/session"
+	"github.com/pigo-agent/pigo/internal/table"
 )
 
 func init() {
@@ -92,7 +93,7 @@ func runSessionList(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stdout, "no sessions in %s\n", l.Dir)
 		return ExitOK
 	}
-	t := &table{}
+	t := &table.Table{}
 	head := []string{"ID", "MODIFIED", "MESSAGES", "NAME", "FIRST MESSAGE"}
 	if a.has("--all") {
 		head = append(head, "CWD")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"

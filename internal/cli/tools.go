@@ -11,6 +11,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/mcp"
 	"github.com/pigo-agent/pigo/internal/pattern"
+	"github.com/pigo-agent/pigo/internal/table"
 )
 
 var selectionFlags = []flag{
@@ -113,7 +114,7 @@ func runTools(c *CLI, a *args) int {
 			listOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
 	}
 	fmt.Fprintf(w, "model: %s   file toolset: %s\n", modelLine(res.Model), r.FileIO)
-	t := &table{}
+	t := &table.Table{}
 	t.Header("TOOL", "STATE", "SOURCE", "WHY")
 	names, states, sources := []string{"TOOL"}, []string{"STATE"}, []string{"SOURCE"}
 	for _, tool := range r.Tools {
