@@ -3,12 +3,9 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -233,36 +230,9 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	if cfg == nil {
 		return code
 	}
-	conf := cfg.MCP()
-	s := conf.Server(name)
-	if s == nil {
-		var names []string
-		for _, x := range conf.Servers {
-			names = append(names, x.Name)
-		}
-		msg := fmt.Sprintf("No MCP server named %q.", name)
-		if sug := suggestName(name, names); sug != "" {
-			msg += fmt.Sprintf(" Did you mean %q?", sug)
-		}
-		if conf.Ignored != "" {
-			msg += fmt.Sprintf(" %s is ignored because the project is not trusted.", conf.Ignored)
-		}
-		list := "none"
-		if len(names) > 0 {
-			list = strings.Join(names, ", ")
-		}
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: %s Configured: %s.\n", cmd, msg, list)
-		return ExitFailed
-	}
-	switch {
-	case a.has("--local") && s.Scope != string(config.Project):
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q is defined in %s, not in the project; omit --local.\n", cmd, name, s.Source.File)
-		return ExitFailed
-	case s.AuthProvider != "":
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q uses the credentials of provider %q. Run \"pigo auth %s %s\".\n", cmd, name, s.AuthProvider, cmd, s.AuthProvider)
-		return ExitFailed
-	case !s.UsesOAuth():
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q does not use OAuth. Only HTTP servers without an Authorization header do.\n", cmd, name)
+	s, err := cfg.OAuthServer(name, a.has("--local"), cmd)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo mcp %s: %v\n", cmd, err)
 		return ExitFailed
 	}
 	auth := mcpAuth(cfg)
@@ -282,22 +252,6 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	pol, _, _ := cfg.SandboxPolicy()
 	opts := c.mcpOptions(cfg, pol)
 	opts.Auth = auth
-	conn := mcpclient.NewConn(s, opts, nil, nil)
-	defer conn.Close()
-	ctx := context.Background()
-	// Connecting first says whether a sign-in is needed and records the server's challenge.
-	if err := conn.Open(ctx); err == nil {
-		fmt.Fprintf(c.Stdout, "Already signed in to MCP server %q (%s).\n", name, plural(len(conn.Tools()), "tool"))
-		return ExitOK
-	} else if st, msg := conn.State(); st != mcpclient.StateNeedsAuth {
-		if msg == "" {
-			msg = err.Error()
-		}
-		fmt.Fprintf(c.Stderr, "pigo mcp login: MCP server %q failed to connect: %s\n", name, msg)
-		return ExitFailed
-	}
-	sctx, cancel := context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
-	defer cancel()
 	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
 		fmt.Fprintf(c.Stdout, "Sign in to MCP server %q in your browser:\n%s\n", name, u)
 		c.openURL(u)
@@ -319,19 +273,10 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 			}
 		}
 	}
-	if err := auth.SignIn(sctx, s, conn.Challenge(), prompt); err != nil {
-		if errors.Is(err, mcpclient.ErrSignInCancelled) || sctx.Err() != nil {
-			fmt.Fprintf(c.Stderr, "pigo mcp login: Sign-in to MCP server %q was cancelled or not completed within %s seconds.\n", name, strconv.FormatFloat(timeout, 'f', -1, 64))
-		} else {
-			fmt.Fprintf(c.Stderr, "pigo mcp login: Sign-in to MCP server %q failed: %v\n", name, err)
-		}
+	if err := mcpclient.Login(s, opts, auth, timeout, prompt, c.Stdout); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo mcp login: %v\n", err)
 		return ExitFailed
 	}
-	if err := conn.Reconnect(ctx); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo mcp login: Signed in, but %v\n", err)
-		return ExitFailed
-	}
-	fmt.Fprintf(c.Stdout, "Signed in to MCP server %q (%s).\n", name, plural(len(conn.Tools()), "tool"))
 	return ExitOK
 }
 
