@@ -36,15 +36,6 @@ func (c *CLI) fitWidth(others ...[]string) int {
 	return max(w-used, 20)
 }
 
-// truncate shortens s to n runes with an ellipsis (n <= 0: no limit).
-func truncate(s string, n int) string {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
 // termWidth returns the width of the terminal on f, or 0 when f is not a terminal.
 func termWidth(f *os.File) int {
 	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -172,4 +173,13 @@ func (t *Table) Render(w io.Writer) error {
 	rule("└", "┴", "┘")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Truncate cuts s to n runes, the last one an ellipsis (n <= 0: no limit).
+func Truncate(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
