@@ -155,7 +155,18 @@ type SessionSpec struct {
 	Continue bool
 	// File opens exactly this file, creating it when absent (`pigo tool run --session`).
 	File string
+	// MissingCwd asks a person what to do with an Open session whose stored working
+	// directory no longer exists (pi 1.6's chat): MissingCwdContinue, MissingCwdFork, or ""
+	// to cancel (Open then fails with ErrCancelled). Nil: the session is refused with pi's
+	// print-mode text.
+	MissingCwd func(stored, cwd string) string
 }
+
+// The answers to SessionSpec.MissingCwd.
+const (
+	MissingCwdContinue = "continue"
+	MissingCwdFork     = "fork"
+)
 
 // Frontend is what a session reports to: the chat, or the -p printer.
 type Frontend interface {
