@@ -84,7 +84,7 @@ func credScenarios() []credScenario {
 		{name: "api key entry with env (github-copilot)", provider: "github-copilot", model: "claude-sonnet-4.6", api: llmtest.AnthropicMessages,
 			auth: map[string]any{"github-copilot": apiKey("ghu_copilot_token")}, headers: []string{"Authorization", "x-api-key", "X-Initiator", "Openai-Intent", "Editor-Version", "Copilot-Integration-Id"}},
 		{name: "environment keys, SigV4 (amazon-bedrock)", provider: "amazon-bedrock", model: "us.anthropic.claude-sonnet-4-6", api: llmtest.Bedrock, thinking: "medium",
-			env: []string{"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SESSION_TOKEN=session-token-example", "AWS_REGION=eu-central-1", "AWS_BEDROCK_FORCE_HTTP1=1"},
+			env:     []string{"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SESSION_TOKEN=session-token-example", "AWS_REGION=eu-central-1", "AWS_BEDROCK_FORCE_HTTP1=1"},
 			headers: []string{"x-amz-security-token", "content-type"}, sigv4: awsSecret},
 		{name: "api key entry, bearer (amazon-bedrock)", provider: "amazon-bedrock", model: "openai.gpt-oss-120b-1:0", api: llmtest.Bedrock, thinking: "high",
 			auth: map[string]any{"amazon-bedrock": apiKey("bedrock-api-key-stored")}, env: []string{"AWS_BEDROCK_FORCE_HTTP1=1"},

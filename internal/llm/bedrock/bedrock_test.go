@@ -109,7 +109,7 @@ func TestResolve(t *testing.T) {
 			url: std + "/model/m/converse-stream", region: "us-east-1", access: "AKENV"},
 		{name: "ambient profile: its region and keys", id: "m", base: std, process: map[string]string{"AWS_PROFILE": "dev"},
 			files: map[string]string{".aws/config": "[default]\nregion = us-west-2\n[profile dev]\nregion = eu-north-1\n", ".aws/credentials": "[dev]\naws_access_key_id = AKDEV\naws_secret_access_key = s\n"},
-			url: "https://bedrock-runtime.eu-north-1.amazonaws.com/model/m/converse-stream", region: "eu-north-1", access: "AKDEV"},
+			url:   "https://bedrock-runtime.eu-north-1.amazonaws.com/model/m/converse-stream", region: "eu-north-1", access: "AKDEV"},
 		{name: "a stored profile wins over environment keys", id: "m", base: std, env: map[string]string{"AWS_PROFILE": "dev"},
 			process: map[string]string{"AWS_ACCESS_KEY_ID": "AKENV", "AWS_SECRET_ACCESS_KEY": "s"},
 			files:   map[string]string{".aws/credentials": "[dev]\naws_access_key_id = AKDEV\naws_secret_access_key = s\n"},
