@@ -23,6 +23,7 @@ var streamDifferences = map[string]string{
 	"google tool-call ids":  "Gemini sends no call ids; pi and pigo both make \"<name>_<milliseconds>_<n>\", so the milliseconds are masked",
 	"AWS SDK retries":       "pi's AWS SDK retries a throttled or failed (429, 500, 502, 503, 504) Bedrock request twice more by itself, even with pi's retry setting off; pigo sends it once and leaves retrying to the session's retry setting (the scenario serves the same failure three times, so both end with the same text)",
 }
+
 type streamScenario struct {
 	credScenario
 	turns []llmtest.Turn
