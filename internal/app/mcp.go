@@ -80,9 +80,8 @@ type mcpState struct {
 	reported chan struct{}
 }
 
-// startMCP makes the session's MCP state and returns the implementations the first runner
-// binds (impls with the MCP tools in front); nil state without servers. The servers start in
-// the background once that runner exists (start).
+// startMCP starts the session's servers in the background and returns the implementations
+// the first runner binds (impls with the MCP tools in front); nil state without servers.
 func (s *Session) startMCP(impls *toolrun.Impls) *toolrun.Impls {
 	st := s.setup.MCP
 	if st == nil || len(st.Servers) == 0 {
@@ -95,17 +94,17 @@ func (s *Session) startMCP(impls *toolrun.Impls) *toolrun.Impls {
 		m.mgr.StartupWait = st.StartupWait
 	}
 	s.mcp = m
+	m.mgr.Start()
+	go m.report()
 	return impls.With(m.mgr.Impls(st.Bindings, m.load))
 }
 
-// start sets the first runner under the lock, then starts the servers and their report: a
-// goroutine of the servers never sees the state without a runner.
-func (m *mcpState) start(runner *toolrun.Runner) {
+// setRunner sets the first runner, under the lock: the servers' goroutines (their report,
+// what a front end does on it) read it through current.
+func (m *mcpState) setRunner(runner *toolrun.Runner) {
 	m.mu.Lock()
 	m.runner = runner
 	m.mu.Unlock()
-	m.mgr.Start()
-	go m.report()
 }
 
 func (m *mcpState) markDirty() {

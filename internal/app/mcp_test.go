@@ -22,15 +22,14 @@ type toolsReader struct {
 func (r *toolsReader) Notice(n Notice) {
 	r.events.Notice(n)
 	s := <-r.s
-	_ = mcpTools{s.mcp}.LLMTools()
+	_ = s.mcp.current() // what the loop reads at its next call (nil before the runner is set)
 	close(r.done)
 }
 
 // TestMCPRunnerSetUnderLock: the runner the MCP state hands to the loop is set under the
-// state's lock before the servers start, so a goroutine of the servers (their start-up report
-// and what the front end does with it) reading it is ordered after it. Before, the servers
-// started first and the runner was assigned afterwards without the lock: under -race a data
-// race, and a report that came first found no runner (a nil dereference).
+// state's lock, so a goroutine of the servers (their start-up report and what the front end
+// does with it) reading it is ordered with the assignment. Before, bindTools assigned it
+// without the lock while the servers' goroutines already ran: under -race a data race.
 func TestMCPRunnerSetUnderLock(t *testing.T) {
 	h := newHarness(t)
 	fe := &toolsReader{s: make(chan *Session, 1), done: make(chan struct{})}

@@ -76,14 +76,13 @@ func (s *Session) bindTools() {
 		ts.AddWriteHook(s.o.Rewind)
 	}
 	s.tools = ts
-	// MCP servers start in the background once the runner exists; their tools bind in front
-	// of the shared ones.
+	// MCP servers start in the background; their tools bind in front of the shared ones.
 	impls = s.startMCP(impls)
 	// The loop drives the runner directly (agent.Tools): nothing of the session or the
 	// command line is on a call's route (with MCP servers: the runner of the latest registry).
 	s.runner = toolrun.New(st.Registry, impls, ts)
 	if s.mcp != nil {
-		s.mcp.start(s.runner)
+		s.mcp.setRunner(s.runner)
 	}
 }
 
