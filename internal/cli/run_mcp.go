@@ -92,6 +92,9 @@ func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol 
 	opts.Auth = auth
 	st := &app.MCPSetup{Servers: conf.Servers, Options: opts, Auth: auth, Cache: cfg.MCPCache(), Bindings: mcpBindings(res.MCP),
 		GlobalFile: conf.GlobalFile, OpenURL: c.openURL}
+	if projectTrustedQuietly(cfg) {
+		st.ProjectFile = conf.ProjectFile
+	}
 	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
 	if d, err := time.ParseDuration(c.getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
 		st.StartupWait = d
@@ -145,7 +148,7 @@ func mcpBindings(res map[string]config.MCPBinding) map[string]mcpclient.Binding 
 // saveConfig): its project override, the file that defines it, or (ch.Project) a new project
 // override; comments are kept and the whole stack is validated first.
 func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string, error) {
-	if ch.Project && !cfg.ProjectTrusted() {
+	if ch.Project && !projectTrustedQuietly(cfg) {
 		return "", errors.New("The project is not trusted: its .pi/mcp.json is not read.")
 	}
 	scope := config.Global
@@ -179,6 +182,14 @@ func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string,
 		}
 	}
 	return cfg.Path(config.MCP, scope), nil
+}
+
+// projectTrustedQuietly is cfg.ProjectTrusted without asking: the question belongs to the
+// start of a command, not to the middle of a chat (whose terminal it would take over).
+func projectTrustedQuietly(cfg *config.Config) bool {
+	cp := *cfg
+	cp.Opts.AskTrust = nil
+	return cp.ProjectTrusted()
 }
 
 // mcpAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.
