@@ -294,7 +294,7 @@ func (m *mcpState) summaries() []mcp.ServerSummary {
 // reach waits, before a tool that reaches other tools runs, for the servers it may reach, and
 // brings the registry up to date (pi's tool_call wait): tool_search and the resource tools
 // reach every server; a codemode script the servers it names (mcp__<server>), or every server
-// when it enumerates ALL_TOOLS.
+// when it enumerates ALL_TOOLS or searches with searchTools.
 func (m *mcpState) reach(ctx context.Context, name string, args json.RawMessage) {
 	var servers []string
 	switch {
@@ -305,7 +305,7 @@ func (m *mcpState) reach(ctx context.Context, name string, args json.RawMessage)
 			Code string `json:"code"`
 		}
 		_ = json.Unmarshal(args, &a)
-		if !strings.Contains(a.Code, "ALL_TOOLS") {
+		if !strings.Contains(a.Code, "ALL_TOOLS") && !strings.Contains(a.Code, "searchTools") {
 			servers = []string{}
 			for _, c := range m.mgr.Conns() {
 				if strings.Contains(a.Code, mcp.Namespace(c.Server.Name)) {
