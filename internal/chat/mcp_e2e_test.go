@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pigo-agent/pigo/internal/pitest"
 )
@@ -73,10 +74,12 @@ func TestE2EMCPManager(t *testing.T) {
 		t.Fatalf("servers screen after the changes:\n%s", s)
 	}
 	tm.keys("Escape")
-	tm.ready()
-	if strings.Contains(tm.screen(), "esc close") {
-		t.Fatalf("the manager did not close:\n%s", tm.screen())
+	for deadline := time.Now().Add(20 * time.Second); strings.Contains(tm.screen(), "esc close"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the manager did not close:\n%s", tm.screen())
+		}
 	}
+	tm.ready()
 }
 
 // moveTo presses Down until the selector's marked line is label (a person looking at the
