@@ -680,7 +680,7 @@ func ResolveMCPValue(v, what string) (string, error) {
 // it, or (project) a new project override; comments are kept and the whole stack is validated
 // first. It returns the file.
 func (c *Config) SaveMCPChange(s *mcp.Server, enabled *bool, exposure string, project bool) (string, error) {
-	if project && !c.ProjectTrusted() {
+	if project && !c.ProjectTrustedQuietly() {
 		return "", errors.New("The project is not trusted: its .pi/mcp.json is not read.")
 	}
 	scope := Global
@@ -748,4 +748,12 @@ func (c *Config) OAuthServer(name string, local bool, cmd string) (*mcp.Server, 
 		return nil, fmt.Errorf("MCP server %q does not use OAuth. Only HTTP servers without an Authorization header do.", name)
 	}
 	return s, nil
+}
+
+// ProjectTrustedQuietly is ProjectTrusted without asking: the question belongs to the start of
+// a command, not to the middle of a chat (whose terminal it would take over).
+func (c *Config) ProjectTrustedQuietly() bool {
+	cp := *c
+	cp.Opts.AskTrust = nil
+	return cp.ProjectTrusted()
 }

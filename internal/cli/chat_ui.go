@@ -212,10 +212,11 @@ func (x *appConfig) ProjectDir() string       { return x.cfg.ProjectDir }
 func (x *appConfig) SaveTrust(arg string) (string, error) {
 	return x.cfg.SaveProjectTrust(arg)
 }
+
+// SaveSetting goes through Apply, which reads settings.json again under its lock: the
+// configuration loaded at start is stale after the first save (a second Edit+Write was refused
+// as "changed on disk").
 func (x *appConfig) SaveSetting(key string, v json.RawMessage) error {
-	ch, err := x.cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: key, Value: v})
-	if err != nil {
-		return err
-	}
-	return ch.Write()
+	_, err := x.cfg.Apply(config.Settings, config.Global, false, config.EditOp{Op: config.OpSet, Path: key, Value: v})
+	return err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/auth"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/mcp"
@@ -22,9 +23,37 @@ func (c *CLI) mcpOptions(cfg *config.Config, pol sandbox.Policy) *mcpclient.Opti
 	o := &mcpclient.Options{
 		Cwd: cwd, Home: cfg.Home, ClientName: "pigo", ClientVersion: Version,
 		Resolve: config.ResolveMCPValue, Environ: c.hostEnviron(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
-		Auth: mcpAuth(cfg), Sandbox: pol,
+		Auth: mcpAuth(cfg), Sandbox: pol, ProviderToken: mcpProviderToken(cfg),
 	}
 	return o
+}
+
+// mcpProviderToken reads the token of a /login provider for the HTTP servers whose entry says
+// auth.provider, as pi 1.6 does before every request: the provider's credential as its model
+// requests resolve it (auth.json, models.json's apiKey, the environment; --api-key is not
+// one), an OAuth access token refreshed under auth.json's lock when it expires. A provider
+// without a credential, or whose refresh fails, gives "": the request goes without
+// Authorization and the server's 401 asks for /login PROVIDER. Only a broken auth.json or
+// models.json is an error (its text names the file, never a secret).
+func mcpProviderToken(cfg *config.Config) func(ctx context.Context, provider string) (string, error) {
+	return func(ctx context.Context, provider string) (string, error) {
+		res, err := cfg.Credential(provider, "")
+		if err != nil {
+			return "", err
+		}
+		switch res.Type {
+		case auth.TypeAPIKey:
+			return res.APIKey, nil
+		case auth.TypeOAuth:
+			src := &auth.Source{Store: auth.NewStore(cfg.AgentDir), Provider: provider, Flow: auth.FlowFor(provider)}
+			ra, err := src.Resolve(ctx, false)
+			if err != nil {
+				return "", nil
+			}
+			return ra.APIKey, nil
+		}
+		return "", nil
+	}
 }
 
 // mcpSetup is a session's MCP servers as values for app.Session (nil without servers or with
@@ -44,6 +73,9 @@ func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol 
 	opts.Auth = auth
 	st := &app.MCPSetup{Servers: conf.Servers, Options: opts, Auth: auth, Cache: cfg.MCPCache(), Bindings: mcpBindings(res.MCP),
 		GlobalFile: conf.GlobalFile, OpenURL: c.openURL}
+	if cfg.ProjectTrustedQuietly() {
+		st.ProjectFile = conf.ProjectFile
+	}
 	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
 	if d, err := time.ParseDuration(c.getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
 		st.StartupWait = d
