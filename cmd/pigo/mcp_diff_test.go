@@ -40,18 +40,20 @@ type mcpScenario struct {
 func mcpScenarios(every string) []mcpScenario {
 	call := func(id, name, args string) llmtest.ToolCall { return llmtest.ToolCall{ID: id, Name: name, Args: args} }
 	turn := func(calls ...llmtest.ToolCall) llmtest.Turn { return llmtest.Turn{ToolCalls: calls} }
-	direct := map[string]any{"every": map[string]any{"command": every, "exposure": "direct", "timeout": 1}}
+	// The timeout bounds initialize too (pi's as pigo's), and node starting the server inside
+	// bwrap on a loaded machine can take over a second: 3 s, with progress every 0.5 s.
+	direct := map[string]any{"every": map[string]any{"command": every, "exposure": "direct", "timeout": 3}}
 	return []mcpScenario{
 		// Every kind of result a direct tool can give: text, structured content, an image,
 		// resource links, a resource reference, an isError result with an image, a validation
-		// error, and a long operation whose progress outlasts the 1 s timeout.
+		// error, and a long operation whose progress outlasts the 3 s timeout.
 		{name: "direct-results", servers: direct, args: []string{"--tools", "read,mcp__every__*"}, prompt: "results",
 			turns: []llmtest.Turn{
 				turn(call("call_1", "mcp__every__echo", `{"message":"hi"}`), call("call_2", "mcp__every__get_sum", `{"a":2,"b":3}`)),
 				turn(call("call_3", "mcp__every__get_structured_content", `{"location":"New York"}`), call("call_4", "mcp__every__get_tiny_image", `{}`)),
 				turn(call("call_5", "mcp__every__get_resource_links", `{"count":2}`), call("call_6", "mcp__every__get_resource_reference", `{"resourceType":"Text","resourceId":9999}`)),
 				turn(call("call_7", "mcp__every__get_annotated_message", `{"messageType":"error","includeImage":true}`), call("call_8", "mcp__every__get_sum", `{"a":"x"}`)),
-				turn(call("call_9", "mcp__every__trigger_long_running_operation", `{"duration":2,"steps":4}`)),
+				turn(call("call_9", "mcp__every__trigger_long_running_operation", `{"duration":5,"steps":10}`)),
 				{Text: "Done."}}},
 		// Exposure: a hidden server exposing some tools directly and deferring others, and a
 		// server with the default (codemode) exposure, whose tools are not declared.
@@ -64,7 +66,7 @@ func mcpScenarios(every string) []mcpScenario {
 			args: []string{"--tools", "read,tool_search"}, prompt: "search",
 			turns: []llmtest.Turn{turn(call("call_1", "tool_search", `{"query":"sum of two numbers","limit":1}`)), turn(call("call_2", "mcp__every__get_sum", `{"a":1,"b":2}`)), {Text: "Done."}}},
 		// The resource tools of a direct server.
-		{name: "resources", servers: direct,
+		{name: "resources", servers: map[string]any{"every": map[string]any{"command": every, "exposure": "direct"}},
 			args: []string{"--tools", "read,list_mcp_resources,list_mcp_resource_templates,read_mcp_resource"}, prompt: "resources",
 			turns: []llmtest.Turn{turn(call("call_1", "read_mcp_resource", `{"server":"every","uri":"demo://resource/static/document/architecture.md"}`),
 				call("call_2", "list_mcp_resource_templates", `{"server":"every"}`)), {Text: "Done."}}},
