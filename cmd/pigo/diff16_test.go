@@ -36,6 +36,7 @@ var credentialDifferences = map[string]string{
 	"AWS SDK headers":       "Bedrock: the AWS SDK also sends and signs amz-sdk-invocation-id (a fresh UUID), amz-sdk-request and x-amz-user-agent; pigo sends neither. Both signatures are verified with the secret on the server, and the canonical requests are compared with those three headers, the date, the body's hash and its length left out (the body is compared on its own), and the two loopback servers' ports masked; pigo's Thread-Id (the seed's request-headers extension, which the pi run does not load) is signed like any configured header and left out too",
 	"Bedrock transport":     "pi's AWS SDK speaks HTTP/2 to the endpoint unless AWS_BEDROCK_FORCE_HTTP1=1 (or a proxy) is set; the loopback server speaks HTTP/1.1, so pi runs with it set; pigo speaks HTTP/1.1 or HTTP/2 as Go's client negotiates (TLS ALPN)",
 	"developer role":        "pi 1.6 gives reasoning models on openai-completions the \"developer\" role only on OpenAI's own API (\"system\" elsewhere); pigo's Completions client still follows pi 0.84's rule (developer unless the host is a known non-standard one), which the pi 0.84.3 differentials hold it to: the first message's role is compared as system when pi says system and pigo developer (noticed while adding the Azure Foundry and Kimi cases; not changed)",
+	"pi-messages context":    "pi 1.6 sends its transcript's leading system message with the prompt split into sections (preamble, cwd) and its own timestamps; pigo sends the whole prompt as the system message's content (a form pi's reader accepts: content and sections are joined). The system message, the messages' timestamps and the session id are masked; everything else of {model, context, options} is compared",
 	"max tokens near limit": "where the output budget is clamped to the context window, it follows the estimated prompt size, which differs by the system prompt texts above: the comparison corrects for exactly that difference (ceil(chars/3.5) of each prompt)",
 }
 
@@ -98,6 +99,8 @@ func credScenarios() []credScenario {
 			auth: map[string]any{"xai": oauth("xai-access-token-signed-in", nil)}, headers: []string{"Authorization"}},
 		{name: "oauth entry (kimi-coding)", provider: "kimi-coding", model: "k3", api: llmtest.OpenAICompletions, thinking: "medium",
 			auth: map[string]any{"kimi-coding": oauth("kimi-access-token-signed-in", nil)}, headers: []string{"Authorization"}},
+		{name: "environment key (radius pi-messages)", provider: "radius", model: "claude-fable-5", api: llmtest.PiMessages, thinking: "low",
+			env: []string{"RADIUS_API_KEY=radius-env-key"}, headers: []string{"authorization", "accept", "content-type"}},
 		{name: "environment keys, SigV4 (amazon-bedrock)", provider: "amazon-bedrock", model: "us.anthropic.claude-sonnet-4-6", api: llmtest.Bedrock, thinking: "medium",
 			env:     []string{"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SESSION_TOKEN=session-token-example", "AWS_REGION=eu-central-1", "AWS_BEDROCK_FORCE_HTTP1=1"},
 			headers: []string{"x-amz-security-token", "content-type"}, sigv4: awsSecret},
@@ -220,7 +223,7 @@ func sigv4Canonical(t *testing.T, who string, r llmtest.Request, secret string) 
 	return strings.Join(out, "\n") + "\nscope " + scope
 }
 
-var sessionKeys = regexp.MustCompile(`^(prompt_cache_key|session_id|user)$`)
+var sessionKeys = regexp.MustCompile(`^(prompt_cache_key|session_id|user|sessionId)$`)
 
 // normalizeCredBody masks the system prompt, the cwd and session ids.
 func normalizeCredBody(body []byte, cwd string) any {
@@ -288,6 +291,10 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 				t.Errorf("path: pi %s?%s, pigo %s?%s", piReq.Path, piReq.Query, pigoReq.Path, pigoReq.Query)
 			}
 			a, b := normalizeCredBody(piReq.Body, piCwd), normalizeCredBody(pigoReq.Body, pigoCwd)
+			if sc.api == llmtest.PiMessages {
+				maskPiMessagesContext(a)
+				maskPiMessagesContext(b)
+			}
 			correctMaxTokens(a, b, promptTokens(piReq.Body)-promptTokens(pigoReq.Body))
 			maskDeveloperRole(a, b)
 			if !reflect.DeepEqual(a, b) {
@@ -312,6 +319,27 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// maskPiMessagesContext masks a pi-messages body's system message and timestamps (see
+// "pi-messages context").
+func maskPiMessagesContext(v any) {
+	m, _ := v.(map[string]any)
+	ctx, _ := m["context"].(map[string]any)
+	msgs, _ := ctx["messages"].([]any)
+	for i, x := range msgs {
+		msg, _ := x.(map[string]any)
+		if msg == nil {
+			continue
+		}
+		if msg["role"] == "system" {
+			msgs[i] = "<system message>"
+			continue
+		}
+		if _, ok := msg["timestamp"]; ok {
+			msg["timestamp"] = "<time>"
+		}
 	}
 }
 
