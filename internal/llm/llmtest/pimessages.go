@@ -10,7 +10,9 @@ import (
 // /pi (BaseURL gives URL+"/pi"), apart from Anthropic's /v1/messages.
 const PiMessages = "pi-messages"
 
-func piMessagesPath(path string) bool { return strings.HasPrefix(path, "/pi/") && strings.HasSuffix(path, "/messages") }
+func piMessagesPath(path string) bool {
+	return strings.HasPrefix(path, "/pi/") && strings.HasSuffix(path, "/messages")
+}
 
 func renderPiMessages(t *Turn) []string {
 	evs := []string{dataEvent(obj{"type": "start"})}
