@@ -51,6 +51,9 @@ func streamScenarios() []streamScenario {
 		{sc["environment key (google)"], []llmtest.Turn{full, done}},
 		{sc["api key entry (mistral)"], []llmtest.Turn{full, done}},
 		{sc["api key entry with env (azure)"], []llmtest.Turn{full, done}},
+		{sc["environment key (radius pi-messages)"], []llmtest.Turn{full, done}},
+		{withName(sc["environment key (radius pi-messages)"], "in-stream error (radius pi-messages)"), []llmtest.Turn{{Text: "Partial", Fault: llmtest.StreamError}}},
+		{withName(sc["environment key (radius pi-messages)"], "HTTP error (radius pi-messages)"), []llmtest.Turn{{Fault: llmtest.RateLimit}}},
 	}
 }
 

@@ -35,6 +35,8 @@ var credentialDifferences = map[string]string{
 	"session ids":           "each run has its own session id (prompt_cache_key, session-id, x-client-request-id): masked",
 	"AWS SDK headers":       "Bedrock: the AWS SDK also sends and signs amz-sdk-invocation-id (a fresh UUID), amz-sdk-request and x-amz-user-agent; pigo sends neither. Both signatures are verified with the secret on the server, and the canonical requests are compared with those three headers, the date, the body's hash and its length left out (the body is compared on its own), and the two loopback servers' ports masked; pigo's Thread-Id (the seed's request-headers extension, which the pi run does not load) is signed like any configured header and left out too",
 	"Bedrock transport":     "pi's AWS SDK speaks HTTP/2 to the endpoint unless AWS_BEDROCK_FORCE_HTTP1=1 (or a proxy) is set; the loopback server speaks HTTP/1.1, so pi runs with it set; pigo speaks HTTP/1.1 or HTTP/2 as Go's client negotiates (TLS ALPN)",
+	"developer role":        "pi 1.6 gives reasoning models on openai-completions the \"developer\" role only on OpenAI's own API (\"system\" elsewhere); pigo's Completions client still follows pi 0.84's rule (developer unless the host is a known non-standard one), which the pi 0.84.3 differentials hold it to: the first message's role is compared as system when pi says system and pigo developer (noticed while adding the Azure Foundry and Kimi cases; not changed)",
+	"pi-messages context":   "pi 1.6 sends its transcript's leading system message with the prompt split into sections (preamble, cwd) and its own timestamps; pigo sends the whole prompt as the system message's content (a form pi's reader accepts: content and sections are joined). The system message, the messages' timestamps and the session id are masked; everything else of {model, context, options} is compared",
 	"max tokens near limit": "where the output budget is clamped to the context window, it follows the estimated prompt size, which differs by the system prompt texts above: the comparison corrects for exactly that difference (ceil(chars/3.5) of each prompt)",
 }
 
@@ -57,6 +59,10 @@ func credScenarios() []credScenario {
 			e[k] = v
 		}
 		return e
+	}
+	// OpenRouter's sign-in stores a permanent key as an OAuth entry that never expires.
+	oauthForever := func(key string) map[string]any {
+		return map[string]any{"type": "oauth", "access": key, "refresh": "", "expires": int64(9007199254740991)}
 	}
 	return []credScenario{
 		{name: "api key entry (openai-completions)", provider: "zai", model: "glm-5-turbo", api: llmtest.OpenAICompletions,
@@ -83,6 +89,18 @@ func credScenarios() []credScenario {
 			auth: map[string]any{"mistral": apiKey("mistral-stored-key")}, headers: []string{"authorization", "accept"}},
 		{name: "api key entry with env (github-copilot)", provider: "github-copilot", model: "claude-sonnet-4.6", api: llmtest.AnthropicMessages,
 			auth: map[string]any{"github-copilot": apiKey("ghu_copilot_token")}, headers: []string{"Authorization", "x-api-key", "X-Initiator", "Openai-Intent", "Editor-Version", "Copilot-Integration-Id"}},
+		{name: "api key entry with env (azure foundry chat completions)", provider: "azure", model: "deepseek-v4-pro", api: llmtest.OpenAICompletions, thinking: "high",
+			auth: map[string]any{"azure": map[string]any{"type": "api_key", "key": "azure-foundry-key",
+				"env": map[string]any{"AZURE_OPENAI_DEPLOYMENT_NAME_MAP": "deepseek-v4-pro=my-deepseek"}}},
+			headers: []string{"Authorization", "api-key"}},
+		{name: "oauth entry (openrouter)", provider: "openrouter", model: "amazon/nova-micro-v1", api: llmtest.OpenAICompletions,
+			auth: map[string]any{"openrouter": oauthForever("sk-or-v1-signed-in-key")}, headers: []string{"Authorization"}},
+		{name: "oauth entry (xai)", provider: "xai", model: "grok-4.3", api: llmtest.OpenAIResponses, thinking: "low",
+			auth: map[string]any{"xai": oauth("xai-access-token-signed-in", nil)}, headers: []string{"Authorization"}},
+		{name: "oauth entry (kimi-coding)", provider: "kimi-coding", model: "k3", api: llmtest.OpenAICompletions, thinking: "medium",
+			auth: map[string]any{"kimi-coding": oauth("kimi-access-token-signed-in", nil)}, headers: []string{"Authorization"}},
+		{name: "environment key (radius pi-messages)", provider: "radius", model: "claude-fable-5", api: llmtest.PiMessages, thinking: "low",
+			env: []string{"RADIUS_API_KEY=radius-env-key"}, headers: []string{"authorization", "accept", "content-type"}},
 		{name: "environment keys, SigV4 (amazon-bedrock)", provider: "amazon-bedrock", model: "us.anthropic.claude-sonnet-4-6", api: llmtest.Bedrock, thinking: "medium",
 			env:     []string{"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SESSION_TOKEN=session-token-example", "AWS_REGION=eu-central-1", "AWS_BEDROCK_FORCE_HTTP1=1"},
 			headers: []string{"x-amz-security-token", "content-type"}, sigv4: awsSecret},
@@ -205,7 +223,7 @@ func sigv4Canonical(t *testing.T, who string, r llmtest.Request, secret string) 
 	return strings.Join(out, "\n") + "\nscope " + scope
 }
 
-var sessionKeys = regexp.MustCompile(`^(prompt_cache_key|session_id|user)$`)
+var sessionKeys = regexp.MustCompile(`^(prompt_cache_key|session_id|user|sessionId)$`)
 
 // normalizeCredBody masks the system prompt, the cwd and session ids.
 func normalizeCredBody(body []byte, cwd string) any {
@@ -273,7 +291,12 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 				t.Errorf("path: pi %s?%s, pigo %s?%s", piReq.Path, piReq.Query, pigoReq.Path, pigoReq.Query)
 			}
 			a, b := normalizeCredBody(piReq.Body, piCwd), normalizeCredBody(pigoReq.Body, pigoCwd)
+			if sc.api == llmtest.PiMessages {
+				maskPiMessagesContext(a)
+				maskPiMessagesContext(b)
+			}
 			correctMaxTokens(a, b, promptTokens(piReq.Body)-promptTokens(pigoReq.Body))
+			maskDeveloperRole(a, b)
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("bodies differ, %s\n pi:   %s\n pigo: %s", diffJSON(a, b), piReq.Body, pigoReq.Body)
 			}
@@ -296,6 +319,43 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// maskPiMessagesContext masks a pi-messages body's system message and timestamps (see
+// "pi-messages context").
+func maskPiMessagesContext(v any) {
+	m, _ := v.(map[string]any)
+	ctx, _ := m["context"].(map[string]any)
+	msgs, _ := ctx["messages"].([]any)
+	for i, x := range msgs {
+		msg, _ := x.(map[string]any)
+		if msg == nil {
+			continue
+		}
+		if msg["role"] == "system" {
+			msgs[i] = "<system message>"
+			continue
+		}
+		if _, ok := msg["timestamp"]; ok {
+			msg["timestamp"] = "<time>"
+		}
+	}
+}
+
+// maskDeveloperRole compares pigo's developer message as pi's system one (see "developer role").
+func maskDeveloperRole(pi, pigo any) {
+	first := func(v any) map[string]any {
+		m, _ := v.(map[string]any)
+		msgs, _ := m["messages"].([]any)
+		if len(msgs) == 0 {
+			return nil
+		}
+		f, _ := msgs[0].(map[string]any)
+		return f
+	}
+	if p, g := first(pi), first(pigo); p != nil && g != nil && p["role"] == "system" && g["role"] == "developer" {
+		g["role"] = "system"
 	}
 }
 

@@ -40,7 +40,11 @@ func (s *script) Notify(n Notice) {
 		return
 	}
 	q := u.Query()
-	redirect := q.Get("redirect_uri") + "?code=the-code&state=" + url.QueryEscape(q.Get("state"))
+	back := q.Get("redirect_uri")
+	if back == "" {
+		back = q.Get("callback_url") // OpenRouter's name for it
+	}
+	redirect := back + "?code=the-code&state=" + url.QueryEscape(q.Get("state"))
 	s.mu.Lock()
 	s.redirect = redirect
 	s.mu.Unlock()

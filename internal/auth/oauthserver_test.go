@@ -28,6 +28,8 @@ type oauthServer struct {
 	polls     int  // device-code polls before approval
 	requests  []string
 	delay     time.Duration // before answering a refresh
+	// extra answers the endpoints of further sign-ins (true when it answered).
+	extra func(w http.ResponseWriter, r *http.Request, params map[string]string) bool
 }
 
 func newOAuthServer(t *testing.T) *oauthServer {
@@ -77,6 +79,9 @@ func (s *oauthServer) serve(w http.ResponseWriter, r *http.Request) {
 		for k := range q {
 			params[k] = q.Get(k)
 		}
+	}
+	if s.extra != nil && s.extra(w, r, params) {
+		return
 	}
 	switch r.URL.Path {
 	case "/v1/oauth/token", "/oauth/token": // anthropic, codex

@@ -86,6 +86,22 @@ func (m *Model) MappedLevel(level string) (value string, present, null bool) {
 	return *v, true, false
 }
 
+// ThinkingEffort is pi's mapping of a thinking level to an Anthropic-style effort: the model's
+// thinking level map when it names one, else minimal and low are low, medium is medium, and
+// anything else is high.
+func ThinkingEffort(m *Model, level string) string {
+	if v, present, null := m.MappedLevel(level); present && !null {
+		return v
+	}
+	switch level {
+	case "minimal", "low":
+		return "low"
+	case "medium":
+		return "medium"
+	}
+	return "high"
+}
+
 // ThinkingBudget is pi's thinkingBudgetForLevel (xhigh and max count as high).
 func ThinkingBudget(level string, custom map[string]int) int {
 	if level == "xhigh" || level == "max" {

@@ -117,19 +117,6 @@ func fromClaudeCodeName(name string, tools []llm.Tool) string {
 	return name
 }
 
-func mapEffort(m *llm.Model, level string) string {
-	if v, present, null := m.MappedLevel(level); present && !null {
-		return v
-	}
-	switch level {
-	case "minimal", "low":
-		return "low"
-	case "medium":
-		return "medium"
-	}
-	return "high"
-}
-
 func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat) params {
 	p := params{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention(), oauth: IsOAuthToken(m.APIKey)}
 	level := ""
@@ -152,7 +139,7 @@ func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat) 
 	}
 	p.thinking, p.thinkingOption = true, true
 	if compat.ForceAdaptiveThinking {
-		p.effort = mapEffort(m, level)
+		p.effort = llm.ThinkingEffort(m, level)
 		return p
 	}
 	mt, budget := llm.AdjustMaxTokensForThinking(p.maxTokens, m.MaxTokens, level, budgets)

@@ -333,16 +333,7 @@ func effort(m *llm.Model, level string) string {
 	if level == "xhigh" && nativeXhigh(m) {
 		return "xhigh"
 	}
-	if v, present, null := m.MappedLevel(level); present && !null {
-		return v
-	}
-	switch level {
-	case "minimal", "low":
-		return "low"
-	case "medium":
-		return "medium"
-	}
-	return "high"
+	return llm.ThinkingEffort(m, level)
 }
 
 var (

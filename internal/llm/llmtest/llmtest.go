@@ -240,6 +240,8 @@ func APIOf(path string) string {
 	switch {
 	case bedrockPath(path):
 		return Bedrock
+	case piMessagesPath(path):
+		return PiMessages
 	case strings.HasSuffix(path, "/chat/completions") && mistralPath(path):
 		return Mistral
 	case strings.HasSuffix(path, "/chat/completions"):

@@ -51,6 +51,8 @@ func (s *Server) BaseURL(api string) string {
 		return s.URL
 	case Mistral:
 		return s.URL + "/mistral"
+	case PiMessages:
+		return s.URL + "/pi"
 	}
 	return s.URL + "/v1"
 }

@@ -100,6 +100,8 @@ func render(api string, t *Turn) []string {
 		return renderGoogle(t)
 	case Bedrock:
 		return renderBedrock(t)
+	case PiMessages:
+		return renderPiMessages(t)
 	case Mistral:
 		return renderCompletions(&Turn{Text: t.Text, Thinking: t.Thinking, ToolCalls: t.ToolCalls, Blocks: t.Blocks, StopReason: t.StopReason, Usage: t.Usage,
 			ID: t.ID, Model: t.Model, ReasoningField: mistralThinking, Fault: t.Fault})
@@ -372,6 +374,9 @@ func faultResponse(api string, t *Turn) (int, map[string]string, string) {
 	anth := api == AnthropicMessages
 	if api == Bedrock {
 		return bedrockFault(t)
+	}
+	if api == PiMessages {
+		return piMessagesFault(t)
 	}
 	if api == GoogleAI || api == GoogleVertex {
 		switch t.Fault {

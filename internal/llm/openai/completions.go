@@ -171,7 +171,20 @@ func (Completions) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *
 	}
 	compat := ResolveCompat(m)
 	p := resolveParams(m, c, o)
-	body := llm.AppendJSON(nil, buildParams(m, c, compat, p))
+	params := buildParams(m, c, compat, p)
+	base := strings.TrimRight(m.BaseURL, "/")
+	if m.Provider == "azure" {
+		// Azure AI Foundry's chat completions (the catalogue's azure models on this API): pi
+		// resolves the endpoint and the deployment as for azure-openai-responses and sends the
+		// request with the plain OpenAI client (bearer key, no api-version).
+		b2, err := azureBaseURL(m)
+		if err != nil {
+			return b.Fail(ctx, err.Error())
+		}
+		base = b2
+		params = params.Set("model", azureDeployment(m))
+	}
+	body := llm.AppendJSON(nil, params)
 	sessionID := p.sessionID
 	if p.retention == "none" {
 		sessionID = ""
@@ -181,7 +194,7 @@ func (Completions) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *
 	for _, h := range Headers(m, c, o, compat, sessionID) {
 		hs = llm.SetHeader(hs, h.Name, h.Value)
 	}
-	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", Headers: hs, Body: body,
+	rc, failed := llm.Open(ctx, b, o, llm.Request{URL: base + "/chat/completions", Headers: hs, Body: body,
 		HTTPError: func(status int, text string) string { return llm.OpenAIHTTPError(status, text, "") }})
 	if failed != nil {
 		return failed

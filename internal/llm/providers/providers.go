@@ -9,4 +9,5 @@ import (
 	_ "github.com/pigo-agent/pigo/internal/llm/google"
 	_ "github.com/pigo-agent/pigo/internal/llm/mistral"
 	_ "github.com/pigo-agent/pigo/internal/llm/openai"
+	_ "github.com/pigo-agent/pigo/internal/llm/pimessages"
 )
