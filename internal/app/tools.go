@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/approve"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/safefile"
+	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools"
@@ -28,7 +28,7 @@ func (s *Session) bindTools() {
 	if st.AgentDir != "" {
 		// The credential stores stay out of the model's reach: no file tool reads them (bash's
 		// sandbox hides them too).
-		safefile.DenyReads(filepath.Join(st.AgentDir, "auth.json"), filepath.Join(st.AgentDir, "mcp-auth.json"))
+		safefile.DenyReads(sandbox.CredentialPaths(st.AgentDir)...)
 	}
 	s.rules = approve.NewRules(st.Policy.ApprovalRules)
 	ts := &toolrun.Session{Cwd: st.Cwd, AgentDir: st.AgentDir, Headless: !s.interactive, FileIO: st.Registry.FileIO,

@@ -37,8 +37,13 @@ func secretRefusal(path string, fi os.FileInfo) error {
 	defer secrets.RUnlock()
 	for p := range secrets.paths {
 		if st, err := os.Stat(p); err == nil && os.SameFile(st, fi) {
-			return &Refusal{Path: path, Reason: "is a credential store (API keys and tokens); pigo's file tools do not read it"}
+			return CredentialRefusal(path)
 		}
 	}
 	return nil
+}
+
+// CredentialRefusal is the refusal of a credential store named path.
+func CredentialRefusal(path string) *Refusal {
+	return &Refusal{Path: path, Reason: "is a credential store (API keys and tokens); pigo's file tools do not read it"}
 }

@@ -490,13 +490,26 @@ var ErrLimitedNotImplemented = errors.New("network mode \"limited\" is not suppo
 // API keys and OAuth tokens) from sandboxed commands: no secret reaches a sandbox (D24). The reference leaves it
 // readable; a deliberate difference (docs/decisions/22-credentials-providers.md).
 func (pl *Plan) denyCredentials() {
-	if pl.agentDir == "" {
-		return
+	pl.Secrets = append(pl.Secrets, CredentialFiles(pl.agentDir)...)
+}
+
+// CredentialPaths are the agent dir's credential stores (auth.json, mcp-auth.json: API keys
+// and OAuth tokens), whether they exist yet or not: what no sandboxed command, no file tool
+// and no search may read.
+func CredentialPaths(agentDir string) []string {
+	if agentDir == "" {
+		return nil
 	}
-	for _, name := range []string{"auth.json", "mcp-auth.json"} {
-		f := filepath.Join(pl.agentDir, name)
+	return []string{filepath.Join(agentDir, "auth.json"), filepath.Join(agentDir, "mcp-auth.json")}
+}
+
+// CredentialFiles are the [CredentialPaths] that exist as regular files.
+func CredentialFiles(agentDir string) []string {
+	var out []string
+	for _, f := range CredentialPaths(agentDir) {
 		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
-			pl.Secrets = append(pl.Secrets, f)
+			out = append(out, f)
 		}
 	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/claudecode"
 	"github.com/pigo-agent/pigo/internal/tools/opencode"
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
@@ -66,7 +67,7 @@ func BenchmarkSearch(b *testing.B) {
 	content := claudecode.GrepParams{Pattern: "needle", OutputMode: sp("content")}
 	b.Run("Grep-files/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := claudecode.Grep(ctx, dir, &files); err != nil {
+			if _, err := claudecode.Grep(ctx, &toolrun.Session{Cwd: dir}, &files); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -78,7 +79,7 @@ func BenchmarkSearch(b *testing.B) {
 	})
 	b.Run("Grep-content/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := claudecode.Grep(ctx, dir, &content); err != nil {
+			if _, err := claudecode.Grep(ctx, &toolrun.Session{Cwd: dir}, &content); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -102,7 +103,7 @@ func BenchmarkSearch(b *testing.B) {
 	})
 	b.Run("grep/tool", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := opencode.Grep(ctx, dir, "needle", nil, nil); err != nil {
+			if _, err := opencode.Grep(ctx, &toolrun.Session{Cwd: dir}, "needle", nil, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/claudecode"
 	"github.com/pigo-agent/pigo/internal/tools/opencode"
 )
@@ -90,7 +91,7 @@ func TestCCGrep(t *testing.T) {
 		{"multiline", claudecode.GrepParams{Pattern: "Foo here.var", Multiline: bp(true)}, "Found 1 file\nb.go"},
 	} {
 		p := tc.p
-		got, err := claudecode.Grep(ctx, dir, &p)
+		got, err := claudecode.Grep(ctx, &toolrun.Session{Cwd: dir}, &p)
 		if err != nil || got != tc.want {
 			t.Errorf("%s:\n got %q (%v)\nwant %q", tc.name, got, err, tc.want)
 		}
@@ -105,7 +106,7 @@ func TestCCGrep(t *testing.T) {
 		{claudecode.GrepParams{Pattern: "("}, rgStderr(t, "(")},
 	} {
 		p := tc.p
-		if _, err := claudecode.Grep(ctx, dir, &p); err == nil || err.Error() != tc.want {
+		if _, err := claudecode.Grep(ctx, &toolrun.Session{Cwd: dir}, &p); err == nil || err.Error() != tc.want {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
@@ -119,7 +120,7 @@ func TestCCGrepOutputCap(t *testing.T) {
 	}
 	dir := writeTree(t, "big.txt", b.String())
 	p := claudecode.GrepParams{Pattern: "match", OutputMode: sp("content"), HeadLimit: fp(0)}
-	got, err := claudecode.Grep(context.Background(), dir, &p)
+	got, err := claudecode.Grep(context.Background(), &toolrun.Session{Cwd: dir}, &p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,20 +189,20 @@ func TestOCGrep(t *testing.T) {
 		"latin1.txt", "caf\xe9 Foo\n",
 	)
 	ctx := context.Background()
-	got, err := opencode.Grep(ctx, dir, "Foo", nil, sp("*.go"))
+	got, err := opencode.Grep(ctx, &toolrun.Session{Cwd: dir}, "Foo", nil, sp("*.go"))
 	want := "Found 3 matches\n" + dir + "/a.go:\n  Line 2: func Foo() {}\n\n" + dir + "/b.go:\n  Line 1: Foo\n  Line 2: Foo"
 	if err != nil || got != want {
 		t.Errorf("grep:\n got %q (%v)\nwant %q", got, err, want)
 	}
-	got, _ = opencode.Grep(ctx, dir, "Foo", sp("long.txt"), nil)
+	got, _ = opencode.Grep(ctx, &toolrun.Session{Cwd: dir}, "Foo", sp("long.txt"), nil)
 	if want := "Found 1 matches\n" + dir + "/long.txt:\n  Line 1: " + strings.Repeat("é", 2000) + "..."; got != want {
 		t.Errorf("long line: %q", got[:80])
 	}
-	got, _ = opencode.Grep(ctx, dir, "caf", sp("latin1.txt"), nil)
+	got, _ = opencode.Grep(ctx, &toolrun.Session{Cwd: dir}, "caf", sp("latin1.txt"), nil)
 	if want := "Found 1 matches\n" + dir + "/latin1.txt:\n  Line 1: caf\ufffd Foo"; got != want {
 		t.Errorf("latin1: %q", got)
 	}
-	got, _ = opencode.Grep(ctx, dir, "Zebra", nil, nil)
+	got, _ = opencode.Grep(ctx, &toolrun.Session{Cwd: dir}, "Zebra", nil, nil)
 	if got != "No files found" {
 		t.Errorf("none: %q", got)
 	}
@@ -214,7 +215,7 @@ func TestOCGrep(t *testing.T) {
 		{"(", nil, "Invalid pattern: " + rgStderr(t, "(")},
 		{"x", sp("a.g"), "Path does not exist: a.g. Note: your current working directory is " + dir + ".\n\nDid you mean one of these?\n" + dir + "/a.go"},
 	} {
-		if _, err := opencode.Grep(ctx, dir, tc.pattern, tc.path, nil); err == nil || err.Error() != tc.want {
+		if _, err := opencode.Grep(ctx, &toolrun.Session{Cwd: dir}, tc.pattern, tc.path, nil); err == nil || err.Error() != tc.want {
 			t.Errorf("%q: %v, want %q", tc.pattern, err, tc.want)
 		}
 	}
@@ -223,7 +224,7 @@ func TestOCGrep(t *testing.T) {
 		fmt.Fprintf(&b, "hit %d\n", i)
 	}
 	d2 := writeTree(t, "many.txt", b.String())
-	got, _ = opencode.Grep(ctx, d2, "hit", nil, nil)
+	got, _ = opencode.Grep(ctx, &toolrun.Session{Cwd: d2}, "hit", nil, nil)
 	lines := strings.Split(got, "\n")
 	if lines[0] != "Found 100 matches (more matches available)" || lines[len(lines)-1] != "(Results truncated. Consider using a more specific path or pattern.)" || len(lines) != 104 {
 		t.Errorf("truncated: %q … %q (%d lines)", lines[0], lines[len(lines)-1], len(lines))

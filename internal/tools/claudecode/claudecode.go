@@ -23,11 +23,11 @@ func Register(r *toolrun.Impls) {
 	r.Register("claude-code", "Read", toolrun.Impl{Execute: ccRead})
 	r.Register("claude-code", "Edit", toolrun.Impl{Execute: ccEdit})
 	r.Register("claude-code", "Write", toolrun.Impl{Execute: ccWrite})
-	r.Register("claude-code", "Grep", toolkit.TextTool(func(ctx context.Context, cwd string, p *GrepParams) (string, error) {
-		return Grep(ctx, cwd, p)
+	r.Register("claude-code", "Grep", toolkit.TextTool(func(ctx context.Context, s *toolrun.Session, p *GrepParams) (string, error) {
+		return Grep(ctx, s, p)
 	}))
-	r.Register("claude-code", "Glob", toolkit.TextTool(func(ctx context.Context, cwd string, p *toolkit.GlobParams) (string, error) {
-		return Glob(ctx, cwd, p.Pattern, p.Path)
+	r.Register("claude-code", "Glob", toolkit.TextTool(func(ctx context.Context, s *toolrun.Session, p *toolkit.GlobParams) (string, error) {
+		return Glob(ctx, s.Cwd, p.Pattern, p.Path)
 	}))
 	r.Register("claude-code", "Bash", toolrun.Impl{Execute: ccBash})
 	r.Register("claude-code", "TodoWrite", toolrun.Impl{Execute: ccTodoWrite})
@@ -167,14 +167,20 @@ type rgResult struct {
 	code           int
 }
 
-// runRG runs ripgrep in dir to completion, buffering its output.
-func runRG(ctx context.Context, dir string, args []string) (rgResult, error) {
+// runRG runs ripgrep in dir to completion, buffering its output. A content search over
+// root (s set) runs through [toolrun.Session.SearchCommand], which hides credential files.
+func runRG(ctx context.Context, s *toolrun.Session, dir, root string, args []string) (rgResult, error) {
 	bin, err := exec.LookPath("rg")
 	if err != nil {
 		return rgResult{}, toolkit.ErrNoRG
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	if s != nil {
+		if cmd, err = s.SearchCommand(ctx, dir, root, bin, args); err != nil {
+			return rgResult{}, err
+		}
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()

@@ -83,7 +83,7 @@ func Glob(ctx context.Context, cwd, pattern string, path *string) (string, error
 			dir, pat = base, rel
 		}
 	}
-	r, err := runRG(ctx, dir, GlobArgs(pat))
+	r, err := runRG(ctx, nil, dir, "", GlobArgs(pat))
 	if err != nil {
 		if errors.Is(err, toolkit.ErrNoRG) || ctx.Err() != nil {
 			return "", err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
@@ -232,7 +233,8 @@ func sortByMtime(paths []string) {
 }
 
 // Grep is claude-code's Grep.
-func Grep(ctx context.Context, cwd string, p *GrepParams) (string, error) {
+func Grep(ctx context.Context, s *toolrun.Session, p *GrepParams) (string, error) {
+	cwd := s.Cwd
 	offset, err := ccNonNegative(p.Offset, "offset")
 	if err != nil {
 		return "", err
@@ -256,7 +258,7 @@ func Grep(ctx context.Context, cwd string, p *GrepParams) (string, error) {
 			return "", errors.New(msg)
 		}
 	}
-	r, err := runRG(ctx, cwd, GrepArgs(p, root))
+	r, err := runRG(ctx, s, cwd, root, GrepArgs(p, root))
 	if err != nil {
 		return "", err
 	}

@@ -35,7 +35,7 @@ func Glob(ctx context.Context, cwd, pattern string, path *string) (string, error
 	if !st.IsDir() {
 		return "", errors.New("glob path must be a directory: " + search)
 	}
-	files, truncated, err := streamRG(ctx, search, GlobArgs(pattern), ocRGLimit, func(l []byte) (string, bool, error) {
+	files, truncated, err := streamRG(ctx, nil, search, "", GlobArgs(pattern), ocRGLimit, func(l []byte) (string, bool, error) {
 		return filepath.Join(search, strings.TrimPrefix(string(l), "./")), true, nil
 	})
 	if err != nil {

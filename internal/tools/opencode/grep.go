@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
@@ -90,7 +91,8 @@ func ocGrepFormat(matches []ocMatch, truncated bool) string {
 }
 
 // Grep is opencode's grep.
-func Grep(ctx context.Context, cwd, pattern string, path, include *string) (string, error) {
+func Grep(ctx context.Context, s *toolrun.Session, pattern string, path, include *string) (string, error) {
+	cwd := s.Cwd
 	if pattern == "" {
 		return "", errors.New("pattern is required")
 	}
@@ -117,7 +119,7 @@ func Grep(ctx context.Context, cwd, pattern string, path, include *string) (stri
 	if include != nil {
 		inc = *include
 	}
-	matches, truncated, err := streamRG(ctx, dir, GrepArgs(pattern, inc, target), ocRGLimit, parseGrepRecord)
+	matches, truncated, err := streamRG(ctx, s, dir, req, GrepArgs(pattern, inc, target), ocRGLimit, parseGrepRecord)
 	if err != nil {
 		return "", err
 	}

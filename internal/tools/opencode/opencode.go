@@ -22,11 +22,11 @@ func Register(r *toolrun.Impls) {
 	r.Register("opencode", "read", toolrun.Impl{Execute: ocRead})
 	r.Register("opencode", "edit", toolrun.Impl{Execute: ocEdit})
 	r.Register("opencode", "write", toolrun.Impl{Execute: ocWrite})
-	r.Register("opencode", "grep", toolkit.TextTool(func(ctx context.Context, cwd string, p *ocGrepParams) (string, error) {
-		return Grep(ctx, cwd, p.Pattern, p.Path, p.Include)
+	r.Register("opencode", "grep", toolkit.TextTool(func(ctx context.Context, s *toolrun.Session, p *ocGrepParams) (string, error) {
+		return Grep(ctx, s, p.Pattern, p.Path, p.Include)
 	}))
-	r.Register("opencode", "glob", toolkit.TextTool(func(ctx context.Context, cwd string, p *toolkit.GlobParams) (string, error) {
-		return Glob(ctx, cwd, p.Pattern, p.Path)
+	r.Register("opencode", "glob", toolkit.TextTool(func(ctx context.Context, s *toolrun.Session, p *toolkit.GlobParams) (string, error) {
+		return Glob(ctx, s.Cwd, p.Pattern, p.Path)
 	}))
 	r.Register("opencode", "bash", toolrun.Impl{Execute: ocBash})
 	r.Register("opencode", "todowrite", toolrun.Impl{Execute: ocTodoWrite})
@@ -67,8 +67,9 @@ const (
 
 // streamRG runs ripgrep in dir, hands each stdout line to parse, and kills
 // it once more than limit items were parsed. It returns the items (at most
-// limit) and whether there were more.
-func streamRG[T any](ctx context.Context, dir string, args []string, limit int, parse func([]byte) (T, bool, error)) ([]T, bool, error) {
+// limit) and whether there were more. A content search over root (s set) runs through
+// [toolrun.Session.SearchCommand], which hides credential files.
+func streamRG[T any](ctx context.Context, s *toolrun.Session, dir, root string, args []string, limit int, parse func([]byte) (T, bool, error)) ([]T, bool, error) {
 	bin, err := exec.LookPath("rg")
 	if err != nil {
 		return nil, false, toolkit.ErrNoRG
@@ -77,6 +78,11 @@ func streamRG[T any](ctx context.Context, dir string, args []string, limit int, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	if s != nil {
+		if cmd, err = s.SearchCommand(ctx, dir, root, bin, args); err != nil {
+			return nil, false, err
+		}
+	}
 	stderr := &toolkit.CapBuffer{Buf: &bytes.Buffer{}, Max: ocStderrBytes}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()

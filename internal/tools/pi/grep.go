@@ -63,7 +63,10 @@ func piGrep(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 	args = append(args, "--", a.Pattern, search)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, rg, args...)
+	cmd, err := inv.Session.SearchCommand(cctx, "", search, rg, args)
+	if err != nil {
+		return toolrun.Result{}, err
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

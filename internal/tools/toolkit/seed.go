@@ -223,13 +223,13 @@ type GlobParams struct {
 }
 
 // TextTool is a tool whose whole result is one text computed from its decoded parameters.
-func TextTool[P any](run func(ctx context.Context, cwd string, p *P) (string, error)) toolrun.Impl {
+func TextTool[P any](run func(ctx context.Context, s *toolrun.Session, p *P) (string, error)) toolrun.Impl {
 	return toolrun.Impl{Execute: func(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error) {
 		var p P
 		if err := inv.Decode(&p); err != nil {
 			return toolrun.Result{}, err
 		}
-		text, err := run(ctx, inv.Session.Cwd, &p)
+		text, err := run(ctx, inv.Session, &p)
 		if err != nil {
 			return toolrun.Result{}, err
 		}
