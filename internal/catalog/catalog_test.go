@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/format"
-	"strconv"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
