@@ -33,6 +33,8 @@ var credentialDifferences = map[string]string{
 	"Codex transport":       "pi 1.6 tries a WebSocket first and compresses the SSE body with zstd; pigo speaks SSE with a plain JSON body (the test runs pi with transport \"sse\" and decompresses its body)",
 	"beta query":            "pi's Anthropic SDK calls /v1/messages?beta=true (its beta client); pigo calls /v1/messages with the same anthropic-beta header: the query is ignored",
 	"session ids":           "each run has its own session id (prompt_cache_key, session-id, x-client-request-id): masked",
+	"AWS SDK headers":       "Bedrock: the AWS SDK also sends and signs amz-sdk-invocation-id (a fresh UUID), amz-sdk-request and x-amz-user-agent; pigo sends neither. Both signatures are verified with the secret on the server, and the canonical requests are compared with those three headers, the date, the body's hash and its length left out (the body is compared on its own), and the two loopback servers' ports masked; pigo's Thread-Id (the seed's request-headers extension, which the pi run does not load) is signed like any configured header and left out too",
+	"Bedrock transport":     "pi's AWS SDK speaks HTTP/2 to the endpoint unless AWS_BEDROCK_FORCE_HTTP1=1 (or a proxy) is set; the loopback server speaks HTTP/1.1, so pi runs with it set; pigo speaks HTTP/1.1 or HTTP/2 as Go's client negotiates (TLS ALPN)",
 	"max tokens near limit": "where the output budget is clamped to the context window, it follows the estimated prompt size, which differs by the system prompt texts above: the comparison corrects for exactly that difference (ceil(chars/3.5) of each prompt)",
 }
 
@@ -42,6 +44,9 @@ type credScenario struct {
 	auth                       map[string]any
 	env                        []string
 	headers                    []string
+	// sigv4 is the AWS secret both requests must be signed with (their canonical requests
+	// are compared; see "AWS SDK headers").
+	sigv4 string
 }
 
 func credScenarios() []credScenario {
@@ -78,6 +83,12 @@ func credScenarios() []credScenario {
 			auth: map[string]any{"mistral": apiKey("mistral-stored-key")}, headers: []string{"authorization", "accept"}},
 		{name: "api key entry with env (github-copilot)", provider: "github-copilot", model: "claude-sonnet-4.6", api: llmtest.AnthropicMessages,
 			auth: map[string]any{"github-copilot": apiKey("ghu_copilot_token")}, headers: []string{"Authorization", "x-api-key", "X-Initiator", "Openai-Intent", "Editor-Version", "Copilot-Integration-Id"}},
+		{name: "environment keys, SigV4 (amazon-bedrock)", provider: "amazon-bedrock", model: "us.anthropic.claude-sonnet-4-6", api: llmtest.Bedrock, thinking: "medium",
+			env:     []string{"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SESSION_TOKEN=session-token-example", "AWS_REGION=eu-central-1", "AWS_BEDROCK_FORCE_HTTP1=1"},
+			headers: []string{"x-amz-security-token", "content-type"}, sigv4: awsSecret},
+		{name: "api key entry, bearer (amazon-bedrock)", provider: "amazon-bedrock", model: "openai.gpt-oss-120b-1:0", api: llmtest.Bedrock, thinking: "high",
+			auth: map[string]any{"amazon-bedrock": apiKey("bedrock-api-key-stored")}, env: []string{"AWS_BEDROCK_FORCE_HTTP1=1"},
+			headers: []string{"Authorization", "content-type", "x-amz-security-token"}},
 	}
 }
 
@@ -157,6 +168,41 @@ func unzstd(t *testing.T, b []byte) []byte {
 		t.Fatalf("zstd: %v", err)
 	}
 	return out
+}
+
+const awsSecret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+
+var awsSDKOnly = regexp.MustCompile(`^(amz-sdk-invocation-id|amz-sdk-request|x-amz-user-agent|content-length|x-amz-content-sha256|thread-id):`)
+
+// sigv4Canonical verifies r's signature and returns its canonical request without the AWS
+// SDK's own headers, the date, and the body's hash and length (see "AWS SDK headers").
+func sigv4Canonical(t *testing.T, who string, r llmtest.Request, secret string) string {
+	creq, scope, err := r.SigV4(secret)
+	if err != nil {
+		t.Errorf("%s: %v", who, err)
+		return ""
+	}
+	lines := strings.Split(creq, "\n")
+	var out []string
+	for i, l := range lines {
+		switch {
+		case i == len(lines)-1 || awsSDKOnly.MatchString(l):
+			continue
+		case strings.HasPrefix(l, "host:127.0.0.1:"):
+			l = "host:127.0.0.1:<port>"
+		case i == len(lines)-2:
+			var keep []string
+			for _, n := range strings.Split(l, ";") {
+				if !awsSDKOnly.MatchString(n + ":") {
+					keep = append(keep, n)
+				}
+			}
+			l = strings.Join(keep, ";")
+		}
+		out = append(out, l)
+	}
+	_, scope, _ = strings.Cut(scope, "/")
+	return strings.Join(out, "\n") + "\nscope " + scope
 }
 
 var sessionKeys = regexp.MustCompile(`^(prompt_cache_key|session_id|user)$`)
@@ -243,6 +289,12 @@ func TestCredentialsAgainstPi16(t *testing.T) {
 			if len(diffs) > 0 {
 				t.Errorf("headers differ:\n %s", strings.Join(diffs, "\n "))
 			}
+			if sc.sigv4 != "" {
+				pc, gc := sigv4Canonical(t, "pi", piReq, sc.sigv4), sigv4Canonical(t, "pigo", pigoReq, sc.sigv4)
+				if pc != gc {
+					t.Errorf("canonical requests differ:\n pi:\n%s\n pigo:\n%s", pc, gc)
+				}
+			}
 		})
 	}
 }
@@ -260,7 +312,7 @@ func promptTokens(body []byte) int {
 	return int(math.Ceil(float64(len([]rune(s))) / 3.5))
 }
 
-var maxTokenKeys = []string{"max_tokens", "max_output_tokens", "max_completion_tokens", "maxOutputTokens"}
+var maxTokenKeys = []string{"max_tokens", "max_output_tokens", "max_completion_tokens", "maxOutputTokens", "maxTokens"}
 
 // correctMaxTokens gives pigo's body pi's output budget when the two differ by exactly the
 // prompt estimate's difference (see credentialDifferences).
@@ -285,9 +337,11 @@ func correctMaxTokens(pi, pigo any, delta int) {
 		}
 	}
 	fix(pm, gm)
-	if pg, ok := pm["generationConfig"].(map[string]any); ok {
-		if gg, ok := gm["generationConfig"].(map[string]any); ok {
-			fix(pg, gg)
+	for _, nested := range []string{"generationConfig", "inferenceConfig"} {
+		if pg, ok := pm[nested].(map[string]any); ok {
+			if gg, ok := gm[nested].(map[string]any); ok {
+				fix(pg, gg)
+			}
 		}
 	}
 }

@@ -200,6 +200,10 @@ func fromEnv(info ProviderInfo, env map[string]string) Resolution {
 func Guidance(provider string) string {
 	info, builtin := Provider(provider)
 	var ways []string
+	switch provider {
+	case "amazon-bedrock":
+		ways = append(ways, "set AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key), AWS_PROFILE (a profile of ~/.aws/config), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	}
 	if builtin && len(info.EnvVars) > 0 {
 		names := info.EnvVars
 		if provider == "anthropic" {

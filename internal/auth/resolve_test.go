@@ -84,3 +84,11 @@ func TestCommandCachedPerProcess(t *testing.T) {
 		t.Errorf("ran %d times", strings.Count(string(data), "x"))
 	}
 }
+
+// Amazon Bedrock has no key variable of pi's list: its guidance names the AWS ways.
+func TestGuidanceBedrock(t *testing.T) {
+	want := "set AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key), AWS_PROFILE (a profile of ~/.aws/config), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run `pigo auth login amazon-bedrock`"
+	if got := Guidance("amazon-bedrock"); got != want {
+		t.Errorf("%q", got)
+	}
+}

@@ -21,6 +21,9 @@ type Request struct {
 	Body    []byte
 	// HTTPError is the errorMessage for a non-2xx response (its status and body text).
 	HTTPError func(status int, body string) string
+	// HTTPErrorHeader, when set, is used instead of HTTPError for APIs whose error code is a
+	// response header (Bedrock's x-amzn-errortype).
+	HTTPErrorHeader func(status int, h http.Header, body string) string
 }
 
 // Open sends r. On a 2xx response it emits "start" and returns the body for the caller to read
@@ -53,14 +56,23 @@ func Open(ctx context.Context, b *Builder, o *Options, r Request) (io.ReadCloser
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		text := ReadBody(resp)
 		b.status = resp.StatusCode
+		if r.HTTPErrorHeader != nil {
+			return nil, b.Fail(ctx, r.HTTPErrorHeader(resp.StatusCode, resp.Header, text))
+		}
 		return nil, b.Fail(ctx, r.HTTPError(resp.StatusCode, text))
 	}
 	b.Start()
 	return resp.Body, nil
 }
 
-// Failure is an error whose text is the errorMessage a stream ends with.
-func Failure(text string) error { return errors.New(text) }
+// Failure is an error whose text is the errorMessage a stream ends with. A reader's next
+// function may return one too: Each passes it on as the stream's failure instead of pi's
+// generic read-error text.
+func Failure(text string) error { return failure(text) }
+
+type failure string
+
+func (f failure) Error() string { return string(f) }
 
 // Each reads items with next and hands each to on, until the stream ends (nil), on returns an
 // error (returned as the failure), the reply goes over a bound (ErrReplyTooLarge), or reading
@@ -76,7 +88,8 @@ func Each[E any](ctx context.Context, b *Builder, next func() (E, error), on fun
 			if ctx.Err() != nil {
 				return nil
 			}
-			if errors.Is(err, sse.ErrTooLong) {
+			var f failure
+			if errors.Is(err, sse.ErrTooLong) || errors.As(err, &f) {
 				return err
 			}
 			return Failure(ReadError(ctx, err))

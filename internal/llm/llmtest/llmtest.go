@@ -164,6 +164,7 @@ type Raw struct {
 // Request is one recorded request.
 type Request struct {
 	Method string
+	Host   string
 	Path   string
 	Query  string // the URL's raw query
 	API    string
@@ -237,6 +238,8 @@ func (s *Server) Requests() []Request {
 // APIOf names the API a request path belongs to ("" for an unknown path).
 func APIOf(path string) string {
 	switch {
+	case bedrockPath(path):
+		return Bedrock
 	case strings.HasSuffix(path, "/chat/completions") && mistralPath(path):
 		return Mistral
 	case strings.HasSuffix(path, "/chat/completions"):
@@ -269,7 +272,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	n := len(s.reqs)
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, API: api, Header: r.Header.Clone(), Body: body})
+	s.reqs = append(s.reqs, Request{Method: r.Method, Host: r.Host, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, API: api, Header: r.Header.Clone(), Body: body})
 	var turn *Turn
 	if len(s.queue) > 0 {
 		t := s.queue[0]
@@ -282,6 +285,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if turn == nil {
 		http.Error(w, fmt.Sprintf("llmtest: no response queued for request %d (%s %s)", n, r.Method, r.URL.Path), http.StatusInternalServerError)
+		return
+	}
+	if turn.Raw != nil && api == Bedrock {
+		s.write(w, turn, turn.Raw.Code, turn.Raw.Header, []string{turn.Raw.Body})
 		return
 	}
 	if turn.Raw != nil {
@@ -312,6 +319,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	events := render(api, turn)
 	if api == Mistral {
 		turn.quietNoise = true // pi's Mistral reader refuses any event without choices
+	}
+	if api == Bedrock {
+		turn.Noise = false // binary framing has no room for SSE noise
+		s.write(w, turn, 200, map[string]string{"Content-Type": "application/vnd.amazon.eventstream", "x-amzn-requestid": "7d1c9e4a-0000-4000-8000-000000000000"}, events)
+		return
 	}
 	s.write(w, turn, 200, map[string]string{"Content-Type": "text/event-stream; charset=utf-8"}, events)
 }

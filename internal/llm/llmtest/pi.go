@@ -47,7 +47,7 @@ func (s *Server) BaseURL(api string) string {
 		return s.URL + "/backend-api"
 	case GoogleAI:
 		return s.URL + "/v1beta"
-	case GoogleVertex:
+	case GoogleVertex, Bedrock:
 		return s.URL
 	case Mistral:
 		return s.URL + "/mistral"

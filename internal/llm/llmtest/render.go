@@ -98,6 +98,8 @@ func render(api string, t *Turn) []string {
 		return renderResponses(t)
 	case GoogleAI, GoogleVertex:
 		return renderGoogle(t)
+	case Bedrock:
+		return renderBedrock(t)
 	case Mistral:
 		return renderCompletions(&Turn{Text: t.Text, Thinking: t.Thinking, ToolCalls: t.ToolCalls, Blocks: t.Blocks, StopReason: t.StopReason, Usage: t.Usage,
 			ID: t.ID, Model: t.Model, ReasoningField: mistralThinking, Fault: t.Fault})
@@ -368,6 +370,9 @@ func renderGoogle(t *Turn) []string {
 func faultResponse(api string, t *Turn) (int, map[string]string, string) {
 	jsonHdr := map[string]string{"Content-Type": "application/json"}
 	anth := api == AnthropicMessages
+	if api == Bedrock {
+		return bedrockFault(t)
+	}
 	if api == GoogleAI || api == GoogleVertex {
 		switch t.Fault {
 		case RateLimit:
