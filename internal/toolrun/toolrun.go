@@ -176,10 +176,10 @@ type Tool struct {
 
 	// schema is compiled on the tool's first call: a session declares dozens of tools
 	// (disabled and codemode-only ones too) and calls a few.
-	schema  func() (*Schema, error)
-	impl    *Impl
-	once    sync.Once
-	model   json.RawMessage
+	schema func() (*Schema, error)
+	impl   *Impl
+	once   sync.Once
+	model  json.RawMessage
 }
 
 // modelSchema is the parameters schema as pi sends it: keys in TypeBox's order (type,
