@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -126,5 +127,34 @@ func BenchmarkJSONStringifyTreeSchema(b *testing.B) {
 	schema := []byte(stringifySeeds[len(stringifySeeds)-1])
 	for b.Loop() {
 		_, _ = jsonStringifyTree(schema)
+	}
+}
+
+// toolsJSLen writes the tools directly and must count what marshalling and re-serialising
+// them counted, whatever the tools hold.
+func TestToolsJSLenMatchesMarshal(t *testing.T) {
+	schema := json.RawMessage(stringifySeeds[len(stringifySeeds)-1])
+	sets := [][]Tool{
+		{{Name: "read", Description: "Read <files> & more 😀 \u2028", Parameters: schema}},
+		{{Name: "a", Parameters: nil}, {Name: "b", Description: "x\ny\t\"q\"", Parameters: json.RawMessage(` { "type" : "object" } `)}},
+		{{Name: "dup", Parameters: json.RawMessage(`{"a":1,"a":2}`)}, {Name: "ok", Parameters: schema}},
+		{{Name: "bad", Parameters: json.RawMessage(`{"a":`)}, {Name: "ok", Parameters: schema}},
+		{{Name: "nums", Parameters: json.RawMessage(`{"max":1e21,"min":-0,"x":1.50}`)}},
+		{{Name: "\xff", Description: "\xfe", Parameters: json.RawMessage("{\"k\xff\":\"v\"}")}},
+	}
+	for i, ts := range sets {
+		if got, want := toolsJSLen(ts), toolsJSLenMarshal(ts); got != want {
+			t.Errorf("set %d: %d, marshalled %d", i, got, want)
+		}
+	}
+	f := func(name, desc, params string) bool {
+		ts := []Tool{{Name: name, Description: desc, Parameters: json.RawMessage(params)}, {Name: "read", Parameters: schema}}
+		return toolsJSLen(ts) == toolsJSLenMarshal(ts)
+	}
+	for _, s := range stringifySeeds {
+		if !f("t", "d", s) {
+			t.Errorf("parameters %q: %d, marshalled %d", s, toolsJSLen([]Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(s)}}),
+				toolsJSLenMarshal([]Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(s)}}))
+		}
 	}
 }
