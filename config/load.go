@@ -159,6 +159,9 @@ func Load(o Options) (*Config, error) {
 		if IsPackageSource(e) {
 			continue // a pi package for this run: discoverPackages
 		}
+		if OpenAICostEntry(e) {
+			continue // the seed's openai-cost: pigo's built-in provider (openAICostLoaded)
+		}
 		if msg := CodeExtension(e); msg != "" {
 			// pi would run it; pigo says so instead of parsing TypeScript as JSONC.
 			c.Diags.Add(diag.FileSpan(diag.NewSource(e, nil)), diag.Warning, "extension-skipped", "", msg)
@@ -168,6 +171,7 @@ func Load(o Options) (*Config, error) {
 	}
 	c.decideTrust()
 	c.discoverPackages()
+	c.noteOpenAICost()
 	return c, nil
 }
 

@@ -2,10 +2,63 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/engine"
+	"github.com/pigo-agent/pigo/internal/jsonc"
 )
+
+// OpenAICostEntry reports whether an extension path (an -e argument or an entry of
+// settings.json's extensions) is the seed's openai-cost entry: src/openai-cost/index.ts (or
+// index.js), or the openai-cost folder holding it. The seed leaves openai-cost out of its
+// package's pi.extensions, so installing the package does not load it; naming this entry does,
+// and pigo then registers its built-in openai-cost provider instead of skipping the file as a
+// code extension.
+func OpenAICostEntry(p string) bool {
+	p = filepath.ToSlash(filepath.Clean(strings.TrimSpace(p)))
+	for _, suf := range []string{"openai-cost/index.ts", "openai-cost/index.js"} {
+		if p == suf || strings.HasSuffix(p, "/"+suf) {
+			return true
+		}
+	}
+	return path.Base(p) == "openai-cost" && codeEntry(filepath.FromSlash(p)) != ""
+}
+
+// openAICostLoaded says whether this run loads the seed's openai-cost extension: an -e path or
+// an applied settings.json extensions entry names its entry (OpenAICostEntry).
+func (c *Config) openAICostLoaded() bool {
+	for _, e := range c.Opts.Extensions {
+		if OpenAICostEntry(e) {
+			return true
+		}
+	}
+	for _, f := range c.Files {
+		if f.Kind != Settings || !f.Applied || f.Broken || f.Root == nil {
+			continue
+		}
+		if v := f.Root.Get("extensions"); v != nil && v.Kind == jsonc.Array {
+			for _, e := range v.Elems {
+				if e.Kind == jsonc.String && OpenAICostEntry(e.Str) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// noteOpenAICost adds check's info for an openai-cost.json that this run does not use because
+// the extension is not loaded (the seed registers the provider only when its entry is named).
+func (c *Config) noteOpenAICost() {
+	for _, f := range c.Files {
+		if f.Kind == OpenAICost && f.Scope == Global && f.Applied && !c.openAICostLoaded() {
+			c.unusableInfo(f.Path, fmt.Sprintf("%s is not used: as in the seed, the openai-cost provider is registered only when its extension is loaded (-e <package>/src/openai-cost/index.ts, or that path in settings.json's extensions)", FileName(OpenAICost)))
+		}
+	}
+}
 
 // The seed's openai-cost defaults (src/openai-cost/config.ts).
 const (
@@ -38,7 +91,8 @@ type openAICost struct {
 // openAICostProvider reads the agent dir's openai-cost.json. Like the seed, which reads only
 // ~/.pi/agent/openai-cost.json, a project file is not consulted, and a missing, broken or
 // invalid file leaves the provider unregistered (nil) rather than failing the session: pigo
-// check reports the file's problems.
+// check reports the file's problems. The file is read only when the extension is loaded
+// (openAICostLoaded), as the seed's package does not load it by default.
 func (c *Config) openAICostProvider() *openAICost {
 	for _, f := range c.Files {
 		if f.Kind != OpenAICost || f.Scope != Global {
@@ -46,6 +100,9 @@ func (c *Config) openAICostProvider() *openAICost {
 		}
 		c.checkFile(nil, f)
 		if !f.Applied || f.Broken || f.Legacy || f.Dialect != "" || f.Root == nil || f.Diags.HasErrors() {
+			return nil
+		}
+		if !c.openAICostLoaded() {
 			return nil
 		}
 		var raw openAICost

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -32,11 +33,82 @@ func openAICostConfig(t *testing.T, file, models, proj string) *Config {
 		}
 	}
 	yes := true
-	c, err := Load(Options{AgentDir: agent, ProjectDir: project, Home: home, Approve: &yes})
+	c, err := Load(Options{AgentDir: agent, ProjectDir: project, Home: home, Approve: &yes,
+		Extensions: []string{"pi-extensions/src/openai-cost/index.ts"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// The seed's package leaves openai-cost out of its default extensions: openai-cost.json alone
+// registers nothing (check says why), and the provider appears when the extension's entry is
+// named by -e (the file, or its folder) or by settings.json's extensions.
+func TestOpenAICostOnlyWhenLoaded(t *testing.T) {
+	home := t.TempDir()
+	agent := filepath.Join(home, "agent")
+	folder := filepath.Join(home, "pi-extensions", "src", "openai-cost")
+	for _, d := range []string{agent, folder} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(folder, "index.ts"), "export default function () {}\n")
+	write(filepath.Join(agent, "openai-cost.json"), `{"baseUrl":"http://127.0.0.1:9","models":[{"id":"c"}]}`)
+	load := func(ext ...string) *Config {
+		t.Helper()
+		no := false
+		c, err := Load(Options{AgentDir: agent, ProjectDir: home, Home: home, Approve: &no, Extensions: ext,
+			Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	registered := func(c *Config) bool {
+		m, err := c.ProviderModel("openai-cost/c", "")
+		return err == nil && m.ReportedCost
+	}
+	c := load()
+	if registered(c) {
+		t.Error("openai-cost registered without its extension loaded")
+	}
+	found := false
+	for _, d := range c.Check() {
+		if d.Code == notLoadedCode && strings.Contains(d.Message, "openai-cost.json is not used") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("check does not say why openai-cost.json is unused: %v", c.Check())
+	}
+	for _, ext := range []string{filepath.Join(folder, "index.ts"), folder} {
+		c := load(ext)
+		if !registered(c) {
+			t.Errorf("-e %s: openai-cost not registered", ext)
+		}
+		for _, d := range c.Check() {
+			if d.Code == "extension-skipped" || strings.Contains(d.Message, "openai-cost.json is not used") {
+				t.Errorf("-e %s: %v", ext, d)
+			}
+		}
+	}
+	write(filepath.Join(agent, "settings.json"), `{"extensions": ["`+filepath.Join(folder, "index.ts")+`"]}`)
+	c = load()
+	if !registered(c) {
+		t.Error("settings extensions: openai-cost not registered")
+	}
+	for _, d := range c.Check() {
+		if d.Code == notLoadedCode {
+			t.Errorf("settings extensions: %v", d)
+		}
+	}
 }
 
 func TestOpenAICostListedModel(t *testing.T) {
@@ -139,7 +211,9 @@ func TestOpenAICostModelRefs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		home, proj := t.TempDir(), t.TempDir()
-		write(t, filepath.Join(home, ".pi", "agent", "settings.json"), tc.settings)
+		// The extension loaded through settings.json (TestOpenAICostOnlyWhenLoaded).
+		settings := `{"extensions":["pi-extensions/src/openai-cost/index.ts"],` + tc.settings[1:]
+		write(t, filepath.Join(home, ".pi", "agent", "settings.json"), settings)
 		if tc.file != "" {
 			write(t, filepath.Join(home, ".pi", "agent", "openai-cost.json"), tc.file)
 		}

@@ -114,8 +114,8 @@ func (c *Config) nestedPrompts(dir string, depth int) {
 func (c *Config) settingsResources(f *File) {
 	if v := f.Root.Get("extensions"); v != nil && v.Kind == jsonc.Array {
 		for i, e := range v.Elems {
-			if e.Kind != jsonc.String {
-				continue
+			if e.Kind != jsonc.String || OpenAICostEntry(e.Str) {
+				continue // openai-cost's entry loads pigo's built-in provider
 			}
 			f.Diags.Add(diag.At(f.Src, e.Start, e.End), diag.Info, notLoadedCode, fmt.Sprintf("extensions[%d]", i),
 				fmt.Sprintf("extension %q is not loaded: pigo runs no code extensions, so the tools and commands it registers are missing from the registry (declarative extensions go in extensions/ or -e)", e.Str))

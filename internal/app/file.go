@@ -41,8 +41,31 @@ func (s *Session) openFile(spec SessionSpec) (*session.Session, error) {
 		if err != nil {
 			return nil, failf("%v", err)
 		}
-		if err := missingSessionCwd(p, cwd); err != nil {
-			return nil, err
+		if stored, gone := storedCwdGone(p); gone {
+			choice := ""
+			if spec.MissingCwd == nil {
+				return nil, missingSessionCwd(stored, p, cwd)
+			}
+			switch choice = spec.MissingCwd(stored, cwd); choice {
+			case MissingCwdFork:
+				// pi 1.6: a copy of the session continues here (new id, the original kept).
+				f, err := session.Fork(p, cwd, loc.Dir)
+				if err != nil {
+					return nil, failf("--session: %v", err)
+				}
+				return f, nil
+			case MissingCwdContinue:
+				// The file continues in place with this folder as the workspace; its stored
+				// cwd is unchanged, so the next open asks again (pi's "asks again next time").
+				f, err := session.Open(p, session.OpenOptions{Dir: loc.Dir, Cwd: cwd})
+				if err != nil {
+					return nil, failf("--session: %v", err)
+				}
+				s.fileWarnings(f)
+				return f, nil
+			default:
+				return nil, ErrCancelled
+			}
 		}
 		if global {
 			return nil, failf("session %s belongs to another project; use --fork %s to continue a copy of it here", p, spec.Open)
@@ -66,16 +89,20 @@ func (s *Session) openFile(spec SessionSpec) (*session.Session, error) {
 	return session.New(cwd, loc.Dir, session.Options{}), nil
 }
 
-// missingSessionCwd is pi's refusal of a session whose stored working directory is gone
-// (pi 1.6 print mode; its chat offers to continue or fork into the current folder).
-func missingSessionCwd(path, cwd string) error {
+// storedCwdGone reads the session file's stored working directory and reports whether it no
+// longer exists.
+func storedCwdGone(path string) (stored string, gone bool) {
 	stored, err := session.ReadCwd(path)
 	if err != nil || stored == "" {
-		return nil
+		return "", false
 	}
-	if _, err := os.Stat(stored); !os.IsNotExist(err) {
-		return nil
-	}
+	_, err = os.Stat(stored)
+	return stored, os.IsNotExist(err)
+}
+
+// missingSessionCwd is pi's refusal of a session whose stored working directory is gone
+// (pi 1.6 print mode; its chat asks: SessionSpec.MissingCwd).
+func missingSessionCwd(stored, path, cwd string) error {
 	return failf("Stored session working directory does not exist: %s\nSession file: %s\nCurrent working directory: %s", stored, path, cwd)
 }
 

@@ -32,7 +32,8 @@ type InputRequest struct {
 // InputOption is one choice of a select request.
 type InputOption struct{ ID, Label string }
 
-// ErrCancelled is a Dialog's answer when the person closes it.
+// ErrCancelled is a Dialog's answer when the person closes it, and Open's error when the
+// person cancels a question asked before the session starts (SessionSpec.MissingCwd).
 var ErrCancelled = errors.New("cancelled")
 
 // loginCommands are /login and /logout (pi 1.6's): sign in to a provider or save its key in

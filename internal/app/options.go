@@ -133,6 +133,10 @@ type Setup struct {
 	AFT aft.AFTSetup
 	// Notes are the notices a Config.Load met (files not applied, untrusted project).
 	Notes []string
+	// StartNotices are the toolsets' session-start messages (gh missing, aft not found, …:
+	// aft.StartNotices), shown where a person is, as the seed's extensions notify at
+	// session_start; print mode shows none, as pi's has no UI to notify.
+	StartNotices []aft.Notice
 	// MCP is mcp.json's servers (nil: none, --no-mcp, or an untrusted project's only).
 	MCP *MCPSetup
 }
@@ -151,7 +155,18 @@ type SessionSpec struct {
 	Continue bool
 	// File opens exactly this file, creating it when absent (`pigo tool run --session`).
 	File string
+	// MissingCwd asks a person what to do with an Open session whose stored working
+	// directory no longer exists (pi 1.6's chat): MissingCwdContinue, MissingCwdFork, or ""
+	// to cancel (Open then fails with ErrCancelled). Nil: the session is refused with pi's
+	// print-mode text.
+	MissingCwd func(stored, cwd string) string
 }
+
+// The answers to SessionSpec.MissingCwd.
+const (
+	MissingCwdContinue = "continue"
+	MissingCwdFork     = "fork"
+)
 
 // Frontend is what a session reports to: the chat, or the -p printer.
 type Frontend interface {

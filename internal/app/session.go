@@ -167,6 +167,11 @@ func (s *Session) start() error {
 	for _, w := range st.PromptWarnings {
 		s.fe.Notice(Notice{Text: "warning: " + w})
 	}
+	if s.interactive {
+		for _, n := range st.StartNotices {
+			s.fe.Notice(Notice{Text: n.Level + ": " + n.Text, Error: n.Level == "error"})
+		}
+	}
 	if !s.o.ToolsOnly {
 		s.rebuild()
 	}

@@ -544,7 +544,7 @@ func TestE2EMenuWalk(t *testing.T) {
 // A pi theme from the agent dir's themes folder is used (settings theme); a bad colour in it
 // is a start-up warning with its position; an unknown key is only an info (not shown).
 func TestE2ETheme(t *testing.T) {
-	settings := `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}, "theme": "mine"}`
+	settings := `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}, "theme": "mine", ` + quietToolsets + `}`
 	tm := startTerm(t, 200, 24, termCfg{settings: settings}, textTurn("ok"))
 	write(t, filepath.Join(tm.home, ".pi", "agent", "themes", "mine.json"),
 		"{\n  \"name\": \"mine\",\n  \"author\": \"me\",\n  \"colors\": {\"accent\": \"#ff00ff\", \"error\": \"nope\"}\n}\n")

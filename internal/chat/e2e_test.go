@@ -102,7 +102,10 @@ func startTerm(t *testing.T, w, h int, cfg termCfg, turns ...llmtest.Turn) *term
 	b, _ := json.Marshal(models)
 	write(t, filepath.Join(agentDir, "models.json"), string(b))
 	if cfg.settings == "" {
-		cfg.settings = `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}}`
+		// aft and the GitHub tools are disabled: without their programs (the usual test
+		// machine) each session would start with their notices (TestE2EStartNotices), which
+		// would move every screen these tests read.
+		cfg.settings = `{"defaultProvider": "local", "defaultModel": "m", "retry": {"enabled": false}, ` + quietToolsets + `}`
 	}
 	write(t, filepath.Join(agentDir, "settings.json"), cfg.settings)
 	if cfg.keys != "" {

@@ -86,9 +86,11 @@ func (c *CLI) fillSetup(st *app.Setup, cfg *config.Config, res *config.Resolutio
 	v, err := cfg.VisionModel()
 	st.Vision = vision.Vision{Configured: v.Configured, Provider: v.Provider, ModelID: v.ID, Model: v.Model, Proxy: v.Proxy, Err: err}
 	st.Agents = cfg.Roster()
-	if a := cfg.AFT(); a.Available() {
+	a := cfg.AFT()
+	if a.Available() {
 		st.AFT = aft.AFTSetup{Bin: a.Binary.Path, Config: a.Config}
 	}
+	st.StartNotices = aft.StartNotices(res.Tools, aft.AFTStart{Found: a.Found, Tried: a.Tried, Config: a.Config})
 	return nil
 }
 

@@ -25,7 +25,11 @@ func (c *CLI) runChat(a *args) int {
 	}
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
-	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: openBrowser, Rewind: rw, Stderr: c.Stderr}, chatCommands)
+	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: openBrowser, Rewind: rw, Stderr: c.Stderr,
+		Session: app.SessionSpec{MissingCwd: c.askMissingCwd}}, chatCommands)
+	if errors.Is(err, app.ErrCancelled) {
+		return ExitOK // the person cancelled the start (a --session whose folder is gone)
+	}
 	if err != nil {
 		return c.exitCode(err)
 	}

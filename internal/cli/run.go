@@ -221,7 +221,9 @@ func (c *CLI) openAppWith(a *args, o app.Options, more func(*appConfig, *app.Set
 		return nil, nil, nil, err
 	}
 	c.mcpWidened(a, ac.cfg)
+	ask := o.Session.MissingCwd // the front end's question (the chat's), kept
 	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.cfg), a.str("--api-key"), c.getenv
+	o.Session.MissingCwd = ask
 	// The session's own model continues when no flag names one (pi); --agent's sub-agent
 	// keeps its configuration.
 	o.RestoreModel = ref == "" && !a.has("--agent")

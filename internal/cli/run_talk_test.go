@@ -127,8 +127,10 @@ func TestRunSessionName(t *testing.T) {
 	}
 }
 
-// openai-cost: a model of the provider that the agent dir's openai-cost.json registers reports
-// its own usage.cost, which becomes the message's cost total with the breakdown zeroed.
+// openai-cost: a model of the provider that the agent dir's openai-cost.json registers (the
+// extension loaded through settings.json's extensions, as the seed's package does not load it
+// by default) reports its own usage.cost, which becomes the message's cost total with the
+// breakdown zeroed.
 func TestRunOpenAICost(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	agentDir := filepath.Join(home, ".pi", "agent")
@@ -145,6 +147,10 @@ func TestRunOpenAICost(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(agentDir, "openai-cost.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"extensions": ["../../pi-extensions/src/openai-cost/index.ts"]}`
+	if err := os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}

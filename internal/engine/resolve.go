@@ -39,6 +39,8 @@ type decl struct {
 	winner bool
 	// overrides is the built-in this extension tool replaced (nil if none).
 	overrides *decl
+	// ruleOff is an unavailable declaration that disabledTools would also disable.
+	ruleOff bool
 }
 
 func (d *decl) set(s State, reason string, rule *RuleRef) {
@@ -134,7 +136,7 @@ func Resolve(in *Input) *Result {
 			Name: d.t.Name, State: d.state, Source: d.ext.Source.String(), File: d.ext.Source.File,
 			Line: d.ext.Source.Line, Column: d.ext.Source.Column,
 			Unit: d.t.Unit, Structured: d.t.Structured, PromptSnippet: collapse(d.t.PromptSnippet) != "",
-			Reason: d.reason, Rule: d.rule,
+			Reason: d.reason, Rule: d.rule, RuleDisabled: d.state == Disabled || d.ruleOff,
 		})
 	}
 	res.decls = r.decls // explain traces are assembled on demand
@@ -503,6 +505,13 @@ func (r *resolver) personal(winners []*decl) {
 	en := r.compileRules(p.EnabledTools)
 	cm := r.compileRules(p.CodemodeOnlyTools)
 	warned := map[string]bool{}
+	for _, d := range r.decls {
+		if d.state == Unavailable {
+			_, isDis := dis.match(d.t.Name)
+			_, isEn := en.match(d.t.Name)
+			d.ruleOff = isDis && !isEn
+		}
+	}
 	for _, d := range winners {
 		name := d.t.Name
 		dm, isDis := dis.match(name)

@@ -264,6 +264,10 @@ type ToolResult struct {
 	PromptSnippet bool     `json:"prompt_snippet"`
 	Reason        string   `json:"reason"`
 	Rule          *RuleRef `json:"rule,omitempty"`
+	// RuleDisabled is true when personalExtensions.disabledTools turns the tool off, whether
+	// or not it is available otherwise (a toolset's session-start notices are then not
+	// given: the user turned it off).
+	RuleDisabled bool `json:"-"`
 }
 
 // ModelRef is the model as the output names it.

@@ -149,7 +149,7 @@ func TestClaudeRead(t *testing.T) {
 	e.fail("Read", map[string]any{"file_path": filepath.Join(filepath.Dir(e.dir), "sub", "x.go")},
 		"File does not exist. Note: your current working directory is "+e.dir+". Did you mean "+sub+"?")
 	e.fail("Read", map[string]any{"file_path": e.dir}, "EISDIR: illegal operation on a directory, read '"+e.dir+"'")
-	e.fail("Read", map[string]any{"file_path": e.write("d.pdf", "%PDF")}, "PDF page rendering is not supported by this pi tool host. Use an external PDF extraction tool before calling Read.")
+	// PDFs: TestClaudeReadPDFPages.
 	bin := e.write("b.bin", "ab\x00cd")
 	e.fail("Read", map[string]any{"file_path": bin}, "Cannot read binary file: "+bin)
 	big := e.write("big.txt", strings.Repeat("x", 300*1024))

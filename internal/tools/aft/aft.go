@@ -383,13 +383,13 @@ func StartNotices(reg *engine.Result, a AFTStart) []Notice {
 }
 
 // declared reports whether the registry has a declaration from source that no
-// personalExtensions rule disables.
+// personalExtensions rule disables (available or not).
 func declared(reg *engine.Result, source string) bool {
 	if reg == nil {
 		return false
 	}
 	for _, r := range reg.Tools {
-		if r.Source == source && r.State != engine.Disabled {
+		if r.Source == source && !r.RuleDisabled {
 			return true
 		}
 	}

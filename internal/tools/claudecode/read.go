@@ -151,8 +151,15 @@ func ccRead(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		return toolrun.Result{}, errors.New("File not found: " + path)
 	}
 	ext := strings.ToLower(filepath.Ext(path))
+	pages := ""
+	if a.Pages != nil {
+		pages = *a.Pages
+	}
 	if ext == ".pdf" {
-		return toolrun.Result{}, errors.New("PDF page rendering is not supported by this pi tool host. Use an external PDF extraction tool before calling Read.")
+		return ccReadPDF(ctx, inv, path, st.Size(), pages)
+	}
+	if strings.TrimSpace(pages) != "" {
+		return toolrun.Result{}, errors.New("The pages parameter applies to PDF files only; use offset and limit for other files.")
 	}
 	_, isImage := ccImageMimes[ext]
 	if !isImage && limit == nil && st.Size() > toolkit.MaxReadBytes {
