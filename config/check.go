@@ -232,7 +232,7 @@ func (c *Config) skillNameRules(f *File, n *jsonc.Node) {
 	sp := diag.At(f.Src, n.Start, n.End)
 	name := n.Str
 	folder := filepath.Base(filepath.Dir(f.Path))
-	if name != folder {
+	if name != folder && !c.packagedSkill(f) {
 		f.Diags.Add(sp, diag.Warning, "skill-name", "name", fmt.Sprintf("name %q differs from its folder %q", name, folder))
 	}
 	if len(name) > 64 {

@@ -97,6 +97,8 @@ type Config struct {
 	models     *modelIndex
 	// unusable are the inputs pigo found and cannot use (code extensions, …): infos of check.
 	unusable diag.List
+	// resourceSeen are the skills and prompt templates added, by kind and real path (addOnce).
+	resourceSeen map[string]bool
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
 	// mcpCfg is the effective mcp.json (MCP), read once.
@@ -184,7 +186,9 @@ func (c *Config) discoverAgentDir() {
 		f.Legacy = true
 	}
 	c.addFile(filepath.Join(c.Home, ".pi", "web-search.json"), WebSearch, Global, false)
+	c.discoverListed(Global)
 	c.discoverResources(dir, Global)
+	c.discoverAgentsSkills()
 }
 
 // ProjectOverlay returns DIR/.pi.
@@ -205,6 +209,7 @@ func (c *Config) discoverProject() {
 	if f := c.addFile(filepath.Join(dir, "bwrap.json"), Sandbox, Project, false); f != nil {
 		f.Legacy = true
 	}
+	c.discoverListed(Project)
 	c.discoverResources(dir, Project)
 	c.HasProject = len(c.Files) > n
 }
@@ -223,7 +228,7 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 	}
 	for _, e := range c.listDir(filepath.Join(dir, "prompts"), scope) {
 		if strings.HasSuffix(e, ".md") {
-			c.addFile(e, Prompt, scope, true)
+			c.addOnce(e, Prompt, scope)
 		}
 	}
 	for _, e := range c.listDir(filepath.Join(dir, "extensions"), scope) {
@@ -277,7 +282,7 @@ func (c *Config) discoverSkills(dir string, scope Scope, depth int, seen map[str
 	}
 	skill := filepath.Join(dir, "SKILL.md")
 	if _, err := os.Lstat(skill); err == nil {
-		c.addFile(skill, Skill, scope, true)
+		c.addOnce(skill, Skill, scope)
 		return // a directory with SKILL.md is a skill and is not searched further
 	}
 	for _, e := range c.listDir(dir, scope) {

@@ -42,7 +42,10 @@ type MCPSetup struct {
 	Save func(s *mcp.Server, ch MCPChange) (file string, err error)
 	// GlobalFile is the user's mcp.json; Problems are mcp.json's problems, one line each.
 	GlobalFile string
-	Problems   []string
+	// ProjectFile is the trusted project's mcp.json ("" for an untrusted project): /mcp offers
+	// to enable or disable a global server in this project alone.
+	ProjectFile string
+	Problems    []string
 	// OpenURL opens a sign-in page in the browser (nil: the URL is only shown).
 	OpenURL func(string)
 }
@@ -76,6 +79,8 @@ type mcpState struct {
 	// tokens is the stored access token of each server waiting for a sign-in, as it was when
 	// the sign-in was needed (pi's tokensAtSignIn).
 	tokens map[string]string
+	// messages are the /mcp manager's last outcome per server (pi's server.message).
+	messages map[string]string
 	// reported is closed once the start-up problems were reported.
 	reported chan struct{}
 }
@@ -117,7 +122,7 @@ func (m *mcpState) report() {
 	if len(lines) == 0 || closed {
 		return
 	}
-	m.s.fe.Notice(Notice{Text: "MCP servers need attention:\n  " + strings.Join(lines, "\n  ") + "\nRun `pigo mcp list` for details.",
+	m.s.fe.Notice(Notice{Text: "MCP servers need attention:\n  " + strings.Join(lines, "\n  ") + "\nRun /mcp to fix.",
 		Error: true})
 }
 
@@ -289,7 +294,7 @@ func (m *mcpState) summaries() []mcp.ServerSummary {
 // reach waits, before a tool that reaches other tools runs, for the servers it may reach, and
 // brings the registry up to date (pi's tool_call wait): tool_search and the resource tools
 // reach every server; a codemode script the servers it names (mcp__<server>), or every server
-// when it enumerates ALL_TOOLS.
+// when it enumerates ALL_TOOLS or searches with searchTools.
 func (m *mcpState) reach(ctx context.Context, name string, args json.RawMessage) {
 	var servers []string
 	switch {
@@ -300,7 +305,7 @@ func (m *mcpState) reach(ctx context.Context, name string, args json.RawMessage)
 			Code string `json:"code"`
 		}
 		_ = json.Unmarshal(args, &a)
-		if !strings.Contains(a.Code, "ALL_TOOLS") {
+		if !strings.Contains(a.Code, "ALL_TOOLS") && !strings.Contains(a.Code, "searchTools") {
 			servers = []string{}
 			for _, c := range m.mgr.Conns() {
 				if strings.Contains(a.Code, mcp.Namespace(c.Server.Name)) {

@@ -161,6 +161,9 @@ func (m *mcpState) status() string {
 		switch {
 		case !s.Enabled:
 			line = fmt.Sprintf("%s: disabled (%s)", s.Name, s.ServerExposure())
+		case st == mcpclient.StateNeedsAuth && s.AuthProvider != "":
+			// pi 1.6 says "/mcp login NAME" here too, which refuses a provider's server.
+			line = fmt.Sprintf("%s: needs sign-in, run /login %s (%s)", s.Name, s.AuthProvider, s.ServerExposure())
 		case st == mcpclient.StateNeedsAuth:
 			line = fmt.Sprintf("%s: needs sign-in, run /mcp login %s (%s)", s.Name, s.Name, s.ServerExposure())
 		case st == mcpclient.StateConnected:

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/approve"
+	"github.com/pigo-agent/pigo/internal/codemode"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/safefile"
@@ -78,6 +79,9 @@ func (s *Session) bindTools() {
 	s.tools = ts
 	// MCP servers start in the background; their tools bind in front of the shared ones.
 	impls = s.startMCP(impls)
+	if s.mcp != nil {
+		codemode.SetDiscovery(ts, s.mcp.discovery())
+	}
 	// The loop drives the runner directly (agent.Tools): nothing of the session or the
 	// command line is on a call's route (with MCP servers: the runner of the latest registry).
 	s.runner = toolrun.New(st.Registry, impls, ts)

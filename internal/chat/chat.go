@@ -528,6 +528,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if k, ok := keymap.FromMsg(msg); ok {
 		return m.key(k)
 	}
+	if cmd, ok := m.mcpMsg(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m.resize(msg)
@@ -648,7 +651,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 func (m *Model) ownMsg(msg tea.Msg) bool {
 	switch msg.(type) {
 	case tickMsg, eventMsg, doneMsg, noticeMsg, askMsg, inputMsg, showMsg, cancelDialogMsg, hostDoneMsg,
-		pickOpenMsg, pickMsg, rewindPlanMsg, rewindDoneMsg, editorDoneMsg, copiedMsg, exportedMsg:
+		pickOpenMsg, pickMsg, rewindPlanMsg, rewindDoneMsg, editorDoneMsg, copiedMsg, exportedMsg, mcpTickMsg, mcpViewMsg:
 		return true
 	}
 	return false

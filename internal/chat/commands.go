@@ -51,6 +51,12 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 		if m.settingsDialog() {
 			return nil, true
 		}
+	case "mcp":
+		if arg == "" {
+			if cmd, ok := m.openMCP(); ok {
+				return cmd, true
+			}
+		}
 	}
 	if c, ok := m.o.Session.Lookup(name); ok && c.Interactive {
 		if m.running {

@@ -65,6 +65,11 @@ type dialog struct {
 	keep bool
 	out  tea.Cmd
 
+	// back handles Escape in a pick selector first: true keeps the dialog open (the /mcp
+	// manager's screens go back); mcp is that manager (mcp.go).
+	back func(d *dialog) bool
+	mcp  *mcpDialog
+
 	// in is an input request (a command's question while it runs).
 	in *inputMsg
 
@@ -142,7 +147,7 @@ func (d *dialog) key(k keymap.Key, km *keymap.Map) (done bool) {
 			d.cmd = d.start(d, 0)
 			return true
 		case termui.Cancelled:
-			return true
+			return d.back == nil || !d.back(d)
 		}
 		return false
 	}
@@ -322,8 +327,12 @@ func (d *dialog) lines(m *Model, w int) []string {
 	}
 	st := m.st
 	var out []string
-	for _, l := range strings.Split(d.title, "\n") {
-		out = append(out, termui.Wrap(l, w)...)
+	if d.mcp != nil {
+		out = d.mcp.header(st, w)
+	} else {
+		for _, l := range strings.Split(d.title, "\n") {
+			out = append(out, termui.Wrap(l, w)...)
+		}
 	}
 	out = append(out, "")
 	if d.kind == "pick" {

@@ -66,6 +66,8 @@ type termCfg struct {
 	shell bool
 	// env adds environment variables.
 	env []string
+	// files are more files to write before the chat starts, by path relative to HOME.
+	files map[string]string
 }
 
 // newTerm starts `pigo --no-session` in tmux at w×h in a fresh project with the scripted turns.
@@ -110,6 +112,13 @@ func startTerm(t *testing.T, w, h int, cfg termCfg, turns ...llmtest.Turn) *term
 	write(t, filepath.Join(agentDir, "settings.json"), cfg.settings)
 	if cfg.keys != "" {
 		write(t, filepath.Join(agentDir, "keybindings.json"), cfg.keys)
+	}
+	for name, text := range cfg.files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, p, text)
 	}
 	if cfg.args == nil {
 		cfg.args = []string{"--no-session"}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,7 +77,8 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 			}
 		}
 		m.showStatus("Thinking blocks: " + map[bool]string{true: "visible", false: "hidden"}[m.showThinking])
-		return m.reprint()
+		// pi saves the choice (hideThinkingBlock), so the next start keeps it.
+		return tea.Batch(m.reprint(), m.saveSetting("hideThinkingBlock", strconv.FormatBool(!m.showThinking)))
 	case is(keymap.External):
 		return m.externalEditor()
 	case is(keymap.MessageCopy):

@@ -218,12 +218,11 @@ func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
 		_, id, _ := strings.Cut(s.State().Model, "/")
 		return app.Result{Text: "Model: " + id}, nil
 	}
+	// Apply reads settings.json again under its lock: the configuration loaded at start is
+	// stale after the first save (a second Edit+Write was refused as "changed on disk").
 	saveSetting := func(key string, v json.RawMessage) error {
-		ch, err := ac.cfg.Edit(config.Settings, config.Global, config.EditOp{Op: config.OpSet, Path: key, Value: v})
-		if err != nil {
-			return err
-		}
-		return ch.Write()
+		_, err := ac.cfg.Apply(config.Settings, config.Global, false, config.EditOp{Op: config.OpSet, Path: key, Value: v})
+		return err
 	}
 	return []app.Command{
 		{Name: "model", Interactive: true, Run: func(_ context.Context, s *app.Session, ref string) (app.Result, error) {

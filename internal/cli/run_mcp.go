@@ -11,6 +11,7 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/auth"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/mcp"
@@ -24,9 +25,37 @@ func (c *CLI) mcpOptions(cfg *config.Config, pol sandbox.Policy) *mcpclient.Opti
 	o := &mcpclient.Options{
 		Cwd: cwd, Home: cfg.Home, ClientName: "pigo", ClientVersion: Version,
 		Resolve: resolveMCPValue, Environ: c.hostEnviron(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
-		Auth: mcpAuth(cfg), Sandbox: pol,
+		Auth: mcpAuth(cfg), Sandbox: pol, ProviderToken: mcpProviderToken(cfg),
 	}
 	return o
+}
+
+// mcpProviderToken reads the token of a /login provider for the HTTP servers whose entry says
+// auth.provider, as pi 1.6 does before every request: the provider's credential as its model
+// requests resolve it (auth.json, models.json's apiKey, the environment; --api-key is not
+// one), an OAuth access token refreshed under auth.json's lock when it expires. A provider
+// without a credential, or whose refresh fails, gives "": the request goes without
+// Authorization and the server's 401 asks for /login PROVIDER. Only a broken auth.json or
+// models.json is an error (its text names the file, never a secret).
+func mcpProviderToken(cfg *config.Config) func(ctx context.Context, provider string) (string, error) {
+	return func(ctx context.Context, provider string) (string, error) {
+		res, err := cfg.Credential(provider, "")
+		if err != nil {
+			return "", err
+		}
+		switch res.Type {
+		case auth.TypeAPIKey:
+			return res.APIKey, nil
+		case auth.TypeOAuth:
+			src := &auth.Source{Store: auth.NewStore(cfg.AgentDir), Provider: provider, Flow: auth.FlowFor(provider)}
+			ra, err := src.Resolve(ctx, false)
+			if err != nil {
+				return "", nil
+			}
+			return ra.APIKey, nil
+		}
+		return "", nil
+	}
 }
 
 // resolveMCPValue resolves an env or header value as pi's resolveConfigValueOrThrow does.
@@ -63,6 +92,9 @@ func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol 
 	opts.Auth = auth
 	st := &app.MCPSetup{Servers: conf.Servers, Options: opts, Auth: auth, Cache: cfg.MCPCache(), Bindings: mcpBindings(res.MCP),
 		GlobalFile: conf.GlobalFile, OpenURL: c.openURL}
+	if projectTrustedQuietly(cfg) {
+		st.ProjectFile = conf.ProjectFile
+	}
 	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
 	if d, err := time.ParseDuration(c.getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
 		st.StartupWait = d
@@ -116,7 +148,7 @@ func mcpBindings(res map[string]config.MCPBinding) map[string]mcpclient.Binding 
 // saveConfig): its project override, the file that defines it, or (ch.Project) a new project
 // override; comments are kept and the whole stack is validated first.
 func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string, error) {
-	if ch.Project && !cfg.ProjectTrusted() {
+	if ch.Project && !projectTrustedQuietly(cfg) {
 		return "", errors.New("The project is not trusted: its .pi/mcp.json is not read.")
 	}
 	scope := config.Global
@@ -150,6 +182,14 @@ func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string,
 		}
 	}
 	return cfg.Path(config.MCP, scope), nil
+}
+
+// projectTrustedQuietly is cfg.ProjectTrusted without asking: the question belongs to the
+// start of a command, not to the middle of a chat (whose terminal it would take over).
+func projectTrustedQuietly(cfg *config.Config) bool {
+	cp := *cfg
+	cp.Opts.AskTrust = nil
+	return cp.ProjectTrusted()
 }
 
 // mcpAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.

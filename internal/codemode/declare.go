@@ -18,18 +18,25 @@ type Decl struct {
 // Declarations renders the script-side TypeScript the seed puts in the tool description: one
 // `call` overload per callable tool (parameters and result typed from the schemas), the
 // fallback overload, then ALL_TOOLS, fs, CallFailedError, text, image, exit, store and sleep.
-func Declarations(tools []Decl) string {
+func Declarations(tools []Decl) string { return declarations(tools, false) }
+
+// declarations adds, with discover, the discovery functions after ALL_TOOLS (discover.go).
+func declarations(tools []Decl, discover bool) string {
 	var lines []string
 	for _, t := range tools {
 		doc := ""
 		if summary := strings.TrimSpace(strings.SplitN(t.Description, "\n", 2)[0]); summary != "" {
 			doc = "/** " + summary + " */\n"
 		}
-		lines = append(lines, doc+"declare function call(name: "+jsString(t.Name)+", args: "+tsType(schemaOf(t.Parameters), "")+"): Promise<"+tsType(schemaOf(t.Output), "")+">;")
+		lines = append(lines, doc+declaration(t))
 	}
 	lines = append(lines,
 		"declare function call(name: string, args?: unknown): Promise<unknown>;",
-		"declare const ALL_TOOLS: Array<{ name: string; description?: string }>;",
+		"declare const ALL_TOOLS: Array<{ name: string; description?: string }>;")
+	if discover {
+		lines = append(lines, discoveryDecls...)
+	}
+	lines = append(lines,
 		"declare const fs: {\n  read(path: string): Promise<string>;\n  write(path: string, content: string): Promise<void>;\n};",
 		`declare class CallFailedError extends Error { readonly name: "CallFailedError"; }`,
 		"declare function text(value: unknown): void;",
@@ -43,8 +50,15 @@ func Declarations(tools []Decl) string {
 
 // Describe is the codemode tool description: the declared preamble, then the declarations
 // in a ```ts block.
-func Describe(preamble string, tools []Decl) string {
-	return preamble + "\n\n```ts\n" + Declarations(tools) + "\n```"
+func Describe(preamble string, tools []Decl) string { return describe(preamble, tools, false) }
+
+func describe(preamble string, tools []Decl, discover bool) string {
+	return preamble + "\n\n```ts\n" + declarations(tools, discover) + "\n```"
+}
+
+// declaration is a tool's call() overload.
+func declaration(t Decl) string {
+	return "declare function call(name: " + jsString(t.Name) + ", args: " + tsType(schemaOf(t.Parameters), "") + "): Promise<" + tsType(schemaOf(t.Output), "") + ">;"
 }
 
 func schemaOf(raw []byte) *toolrun.Value {

@@ -70,6 +70,9 @@ type Script struct {
 	// Code is the script (the body of an async function), options line already blanked.
 	Code  string
 	Tools []Tool
+	// Discover defines searchTools, describeTool and describeNamespace (discover.go), whose
+	// calls reach Call under reserved names and are not recorded as tool calls.
+	Discover bool
 	// Store is the replayed store: key → JSON value.
 	Store map[string]json.RawMessage
 	// Call runs a tool (or fs.read / fs.write) for the script; it is called on its own
@@ -312,7 +315,7 @@ func (r *run) main() (o Outcome) {
 	if r.s.Tools == nil {
 		toolsJSON = []byte("[]")
 	}
-	api, err := fn.CallValue(quickjs.UndefinedValue, string(toolsJSON), storeJSON(r.s.Store))
+	api, err := fn.CallValue(quickjs.UndefinedValue, string(toolsJSON), storeJSON(r.s.Store), r.s.Discover)
 	if err != nil {
 		return r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()})
 	}
@@ -522,9 +525,11 @@ func (r *run) doCall(req callReq) {
 	case out.OK:
 		status = "ok"
 	}
-	r.mu.Lock()
-	r.record = append(r.record, CallRecord{Name: req.name, Status: status, DurationMs: time.Since(req.at).Milliseconds()})
-	r.mu.Unlock()
+	if !strings.HasPrefix(req.name, "codemode.") {
+		r.mu.Lock()
+		r.record = append(r.record, CallRecord{Name: req.name, Status: status, DurationMs: time.Since(req.at).Milliseconds()})
+		r.mu.Unlock()
+	}
 	st := settlement{id: req.id, ok: out.OK}
 	if out.OK && out.Value != nil {
 		v := string(out.Value)

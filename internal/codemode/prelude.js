@@ -3,7 +3,7 @@
 // the host registers is taken off the global object first, so a script can reach the host
 // only through the functions defined here. Every function is named codemode$… so its
 // frames can be dropped from the stacks a script sees.
-(function codemode$prelude(toolsJson, storeJson) {
+(function codemode$prelude(toolsJson, storeJson, discover) {
 	"use strict";
 	const bridge = globalThis.__codemode_bridge;
 	delete globalThis.__codemode_bridge;
@@ -109,6 +109,14 @@
 		read: function codemode$fsRead(path) { return readFile({ path }); },
 		write: function codemode$fsWrite(path, content) { return writeFile({ path, content }); },
 	});
+
+	// pi 1.6's discovery functions (discover.go answers them through the bridge).
+	const searchCaller = codemode$caller("codemode.searchTools");
+	const describeToolCaller = codemode$caller("codemode.describeTool");
+	const describeNamespaceCaller = codemode$caller("codemode.describeNamespace");
+	function codemode$searchTools(query, options) { return searchCaller({ query, options }); }
+	function codemode$describeTool(name) { return describeToolCaller({ name }); }
+	function codemode$describeNamespace(name) { return describeNamespaceCaller({ name }); }
 
 	function codemode$sleep(seconds) {
 		const ms = Number(seconds) * 1000;
@@ -248,6 +256,12 @@
 	for (const [name, value] of [["call", codemode$call], ["CallFailedError", CallFailedError], ["ALL_TOOLS", allTools],
 		["fs", fs], ["console", console], ["text", codemode$text], ["image", codemode$image], ["exit", codemode$exit], ["store", store], ["sleep", codemode$sleep]]) {
 		Object.defineProperty(globalThis, name, { value, enumerable: true });
+	}
+	if (discover) {
+		for (const [name, value] of [["searchTools", codemode$searchTools], ["describeTool", codemode$describeTool],
+			["describeNamespace", codemode$describeNamespace]]) {
+			Object.defineProperty(globalThis, name, { value: Object.freeze(value), enumerable: true });
+		}
 	}
 
 	return {

@@ -38,7 +38,7 @@ func Impl(fs FS) toolrun.Impl {
 			return execute(ctx, inv, fs)
 		},
 		Describe: func(r *toolrun.Runner, declared string) string {
-			return Describe(declared, decls(r))
+			return describe(declared, decls(r), hasDiscovery(r))
 		},
 	}
 }
@@ -48,7 +48,8 @@ func decls(r *toolrun.Runner) []Decl {
 	for _, t := range r.CodemodeCallable() {
 		if t.Name == Name || t.Toolset == "mcp" {
 			// MCP tools are callable but not declared here (pi 1.6): the description stays the
-			// same while servers connect, and scripts find them in ALL_TOOLS.
+			// same while servers connect, and scripts find them with searchTools(),
+			// describeTool(), describeNamespace() (discover.go) or in ALL_TOOLS.
 			continue
 		}
 		out = append(out, Decl{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Output: t.Output})
@@ -185,6 +186,10 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 			tools = append(tools, Tool{Name: t.Name, Description: t.Description})
 		}
 	}
+	var disc *discovery
+	if d := discoveryOf(s); d != nil && hasDiscovery(inv.Runner) {
+		disc = newDiscovery(d, inv.Runner)
+	}
 	st := storeOf(s)
 	var readsMu sync.Mutex
 	reads := map[string]toolrun.Snapshot{}
@@ -208,7 +213,7 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 	var seq int
 	var seqMu sync.Mutex
 	out := Run(ctx, Script{
-		Code: code, Tools: tools, Store: st.snapshot(), Timeout: scriptTimeout(opts.Timeout, s.Headless),
+		Code: code, Tools: tools, Store: st.snapshot(), Timeout: scriptTimeout(opts.Timeout, s.Headless), Discover: disc != nil,
 		Output: func(it Item) {
 			if !it.Image && it.Text != "" {
 				progressMu.Lock()
@@ -220,6 +225,11 @@ func execute(ctx context.Context, inv *toolrun.Invocation, fs FS) (toolrun.Resul
 			}
 		},
 		Call: func(cctx context.Context, name string, raw json.RawMessage) CallOutcome {
+			if disc != nil {
+				if out, ok := disc.answer(name, raw); ok {
+					return out
+				}
+			}
 			cctx = toolrun.WithApprover(cctx, approve.Nested(inv.Session.Approver, func(r approve.Request) string { return TextNeedsPerson(r.Tool) }))
 			detail := ""
 			if raw != nil {

@@ -28,13 +28,17 @@ type Challenge struct {
 var ErrAuthorizationRequired = errors.New("MCP server authorization required")
 
 // needsSignIn reports errors that a sign-in fixes: the OAuth provider gave up, or (for a
-// server that signs in with OAuth) the server still rejects the request.
+// server that signs in with OAuth or with a /login provider's token) the server still
+// rejects the request.
 func (c *Conn) needsSignIn(err error) bool {
 	if errors.Is(err, ErrAuthorizationRequired) {
 		return true
 	}
 	var ae *AuthRequiredError
-	return errors.As(err, &ae) && c.Server.UsesOAuth() && c.opts.Auth != nil
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return (c.Server.UsesOAuth() && c.opts.Auth != nil) || (c.Server.AuthProvider != "" && c.opts.ProviderToken != nil)
 }
 
 var challengeScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\S+)`) })

@@ -61,8 +61,11 @@ type Options struct {
 	Log *Log
 	// Auth signs HTTP requests of OAuth servers (nil: no OAuth).
 	Auth AuthProvider
-	// ProviderToken returns the token of a /login provider (auth.provider); nil: none.
-	ProviderToken func(provider string) (string, error)
+	// ProviderToken returns the current token of a /login provider (an HTTP entry's
+	// auth.provider), read before every request: the provider's API key or OAuth access token,
+	// refreshed when it expires. "" (no credential) sends no Authorization header, and the
+	// server's 401 then asks for /login PROVIDER. nil: no provider sign-in.
+	ProviderToken func(ctx context.Context, provider string) (string, error)
 	// HTTPClient is used for HTTP servers (nil: a client with pigo's timeouts).
 	HTTPClient HTTPDoer
 }
@@ -606,7 +609,7 @@ func (c *Conn) transport() (transport, error) {
 			return nil, fmt.Errorf("MCP server %q sends the token of provider %q (auth.provider), and this pigo has no provider sign-in to take it from", s.Name, s.AuthProvider)
 		case s.AuthProvider != "":
 			p := s.AuthProvider
-			auth = providerToken(func() (string, error) { return c.opts.ProviderToken(p) })
+			auth = providerToken(func(ctx context.Context) (string, error) { return c.opts.ProviderToken(ctx, p) })
 		case s.UsesOAuth() && c.opts.Auth != nil:
 			auth = c.opts.Auth.For(s, func(ch *Challenge) {
 				c.mu.Lock()

@@ -75,13 +75,19 @@ type tokenSource interface {
 	unauthorized(ctx context.Context, resp *http.Response, token string) error
 }
 
-// providerToken sends a /login provider's token; a rejection is final.
-type providerToken func() (string, error)
+// providerToken sends a /login provider's token, read before every request so the provider's
+// refreshes apply (MCP keeps no copy). It has no recovery of its own: a rejection is the
+// server's 401, which asks for /login PROVIDER (pi 1.6's).
+type providerToken func(ctx context.Context) (string, error)
 
-func (p providerToken) token(context.Context) (string, error) { return p() }
+func (p providerToken) token(ctx context.Context) (string, error) { return p(ctx) }
 func (p providerToken) unauthorized(context.Context, *http.Response, string) error {
-	return errors.New("the provider's token was rejected")
+	return errNoRecovery
 }
+
+// errNoRecovery is a token source's answer to a rejection it cannot recover from: the
+// response goes back to the caller as it is.
+var errNoRecovery = errors.New("no recovery")
 
 // httpTransport is pi's streamable HTTP transport: every message is a POST; a request's answer
 // comes back as JSON or an SSE stream; after initialization a GET stream carries the server's
@@ -201,6 +207,9 @@ func (t *httpTransport) authorizedDo(ctx context.Context, method string, body []
 			return resp, nil
 		}
 		err = t.auth.unauthorized(ctx, resp, tok)
+		if errors.Is(err, errNoRecovery) {
+			return resp, nil
+		}
 		discard(resp)
 		if err != nil {
 			return nil, err

@@ -35,8 +35,9 @@ type AuthServer struct {
 	n                                        int
 	Refreshes, Registrations, Authorizations int
 	// Scopes are the scopes each authorization request asked for, in order.
-	Scopes []string
-	srv    *httptest.Server
+	Scopes  []string
+	bearers []string
+	srv     *httptest.Server
 }
 
 type grant struct {
@@ -50,6 +51,24 @@ func New(t testing.TB) *AuthServer {
 	a.URL = a.srv.URL
 	t.Cleanup(a.srv.Close)
 	return a
+}
+
+// Grant issues an access and a refresh token without a sign-in, as a provider's /login would
+// have stored them.
+func (a *AuthServer) Grant() (access, refresh string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	access, refresh = fmt.Sprintf("access-%d", a.n), fmt.Sprintf("refresh-%d", a.n)
+	a.access[access], a.refresh[refresh] = grant{}, grant{}
+	return access, refresh
+}
+
+// Bearers returns the Authorization headers the MCP endpoint received, in order.
+func (a *AuthServer) Bearers() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.bearers...)
 }
 
 // Revoke invalidates every access token (the next MCP request gets a 401).
@@ -137,6 +156,17 @@ func (a *AuthServer) handle(w http.ResponseWriter, r *http.Request) {
 	case "/token":
 		_ = r.ParseForm()
 		a.token(w, r.PostForm)
+	case "/v1/oauth/token":
+		// A /login provider's token endpoint (Anthropic's path and JSON body), for MCP servers
+		// that take a provider's token (auth.provider): PIGO_TEST_OAUTH_ORIGIN points pigo's
+		// provider refresh here.
+		var body map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		f := url.Values{}
+		for k, v := range body {
+			f.Set(k, v)
+		}
+		a.token(w, f)
 	case "/mcp":
 		a.mcp(w, r)
 	default:
@@ -184,6 +214,7 @@ func (a *AuthServer) mcp(w http.ResponseWriter, r *http.Request) {
 	meta := `resource_metadata="` + a.URL + `/.well-known/oauth-protected-resource/mcp"`
 	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	a.mu.Lock()
+	a.bearers = append(a.bearers, r.Header.Get("Authorization"))
 	g, ok := a.access[tok]
 	a.mu.Unlock()
 	if !ok {
