@@ -1,6 +1,10 @@
 package config
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/lsp"
 )
 
@@ -37,4 +41,30 @@ func (c *Config) projectFilesTrusted() bool {
 		return t
 	}
 	return c.defaultProjectTrust() == "always"
+}
+
+// LayerProblems are the lines `pigo lsp` prints about the lsp.json layers: the warnings of the
+// layers that apply (bad durations fall back to defaults, unknown fields are ignored), the
+// layers left out and, for a layer left out because it has errors, those errors. broken
+// reports such a layer: like the reference, pigo does not start servers from a half-valid
+// configuration.
+func (e *Effective) LayerProblems() (lines []string, broken bool) {
+	add := func(f *File) {
+		for _, d := range f.Diags.Sort() {
+			if d.Severity != diag.Info {
+				lines = append(lines, d.Line())
+			}
+		}
+	}
+	for _, f := range e.Layers {
+		add(f)
+	}
+	for _, ig := range e.Ignored {
+		if ig.File.Dialect == "" && !ig.File.Legacy && ig.File.Diags.HasErrors() && !strings.Contains(ig.Reason, "trusted") {
+			add(ig.File)
+			broken = true
+		}
+		lines = append(lines, fmt.Sprintf("%s: warning: not applied: %s", ig.File.Path, ig.Reason))
+	}
+	return lines, broken
 }

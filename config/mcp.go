@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/mcp"
+	"github.com/pigo-agent/pigo/internal/validate"
 )
 
 // MCPConfig is the effective mcp.json: the servers a session connects, read as pi 1.6 reads
@@ -653,4 +655,105 @@ func (c *Config) MCPDefines(s Scope, name string) bool {
 	}
 	servers := f.Root.Get("mcpServers")
 	return servers != nil && servers.Get(name) != nil
+}
+
+// ResolveMCPValue resolves an mcp.json env or header value as pi's resolveConfigValueOrThrow
+// does; what names the value in the error.
+func ResolveMCPValue(v, what string) (string, error) {
+	r, ok, missing := ResolveConfigValue(v)
+	if ok {
+		return r, nil
+	}
+	switch {
+	case strings.HasPrefix(v, "!"):
+		return "", fmt.Errorf("Failed to resolve %s from shell command: %s", what, v[1:])
+	case len(missing) == 1:
+		return "", fmt.Errorf("Failed to resolve %s from environment variable: %s", what, missing[0])
+	case len(missing) > 1:
+		return "", fmt.Errorf("Failed to resolve %s from environment variables: %s", what, strings.Join(missing, ", "))
+	}
+	return "", fmt.Errorf("Failed to resolve %s", what)
+}
+
+// SaveMCPChange writes /mcp's change of server s (enabled when set, else the exposure) to the
+// file a change is saved to (pi's saveConfig): its project override, the file that defines
+// it, or (project) a new project override; comments are kept and the whole stack is validated
+// first. It returns the file.
+func (c *Config) SaveMCPChange(s *mcp.Server, enabled *bool, exposure string, project bool) (string, error) {
+	if project && !c.ProjectTrustedQuietly() {
+		return "", errors.New("The project is not trusted: its .pi/mcp.json is not read.")
+	}
+	scope := Global
+	if project || s.Override != nil || s.Scope == string(Project) {
+		scope = Project
+	}
+	entry := "mcpServers." + mcp.PathKey(s.Name)
+	var ops []EditOp
+	switch {
+	case enabled != nil:
+		override := scope == Project && s.Scope != string(Project)
+		if *enabled && !override {
+			if c.MCPDefines(scope, s.Name) && s.EnabledAt != nil {
+				ops = append(ops, EditOp{Op: OpUnset, Path: entry + ".enabled"})
+			}
+		} else {
+			ops = append(ops, EditOp{Op: OpSet, Path: entry + ".enabled", Value: []byte(fmt.Sprint(*enabled))})
+		}
+	case exposure != "":
+		if exposure == mcp.ExposureCodemode && s.Override == nil {
+			if s.ExposureAt != nil {
+				ops = append(ops, EditOp{Op: OpUnset, Path: entry + ".exposure"})
+			}
+		} else {
+			ops = append(ops, EditOp{Op: OpSet, Path: entry + ".exposure", Value: []byte(`"` + exposure + `"`)})
+		}
+	}
+	if len(ops) > 0 {
+		if _, err := c.Apply(MCP, scope, false, ops...); err != nil {
+			return "", err
+		}
+	}
+	return c.Path(MCP, scope), nil
+}
+
+// OAuthServer is the server `pigo mcp login|logout NAME` (cmd) signs in to or out of: one
+// that uses OAuth, in the project's file when local. The error is what to print.
+func (c *Config) OAuthServer(name string, local bool, cmd string) (*mcp.Server, error) {
+	conf := c.MCP()
+	s := conf.Server(name)
+	if s == nil {
+		var names []string
+		for _, x := range conf.Servers {
+			names = append(names, x.Name)
+		}
+		msg := fmt.Sprintf("No MCP server named %q.", name)
+		if sug := validate.Suggest(name, names); sug != "" {
+			msg += fmt.Sprintf(" Did you mean %q?", sug)
+		}
+		if conf.Ignored != "" {
+			msg += fmt.Sprintf(" %s is ignored because the project is not trusted.", conf.Ignored)
+		}
+		list := "none"
+		if len(names) > 0 {
+			list = strings.Join(names, ", ")
+		}
+		return nil, fmt.Errorf("%s Configured: %s.", msg, list)
+	}
+	switch {
+	case local && s.Scope != string(Project):
+		return nil, fmt.Errorf("MCP server %q is defined in %s, not in the project; omit --local.", name, s.Source.File)
+	case s.AuthProvider != "":
+		return nil, fmt.Errorf("MCP server %q uses the credentials of provider %q. Run \"pigo auth %s %s\".", name, s.AuthProvider, cmd, s.AuthProvider)
+	case !s.UsesOAuth():
+		return nil, fmt.Errorf("MCP server %q does not use OAuth. Only HTTP servers without an Authorization header do.", name)
+	}
+	return s, nil
+}
+
+// ProjectTrustedQuietly is ProjectTrusted without asking: the question belongs to the start of
+// a command, not to the middle of a chat (whose terminal it would take over).
+func (c *Config) ProjectTrustedQuietly() bool {
+	cp := *c
+	cp.Opts.AskTrust = nil
+	return cp.ProjectTrusted()
 }

@@ -98,10 +98,18 @@ func (s *Session) startMCP(impls *toolrun.Impls) *toolrun.Impls {
 	if st.StartupWait > 0 {
 		m.mgr.StartupWait = st.StartupWait
 	}
+	s.mcp = m
 	m.mgr.Start()
 	go m.report()
-	s.mcp = m
 	return impls.With(m.mgr.Impls(st.Bindings, m.load))
+}
+
+// setRunner sets the first runner, under the lock: the servers' goroutines (their report,
+// what a front end does on it) read it through current.
+func (m *mcpState) setRunner(runner *toolrun.Runner) {
+	m.mu.Lock()
+	m.runner = runner
+	m.mu.Unlock()
 }
 
 func (m *mcpState) markDirty() {

@@ -86,7 +86,7 @@ func (s *Session) bindTools() {
 	// command line is on a call's route (with MCP servers: the runner of the latest registry).
 	s.runner = toolrun.New(st.Registry, impls, ts)
 	if s.mcp != nil {
-		s.mcp.runner = s.runner
+		s.mcp.setRunner(s.runner)
 	}
 }
 

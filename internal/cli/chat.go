@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/auth"
 	"github.com/pigo-agent/pigo/internal/chat"
 	"github.com/pigo-agent/pigo/internal/theme"
 )
@@ -25,8 +26,8 @@ func (c *CLI) runChat(a *args) int {
 	}
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
-	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: openBrowser, Rewind: rw, Stderr: c.Stderr,
-		Session: app.SessionSpec{MissingCwd: c.askMissingCwd}}, chatCommands)
+	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: auth.OpenBrowser, Rewind: rw, Stderr: c.Stderr,
+		Session: app.SessionSpec{MissingCwd: c.askMissingCwd}}, settingsCommands)
 	if errors.Is(err, app.ErrCancelled) {
 		return ExitOK // the person cancelled the start (a --session whose folder is gone)
 	}

@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,7 +17,6 @@ import (
 	"github.com/pigo-agent/pigo/internal/chat"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/keymap"
-	"github.com/pigo-agent/pigo/internal/pattern"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/termui"
 	"github.com/pigo-agent/pigo/internal/theme"
@@ -149,7 +145,7 @@ func diagLine(d diag.Diagnostic) string {
 // provider when there are several, as pi does for providers with credentials).
 func providerCount(cfg *config.Config) int {
 	seen := map[string]bool{}
-	for _, ref := range configuredRefs(cfg) {
+	for _, ref := range cfg.ConfiguredRefs() {
 		p, _, _ := strings.Cut(ref, "/")
 		seen[p] = true
 	}
@@ -201,224 +197,26 @@ func (c *CLI) configEmbed(a *args, ac *appConfig, s *app.Session, color bool, th
 	}
 }
 
-// chatCommands are the commands the chat's keys and pi's settings commands run on top of the
-// session's: /model listing the configured providers' models first, cycling models (Ctrl+P),
-// saving a setting (/settings), /scoped-models and /trust. They write the configuration
-// files, which only the command line reaches.
-func chatCommands(ac *appConfig, st *app.Setup) []app.Command {
-	// The configuration is read at each call: /reload replaces it.
+// settingsCommands are the chat's configuration commands (app.SettingsCommands) over this
+// session's configuration, read again after /reload.
+func settingsCommands(ac *appConfig, st *app.Setup) []app.Command {
 	var us uiSettings
 	_ = json.Unmarshal(st.Settings, &us)
-	scoped := us.EnabledModels
-	switchTo := func(s *app.Session, ref string) (app.Result, error) {
-		if err := s.SwitchModel(ref); err != nil {
-			return app.Result{}, err
-		}
-		// pi's status names the model's id.
-		_, id, _ := strings.Cut(s.State().Model, "/")
-		return app.Result{Text: "Model: " + id}, nil
-	}
-	// Apply reads settings.json again under its lock: the configuration loaded at start is
-	// stale after the first save (a second Edit+Write was refused as "changed on disk").
-	saveSetting := func(key string, v json.RawMessage) error {
-		_, err := ac.cfg.Apply(config.Settings, config.Global, false, config.EditOp{Op: config.OpSet, Path: key, Value: v})
-		return err
-	}
-	return []app.Command{
-		{Name: "model", Interactive: true, Run: func(_ context.Context, s *app.Session, ref string) (app.Result, error) {
-			return switchTo(s, ref)
-		}, Pick: func(_ context.Context, s *app.Session) (app.Picker, error) {
-			// pi lists the models it can use; the configured providers' models come first
-			// here, then the rest of the catalogue.
-			cur := s.State().Model
-			p := app.Picker{Title: "Select model", Empty: "No models available"}
-			seen := map[string]bool{}
-			add := func(ref, desc string) {
-				if seen[strings.ToLower(ref)] {
-					return
-				}
-				seen[strings.ToLower(ref)] = true
-				label := ref
-				if strings.EqualFold(ref, cur) {
-					label += " ✓"
-					p.Current = len(p.Items)
-				}
-				p.Items = append(p.Items, app.PickItem{Label: label, Arg: ref, Description: desc})
-			}
-			for _, ref := range configuredRefs(ac.cfg) {
-				add(ref, "configured")
-			}
-			for _, ref := range ac.cfg.ModelRefs() {
-				add(ref, "")
-			}
-			return p, nil
-		}},
-		{Name: "cycle-model", Interactive: true, Run: func(_ context.Context, s *app.Session, dir string) (app.Result, error) {
-			refs := ac.cfg.ModelRefs()
-			if len(scoped) > 0 {
-				var in []string
-				for _, ref := range refs {
-					if matchesAny(scoped, ref) {
-						in = append(in, ref)
-					}
-				}
-				refs = in
-			} else {
-				refs = configuredRefs(ac.cfg)
-			}
-			if len(refs) < 2 {
-				msg := "Only one model available"
-				if len(scoped) > 0 {
-					msg = "Only one model in scope"
-				}
-				return app.Result{Text: msg}, nil
-			}
-			cur := s.State().Model
-			i := slices.IndexFunc(refs, func(r string) bool { return strings.EqualFold(r, cur) })
-			step := 1
-			if dir == "previous" {
-				step = -1
-			}
-			next := refs[((i+step)%len(refs)+len(refs))%len(refs)]
-			if err := s.SwitchModel(next); err != nil {
-				return app.Result{}, err
-			}
-			stt := s.State()
-			_, id, _ := strings.Cut(stt.Model, "/")
-			text := "Switched to " + id
-			if stt.Reasoning && stt.Thinking != "off" && stt.Thinking != "" {
-				text += " (thinking: " + stt.Thinking + ")"
-			}
-			return app.Result{Text: text}, nil
-		}},
-		{Name: "set-setting", Interactive: true, Run: func(_ context.Context, _ *app.Session, kv string) (app.Result, error) {
-			k, v, _ := strings.Cut(kv, "=")
-			raw := v
-			if v != "true" && v != "false" && strings.Trim(v, "0123456789") != "" {
-				b, _ := json.Marshal(v)
-				raw = string(b)
-			}
-			return app.Result{}, saveSetting(k, json.RawMessage(raw))
-		}},
-		{Name: "trust", Interactive: true, Run: func(_ context.Context, _ *app.Session, arg string) (app.Result, error) {
-			return trustFromChat(ac.cfg, arg)
-		}, Pick: func(context.Context, *app.Session) (app.Picker, error) {
-			return app.Picker{Title: "Trust " + ac.cfg.ProjectDir + "?", Items: []app.PickItem{
-				{Label: "Trust this folder", Arg: "trust", Description: "load its .pi/ settings, extensions and packages from now on"},
-				{Label: "Do not trust this folder", Arg: "untrust", Description: "ignore its .pi/ folder from now on"},
-			}, Hint: "The decision is saved in trust.json and applies when pigo starts again"}, nil
-		}},
-		{Name: "scoped-models", Interactive: true, Run: func(_ context.Context, _ *app.Session, ref string) (app.Result, error) {
-			if ref == "" {
-				return app.Result{}, nil
-			}
-			if i := slices.Index(scoped, ref); i >= 0 {
-				scoped = slices.Delete(scoped, i, i+1)
-			} else {
-				scoped = append(scoped, ref)
-			}
-			v, _ := json.Marshal(scoped)
-			if err := saveSetting("enabledModels", v); err != nil {
-				return app.Result{}, err
-			}
-			if len(scoped) == 0 {
-				return app.Result{Text: "Model scope cleared: Ctrl+P cycles through every configured model"}, nil
-			}
-			return app.Result{Text: "Models in scope: " + strings.Join(scoped, ", ")}, nil
-		}, Pick: func(context.Context, *app.Session) (app.Picker, error) {
-			p := app.Picker{Title: "Scoped models (enter toggles a model for Ctrl+P cycling; saved to settings enabledModels)", Empty: "No models available"}
-			for _, ref := range configuredRefs(ac.cfg) {
-				label := "[ ] " + ref
-				if matchesAny(scoped, ref) {
-					label = "[x] " + ref
-				}
-				p.Items = append(p.Items, app.PickItem{Label: label, Arg: ref})
-			}
-			return p, nil
-		}},
-	}
+	return app.SettingsCommands(ac, us.EnabledModels)
 }
 
-// matchesAny reports whether ref matches one of pi's model patterns (id or provider/id).
-func matchesAny(patterns []string, ref string) bool {
-	_, id, _ := strings.Cut(ref, "/")
-	for _, p := range patterns {
-		if strings.EqualFold(p, ref) || strings.EqualFold(p, id) {
-			return true
-		}
-		if g, err := pattern.Compile(p); err == nil && (g.Match(ref) || g.Match(id)) {
-			return true
-		}
-	}
-	return false
+// ModelRefs, ConfiguredRefs, SaveSetting, SaveTrust and ProjectDir are app.Settings.
+func (x *appConfig) ModelRefs() []string      { return x.cfg.ModelRefs() }
+func (x *appConfig) ConfiguredRefs() []string { return x.cfg.ConfiguredRefs() }
+func (x *appConfig) ProjectDir() string       { return x.cfg.ProjectDir }
+func (x *appConfig) SaveTrust(arg string) (string, error) {
+	return x.cfg.SaveProjectTrust(arg)
 }
 
-// configuredRefs are the models of providers the person configured (models.json, or
-// providers with a key in the environment): what /model lists first and Ctrl+P cycles.
-func configuredRefs(cfg *config.Config) []string {
-	var out []string
-	for _, ref := range cfg.ModelRefs() {
-		if configured(cfg, ref) {
-			out = append(out, ref)
-		}
-	}
-	return out
-}
-
-// configured reports a model of models.json, or of a catalogue provider whose API key is
-// in the environment.
-func configured(cfg *config.Config, ref string) bool {
-	mi, err := cfg.SessionModel(ref)
-	if err != nil || mi == nil {
-		return false
-	}
-	if mi.Source != "" && mi.Source != "catalogue" && mi.Source != "defaults" {
-		return true
-	}
-	p, _, _ := strings.Cut(ref, "/")
-	for _, k := range envKeys(p) {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// envKeys are the environment variables pi reads a provider's key from.
-func envKeys(provider string) []string {
-	up := strings.ToUpper(strings.ReplaceAll(provider, "-", "_"))
-	keys := []string{up + "_API_KEY"}
-	switch provider {
-	case "anthropic":
-		keys = append(keys, "ANTHROPIC_OAUTH_TOKEN")
-	case "google", "gemini":
-		keys = append(keys, "GEMINI_API_KEY")
-	}
-	return keys
-}
-
-// trustFromChat is /trust: the project folder's decision saved in trust.json, as
-// `pigo trust` saves it; it applies when pigo starts again.
-func trustFromChat(cfg *config.Config, arg string) (app.Result, error) {
-	dir := cfg.ProjectDir
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	var decision *bool
-	word := "trusted"
-	switch arg {
-	case "trust", "always", "":
-		t := true
-		decision = &t
-	case "untrust", "never":
-		f := false
-		decision, word = &f, "not trusted"
-	default:
-		return app.Result{}, errors.New("Usage: /trust [always|never]")
-	}
-	path, err := config.SaveTrust(cfg.AgentDir, dir, decision)
-	if err != nil {
-		return app.Result{}, fmt.Errorf("%s: %v", path, err)
-	}
-	return app.Result{Text: fmt.Sprintf("%s is %s (saved in %s; restart pigo to apply it)", dir, word, path)}, nil
+// SaveSetting goes through Apply, which reads settings.json again under its lock: the
+// configuration loaded at start is stale after the first save (a second Edit+Write was refused
+// as "changed on disk").
+func (x *appConfig) SaveSetting(key string, v json.RawMessage) error {
+	_, err := x.cfg.Apply(config.Settings, config.Global, false, config.EditOp{Op: config.OpSet, Path: key, Value: v})
+	return err
 }

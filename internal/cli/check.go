@@ -3,9 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -101,7 +99,7 @@ func runCheck(c *CLI, a *args) int {
 		diag.WriteText(c.Stdout, list, diag.Style{Color: c.color(a)})
 		if len(a.pos) == 0 && userFiles == 0 {
 			fmt.Fprintf(c.Stdout, "no user config found (looked in %s and %s); checked the embedded declarations\n",
-				displayDir(cfg.AgentDir), displayDir(cfg.ProjectOverlay()))
+				config.DisplayDir(cfg.AgentDir), config.DisplayDir(cfg.ProjectOverlay()))
 		}
 		fmt.Fprintf(c.Stdout, "%s, %s in %s\n", plural(errs, "error"), plural(warns, "warning"), plural(len(cfg.Files), "file"))
 	}
@@ -109,13 +107,6 @@ func runCheck(c *CLI, a *args) int {
 		return ExitFailed
 	}
 	return ExitOK
-}
-
-func displayDir(d string) string {
-	if !strings.HasSuffix(d, string(os.PathSeparator)) {
-		d += string(os.PathSeparator)
-	}
-	return filepath.ToSlash(d)
 }
 
 func plural(n int, word string) string {

@@ -364,12 +364,7 @@ func (c *CLI) notice(list diag.List) {
 
 // noteLine renders a notice as `file:line:col: severity: message [code] (hint)`.
 func noteLine(d diag.Diagnostic) string {
-	where := d.File()
-	if d.HasPos() {
-		l, col := d.Pos()
-		where = fmt.Sprintf("%s:%d:%d", where, l, col)
-	}
-	s := fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Code)
+	s := d.Line()
 	if d.Hint != "" && d.Code != "not-applied" && d.Code != "settings-errors" && d.Code != "extension-skipped" {
 		s += " (" + d.Hint + ")"
 	}

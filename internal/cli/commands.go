@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/pigo-agent/pigo/internal/engine"
 )
 
@@ -33,32 +31,8 @@ func runCommands(c *CLI, a *args) int {
 	if format == "json" {
 		return c.writeJSON(commandsJSON{Version: 1, CommandResult: r})
 	}
-	w := c.Stdout
-	fmt.Fprintln(w, "slash menu (autocomplete order):")
-	t := &table{}
-	t.Header("COMMAND", "TAG", "ARGUMENTS", "DESCRIPTION")
-	names, tags, hints := []string{"COMMAND"}, []string{"TAG"}, []string{"ARGUMENTS"}
-	for _, it := range r.Autocomplete {
-		names, tags, hints = append(names, "/"+it.Name), append(tags, it.Tag), append(hints, it.ArgumentHint)
-	}
-	fit := c.fitWidth(names, tags, hints)
-	for _, it := range r.Autocomplete {
-		t.Append("/"+it.Name, it.Tag, it.ArgumentHint, truncate(it.Description, fit))
-	}
-	if err := t.Render(w); err != nil {
+	if err := r.WriteText(c.Stdout, c.fitWidth); err != nil {
 		return ExitInternal
 	}
-	fmt.Fprintln(w, "lookup order (what runs when several match: built-in > extension > skill > prompt):")
-	for _, e := range r.Commands {
-		where := e.File
-		if where == "" {
-			where = e.Source
-		}
-		fmt.Fprintf(w, "  /%-24s %-9s %-9s %s\n", e.Invocation, e.Source, e.Scope, where)
-	}
-	for _, e := range r.Unavailable {
-		fmt.Fprintf(w, "  (unavailable) /%s: %s\n", e.Invocation, e.Reason)
-	}
-	writeWarnings(w, r.Diagnostics)
 	return ExitOK
 }

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -71,23 +68,6 @@ func (c *CLI) scope(cmd string, a *args, cfg *config.Config) (s config.Scope, ex
 	}
 }
 
-type configPathEntryJSON struct {
-	Kind    string `json:"kind"`
-	Scope   string `json:"scope"`
-	Path    string `json:"path"`
-	Exists  bool   `json:"exists"`
-	Applied bool   `json:"applied"`
-	Legacy  bool   `json:"legacy,omitempty"`
-}
-
-type configPathJSON struct {
-	Version      int                   `json:"version"`
-	DefaultScope string                `json:"default_scope"`
-	Trusted      bool                  `json:"trusted"`
-	TrustReason  string                `json:"trust_reason"`
-	Files        []configPathEntryJSON `json:"files"`
-}
-
 func runConfigPath(c *CLI, a *args) int {
 	format, ok := c.format(a, "text", "json")
 	if !ok {
@@ -109,47 +89,11 @@ func runConfigPath(c *CLI, a *args) int {
 		}
 		kinds = []config.Kind{k}
 	}
-	out := configPathJSON{Version: 1, DefaultScope: string(cfg.DefaultScope()), Trusted: cfg.ProjectTrusted(), TrustReason: cfg.TrustReason, Files: []configPathEntryJSON{}}
-	if !cfg.HasProject {
-		out.TrustReason = "no project overlay yet"
-	}
-	for _, k := range kinds {
-		for _, s := range []config.Scope{config.Global, config.Project} {
-			p := cfg.Path(k, s)
-			e := configPathEntryJSON{Kind: string(k), Scope: string(s), Path: p}
-			if f := cfg.Layer(k, s); f != nil {
-				e.Exists, e.Applied = true, f.Applied
-			}
-			out.Files = append(out.Files, e)
-			if k == config.Sandbox {
-				old := filepath.Join(filepath.Dir(p), "bwrap.json")
-				if _, err := os.Lstat(old); err == nil {
-					out.Files = append(out.Files, configPathEntryJSON{Kind: string(k), Scope: string(s), Path: old, Exists: true, Legacy: true})
-				}
-			}
-		}
-	}
+	out := cfg.PathReport(kinds)
 	if format == "json" {
 		return c.writeJSON(out)
 	}
-	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tSCOPE\tPATH\tSTATE")
-	for _, e := range out.Files {
-		state := "missing"
-		switch {
-		case e.Legacy:
-			state = "legacy name, not read (pigo config migrate sandbox)"
-		case e.Exists && e.Applied:
-			state = "exists"
-		case e.Exists && e.Scope == "project" && !cfg.Trusted:
-			state = "exists, not applied (untrusted project)"
-		case e.Exists:
-			state = "exists, not applied (see pigo check)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Kind, e.Scope, e.Path, state)
-	}
-	tw.Flush()
-	fmt.Fprintf(c.Stdout, "default scope: %s (project trusted: %v, %s)\n", out.DefaultScope, out.Trusted, out.TrustReason)
+	out.WriteText(c.Stdout)
 	return ExitOK
 }
 
@@ -232,16 +176,6 @@ func (c *CLI) configIgnoredNotices(cmd string, e *config.Effective) {
 	}
 }
 
-// parseValue reads a VALUE argument: JSON, or a bare string when it does not parse as JSON.
-func parseValue(s string) []byte {
-	t := strings.TrimSpace(s)
-	if t != "" && json.Valid([]byte(t)) {
-		return []byte(t)
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
 func runConfigEdit(op string) func(c *CLI, a *args) int {
 	return func(c *CLI, a *args) int {
 		cmd := "config " + op
@@ -256,7 +190,7 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 		case config.OpSet:
 			usage = "config set FILE KEY VALUE"
 			if len(pos) == 3 {
-				ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: parseValue(pos[2])})
+				ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: config.ParseValue(pos[2])})
 			}
 		case config.OpUnset:
 			usage = "config unset FILE KEY..."
@@ -269,7 +203,7 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 			usage = "config add FILE KEY VALUE..."
 			if len(pos) >= 3 {
 				for _, v := range pos[2:] {
-					ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: parseValue(v)})
+					ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: config.ParseValue(v)})
 				}
 			}
 		}
@@ -314,21 +248,6 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 	}
 }
 
-func summarize(ops []config.EditOp) string {
-	var parts []string
-	for _, o := range ops {
-		switch o.Op {
-		case config.OpSet:
-			parts = append(parts, fmt.Sprintf("set %s = %s", o.Path, o.Value))
-		case config.OpUnset:
-			parts = append(parts, "unset "+o.Path)
-		case config.OpAdd:
-			parts = append(parts, fmt.Sprintf("added %s to %s", o.Value, o.Path))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
 // editFailure reports a refused or failed edit: exit 1 for a refusal (with the diagnostics that
 // refused it), 3 for an I/O failure.
 func (c *CLI) editFailure(cmd string, err error) int {
@@ -354,19 +273,6 @@ func (c *CLI) editFailure(cmd string, err error) int {
 	return ExitInternal
 }
 
-type blameIgnoredJSON struct {
-	File   string `json:"file"`
-	Reason string `json:"reason"`
-}
-
-type blameJSON struct {
-	Version int                `json:"version"`
-	File    string             `json:"file"`
-	Key     string             `json:"key,omitempty"`
-	Leaves  []config.BlameLeaf `json:"leaves"`
-	Ignored []blameIgnoredJSON `json:"ignored"`
-}
-
 func runConfigBlame(c *CLI, a *args) int {
 	format, ok := c.format(a, "text", "json")
 	if !ok {
@@ -385,37 +291,15 @@ func runConfigBlame(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo config blame: %v\n", err)
 		return ExitInternal
 	}
-	leaves, found := e.Blame(path)
-	out := blameJSON{Version: 1, File: string(k), Key: key, Leaves: leaves, Ignored: []blameIgnoredJSON{}}
-	if out.Leaves == nil {
-		out.Leaves = []config.BlameLeaf{}
-	}
-	for _, ig := range e.Ignored {
-		out.Ignored = append(out.Ignored, blameIgnoredJSON{File: ig.File.Path, Reason: ig.Reason})
-	}
+	out := e.BlameReport(k, key, path)
 	if format == "json" {
 		if code := c.writeJSON(out); code != ExitOK {
 			return code
 		}
 	} else {
-		for _, l := range leaves {
-			fmt.Fprintf(c.Stdout, "%s = %s\n    %s:%d:%d  [%s]\n", l.Path, l.Value, l.File, l.Line, l.Column, l.Rule)
-			for _, r := range l.Replaced {
-				verb := "replaced"
-				if r.Ignored {
-					verb = "ignored (read from the global file only)"
-				}
-				fmt.Fprintf(c.Stdout, "    %s %s at %s:%d:%d\n", verb, r.Value, r.File, r.Line, r.Column)
-			}
-		}
-		if len(e.Layers) == 0 && len(leaves) == 0 {
-			fmt.Fprintf(c.Stdout, "no %s layer applies: every value is the default\n", config.FileName(k))
-		}
-		for _, ig := range e.Ignored {
-			fmt.Fprintf(c.Stdout, "ignored: %s: %s\n", ig.File.Path, ig.Reason)
-		}
+		out.WriteText(c.Stdout)
 	}
-	if !found && key != "" {
+	if !out.Found && key != "" {
 		fmt.Fprintf(c.Stderr, "pigo config blame: %s: %s is not set in the effective configuration\n", k, key)
 		return ExitFailed
 	}

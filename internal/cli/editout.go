@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/pigo-agent/pigo/config"
 )
@@ -29,7 +27,7 @@ func (c *CLI) editOutput(a *args, ch *config.Change, s config.Scope, ops []confi
 	}
 	if format == "json" {
 		return c.writeJSON(editJSON{Version: 1, File: ch.File, Scope: string(s), Changed: ch.Changed(), Written: written,
-			DryRun: a.has("--dry-run"), Summary: summarize(ops), Diff: ch.Diff()})
+			DryRun: a.has("--dry-run"), Summary: config.Summarize(ops), Diff: ch.Diff()})
 	}
 	switch {
 	case a.has("--dry-run"):
@@ -37,7 +35,7 @@ func (c *CLI) editOutput(a *args, ch *config.Change, s config.Scope, ops []confi
 	case !ch.Changed():
 		fmt.Fprintf(c.Stdout, "%s: unchanged\n", ch.File)
 	default:
-		fmt.Fprintf(c.Stdout, "%s: %s\n", ch.File, summarize(ops))
+		fmt.Fprintf(c.Stdout, "%s: %s\n", ch.File, config.Summarize(ops))
 	}
 	return ExitOK
 }
@@ -67,12 +65,7 @@ func (c *CLI) globalOnlyScope(cmd string, a *args, k config.Kind, s config.Scope
 // warnDropped says which global values a project edit removes from the effective
 // configuration, because the new project entry replaces a whole global one.
 func (c *CLI) warnDropped(cmd string, cfg *config.Config, ch *config.Change, ops []config.EditOp) {
-	var dropped []string
-	for _, d := range ch.Dropped(cfg) {
-		if !slices.ContainsFunc(ops, func(o config.EditOp) bool { return strings.HasPrefix(d, o.Path+" = ") }) {
-			dropped = append(dropped, d) // not the value being set itself
-		}
-	}
+	dropped := ch.DroppedBy(cfg, ops)
 	if len(dropped) == 0 {
 		return
 	}

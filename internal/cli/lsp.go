@@ -6,13 +6,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/pigo-agent/pigo/config"
-	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/lsp"
 )
 
@@ -99,39 +97,14 @@ func statMessage(err error) string {
 	return err.Error()
 }
 
-// lspLayerProblems prints, on stderr, the warnings of the lsp.json layers that apply (bad
-// durations fall back to defaults, unknown fields are ignored), the layers left out and, for a
-// layer left out because it has errors, those errors. It reports whether such a layer exists:
-// like the reference, pigo does not start servers from a half-valid configuration.
-func (c *CLI) lspLayerProblems(e *config.Effective) (broken bool) {
-	print := func(f *config.File) {
-		for _, d := range f.Diags.Sort() {
-			if d.Severity != diag.Info {
-				fmt.Fprintln(c.Stderr, oneLine(d))
-			}
-		}
-	}
-	for _, f := range e.Layers {
-		print(f)
-	}
-	for _, ig := range e.Ignored {
-		if ig.File.Dialect == "" && !ig.File.Legacy && ig.File.Diags.HasErrors() && !strings.Contains(ig.Reason, "trusted") {
-			print(ig.File)
-			broken = true
-		}
-		fmt.Fprintf(c.Stderr, "%s: warning: not applied: %s\n", ig.File.Path, ig.Reason)
+// lspLayerProblems prints the lsp.json layers' problems (config.LayerProblems) and reports
+// whether a layer with errors was left out.
+func (c *CLI) lspLayerProblems(e *config.Effective) bool {
+	lines, broken := e.LayerProblems()
+	for _, l := range lines {
+		fmt.Fprintln(c.Stderr, l)
 	}
 	return broken
-}
-
-// oneLine renders a diagnostic as `file:line:col: severity: message [code]`.
-func oneLine(d diag.Diagnostic) string {
-	where := d.File()
-	if d.HasPos() {
-		l, col := d.Pos()
-		where = fmt.Sprintf("%s:%d:%d", where, l, col)
-	}
-	return fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Code)
 }
 
 func runLSPPlan(c *CLI, a *args) int {
@@ -146,58 +119,8 @@ func runLSPPlan(c *CLI, a *args) int {
 	if format == "json" {
 		return c.writeJSON(lspPlanJSON{Version: 1, File: file, Servers: plan.Servers, Skipped: plan.Skipped})
 	}
-	w := c.Stdout
-	if len(plan.Servers) == 0 {
-		fmt.Fprintf(w, "no server handles %s\n", file)
-	}
-	for i, sp := range plan.Servers {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "%s (%s)\n", sp.ID, sp.Kind)
-		fmt.Fprintf(w, "  root:        %s\n", sp.Root)
-		fmt.Fprintf(w, "  argv:        %s\n", shellJoin(sp.Argv))
-		fmt.Fprintf(w, "  cwd:         %s\n", sp.Cwd)
-		keys := make([]string, 0, len(sp.Env))
-		for k := range sp.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		if len(keys) == 0 {
-			fmt.Fprintf(w, "  env:         (none added)\n")
-		}
-		for j, k := range keys {
-			label := "env:"
-			if j > 0 {
-				label = ""
-			}
-			fmt.Fprintf(w, "  %-12s %s=%s\n", label, k, sp.Env[k])
-		}
-		fmt.Fprintf(w, "  language id: %s\n", sp.LanguageID)
-	}
-	if len(plan.Skipped) > 0 {
-		fmt.Fprintln(w)
-	}
-	for _, s := range plan.Skipped {
-		mark := "skipped"
-		if s.Error {
-			mark = "skipped (error)"
-		}
-		fmt.Fprintf(w, "%s %s: %s\n", mark, s.ID, s.Reason)
-	}
+	plan.WriteText(c.Stdout, file)
 	return ExitOK
-}
-
-// shellJoin quotes the words that need it so that argv reads as a command line.
-func shellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, w := range argv {
-		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-		out[i] = w
-	}
-	return strings.Join(out, " ")
 }
 
 func runLSPDiagnostics(c *CLI, a *args) int {
@@ -242,7 +165,7 @@ func runLSPDiagnostics(c *CLI, a *args) int {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s\n", line)
 			}
-			failed = append(failed, serverFailures(plan, err)...)
+			failed = append(failed, plan.Failures(err)...)
 		}
 	}
 	if format == "json" {
@@ -269,23 +192,4 @@ func runLSPDiagnostics(c *CLI, a *args) int {
 		}
 	}
 	return ExitOK
-}
-
-// serverFailures splits the joined error of lsp.Diagnostics into one entry per server (each
-// line names its server as `server "id": ...`).
-func serverFailures(plan *lsp.Plan, err error) []lsp.Skipped {
-	var out []lsp.Skipped
-	for _, line := range strings.Split(err.Error(), "\n") {
-		id := ""
-		for _, sp := range plan.Servers {
-			if strings.HasPrefix(line, fmt.Sprintf("server %q: ", sp.ID)) {
-				id = sp.ID
-				line = strings.TrimPrefix(line, fmt.Sprintf("server %q: ", sp.ID))
-			}
-		}
-		if strings.TrimSpace(line) != "" {
-			out = append(out, lsp.Skipped{ID: id, Reason: line, Error: true})
-		}
-	}
-	return out
 }

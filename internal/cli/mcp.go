@@ -3,13 +3,9 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -63,42 +59,6 @@ func mcpScope(a *args) config.Scope {
 	return config.Global
 }
 
-// pairs parses repeated KEY=VALUE options.
-func pairs(option string, list []string) (map[string]string, []string, error) {
-	out := map[string]string{}
-	var order []string
-	for _, p := range list {
-		i := strings.Index(p, "=")
-		if i <= 0 {
-			return nil, nil, fmt.Errorf("--%s expects KEY=VALUE, got %q.", option, p)
-		}
-		if _, ok := out[p[:i]]; !ok {
-			order = append(order, p[:i])
-		}
-		out[p[:i]] = p[i+1:]
-	}
-	return out, order, nil
-}
-
-// orderedObject renders keys in order as a JSON object.
-func orderedObject(m map[string]string, order []string) json.RawMessage {
-	b := []byte{'{'}
-	for i, k := range order {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, mustMarshal(k)...)
-		b = append(b, ':')
-		b = append(b, mustMarshal(m[k])...)
-	}
-	return append(b, '}')
-}
-
-func mustMarshal(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
-
 func runMCPAdd(c *CLI, a *args) int {
 	usage := "usage: pigo mcp add SERVER [flags] (--url URL | -- COMMAND [ARGS...])"
 	words := append(append([]string{}, a.pos...), a.rest...)
@@ -112,97 +72,12 @@ func runMCPAdd(c *CLI, a *args) int {
 		fmt.Fprintln(c.Stderr, "pigo mcp add: give either --url URL or -- COMMAND [ARGS...]\n"+usage)
 		return ExitUsage
 	}
-	httpOnly := []string{"--header", "--bearer-token-env-var", "--oauth-client-id", "--oauth-client-secret",
-		"--oauth-callback-port", "--oauth-client-name", "--oauth-client-registration"}
-	stdioOnly := []string{"--env", "--cwd"}
-	wrong, kind := stdioOnly, "stdio servers"
-	if url == "" {
-		wrong, kind = httpOnly, "HTTP servers (--url)"
+	flags := mcp.EntryFlags{URL: url, Command: command, Env: a.list("--env"), Headers: a.list("--header"), Has: a.has, Value: a.str}
+	entry, err := mcp.Entry(flags)
+	if err != nil {
+		fmt.Fprintln(c.Stderr, "pigo mcp add: "+err.Error())
+		return ExitUsage
 	}
-	for _, f := range wrong {
-		if a.has(f) {
-			fmt.Fprintf(c.Stderr, "pigo mcp add: %s only applies to %s.\n", f, kind)
-			return ExitUsage
-		}
-	}
-	// The entry in pi's key order.
-	var members [][2]string
-	add := func(k string, v []byte) { members = append(members, [2]string{k, string(v)}) }
-	if url != "" {
-		add("url", mustMarshal(url))
-		headers, order, err := pairs("header", a.list("--header"))
-		if err != nil {
-			fmt.Fprintln(c.Stderr, "pigo mcp add: "+err.Error())
-			return ExitUsage
-		}
-		if v := a.str("--bearer-token-env-var"); v != "" {
-			if _, ok := headers["Authorization"]; !ok {
-				order = append(order, "Authorization")
-			}
-			headers["Authorization"] = "Bearer ${" + v + "}"
-		}
-		if len(order) > 0 {
-			add("headers", orderedObject(headers, order))
-		}
-		var oauth [][2]string
-		for _, o := range [][2]string{{"--oauth-client-id", "clientId"}, {"--oauth-client-secret", "clientSecret"},
-			{"--oauth-callback-port", "callbackPort"}, {"--oauth-client-name", "clientName"}, {"--oauth-client-registration", "clientRegistration"}} {
-			if !a.has(o[0]) {
-				continue
-			}
-			v := a.str(o[0])
-			val := mustMarshal(v)
-			if o[1] == "callbackPort" {
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					fmt.Fprintf(c.Stderr, "pigo mcp add: --oauth-callback-port must be a port number, got %q\n", v)
-					return ExitUsage
-				}
-				val = mustMarshal(n)
-			}
-			oauth = append(oauth, [2]string{o[1], string(val)})
-		}
-		if len(oauth) > 0 {
-			b := []byte{'{'}
-			for i, kv := range oauth {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(append(append(b, mustMarshal(kv[0])...), ':'), kv[1]...)
-			}
-			add("oauth", append(b, '}'))
-		}
-	} else {
-		add("command", mustMarshal(command[0]))
-		if len(command) > 1 {
-			add("args", mustMarshal(command[1:]))
-		}
-		env, order, err := pairs("env", a.list("--env"))
-		if err != nil {
-			fmt.Fprintln(c.Stderr, "pigo mcp add: "+err.Error())
-			return ExitUsage
-		}
-		if len(order) > 0 {
-			add("env", orderedObject(env, order))
-		}
-		if a.has("--cwd") {
-			add("cwd", mustMarshal(a.str("--cwd")))
-		}
-	}
-	if a.has("--exposure") {
-		add("exposure", mustMarshal(a.str("--exposure")))
-	}
-	if a.has("--description") {
-		add("description", mustMarshal(a.str("--description")))
-	}
-	entry := []byte{'{'}
-	for i, kv := range members {
-		if i > 0 {
-			entry = append(entry, ',')
-		}
-		entry = append(append(append(entry, mustMarshal(kv[0])...), ':'), kv[1]...)
-	}
-	entry = append(entry, '}')
 	cfg, code := c.load(a)
 	if cfg == nil {
 		return code
@@ -215,7 +90,7 @@ func runMCPAdd(c *CLI, a *args) int {
 	scope := mcpScope(a)
 	path := cfg.Path(config.MCP, scope)
 	replaced := cfg.MCPDefines(scope, name)
-	ch, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpSet, Path: "mcpServers." + quotePathKey(name), Value: entry})
+	ch, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpSet, Path: "mcpServers." + mcp.PathKey(name), Value: entry})
 	if err != nil {
 		return c.editFailure("mcp add", err)
 	}
@@ -229,21 +104,11 @@ func runMCPAdd(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stdout, "The project is not trusted, so %s is ignored until you trust it (pigo trust).\n", path)
 	}
 	hint := ""
-	if url != "" && !hasAuthorization(a.list("--header")) && a.str("--bearer-token-env-var") == "" {
+	if flags.NeedsSignInHint() {
 		hint = ". If it requires sign-in: pigo mcp login " + name
 	}
 	fmt.Fprintf(c.Stdout, "Check it with: pigo mcp list%s\n", hint)
 	return ExitOK
-}
-
-func hasAuthorization(headers []string) bool {
-	for _, h := range headers {
-		k, _, _ := strings.Cut(h, "=")
-		if strings.EqualFold(k, "authorization") {
-			return true
-		}
-	}
-	return false
 }
 
 func scopeWord(s config.Scope) string {
@@ -251,15 +116,6 @@ func scopeWord(s config.Scope) string {
 		return "project"
 	}
 	return "global"
-}
-
-// quotePathKey writes a server name as a config path key (names are [A-Za-z0-9_-]; anything
-// else is quoted so the path stays one key).
-func quotePathKey(name string) string {
-	if mcp.ValidServerName(name) {
-		return name
-	}
-	return "[" + strconv.Quote(name) + "]"
 }
 
 func runMCPRemove(c *CLI, a *args) int {
@@ -290,51 +146,11 @@ func runMCPRemove(c *CLI, a *args) int {
 		fmt.Fprintln(c.Stderr, "pigo mcp remove: "+msg)
 		return ExitFailed
 	}
-	if _, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpUnset, Path: "mcpServers." + quotePathKey(name)}); err != nil {
+	if _, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpUnset, Path: "mcpServers." + mcp.PathKey(name)}); err != nil {
 		return c.editFailure("mcp remove", err)
 	}
 	fmt.Fprintf(c.Stdout, "Removed %s MCP server %q from %s.\n", scopeWord(scope), name, path)
 	return ExitOK
-}
-
-// mcpReport is one server in `pigo mcp list --json` (pi's shape).
-type mcpReport struct {
-	Name         string            `json:"name"`
-	Scope        string            `json:"scope"`
-	Source       string            `json:"source"`
-	Line         int               `json:"line,omitempty"`
-	Override     string            `json:"override,omitempty"`
-	Enabled      bool              `json:"enabled"`
-	Exposure     string            `json:"exposure"`
-	Transport    string            `json:"transport"`
-	Sandbox      string            `json:"sandbox,omitempty"`
-	AuthProvider string            `json:"authProvider,omitempty"`
-	State        string            `json:"state"`
-	Tools        []string          `json:"tools"`
-	ToolExposure map[string]string `json:"toolExposure,omitempty"`
-	Resources    bool              `json:"resources,omitempty"`
-	Error        string            `json:"error,omitempty"`
-}
-
-type mcpListJSON struct {
-	Version int         `json:"version"`
-	Servers []mcpReport `json:"servers"`
-	Errors  []string    `json:"errors"`
-	Note    string      `json:"note,omitempty"`
-}
-
-// sandboxOf says how a stdio server runs.
-func sandboxOf(s *mcp.Server) string {
-	if s.Transport != mcp.Stdio {
-		return ""
-	}
-	switch {
-	case s.Sandbox.Off:
-		return "off"
-	case s.Sandbox.Widens():
-		return "widened"
-	}
-	return "sandboxed"
 }
 
 func runMCPList(c *CLI, a *args) int {
@@ -366,93 +182,21 @@ func runMCPList(c *CLI, a *args) int {
 	if conf.Ignored != "" {
 		note = fmt.Sprintf("%s is ignored because the project is not trusted (pigo trust).", conf.Ignored)
 	}
-	reports := []mcpReport{}
-	failed := len(errs) > 0
-	for _, conn := range mgr.Conns() {
-		s := conn.Server
-		r := mcpReport{Name: s.Name, Scope: s.Scope, Source: s.Source.File, Line: s.Source.Line, Enabled: s.Enabled,
-			Exposure: s.ServerExposure(), Transport: s.Describe(), Sandbox: sandboxOf(s), AuthProvider: s.AuthProvider,
-			State: "disabled", Tools: []string{}}
-		if s.Override != nil {
-			r.Override = s.Override.File
-		}
-		if s.Enabled {
-			st, e := conn.State()
-			r.State = st
-			for _, t := range conn.Tools() {
-				r.Tools = append(r.Tools, t.Name)
-				if x := s.ToolExposureOf(t.Name); x != r.Exposure {
-					if r.ToolExposure == nil {
-						r.ToolExposure = map[string]string{}
-					}
-					r.ToolExposure[t.Name] = x
-				}
-			}
-			r.Resources = conn.HasResources()
-			if st != mcpclient.StateConnected {
-				r.Error = e
-				failed = true
-			}
-		}
-		reports = append(reports, r)
-	}
+	reports, failed := mgr.Reports()
+	failed = failed || len(errs) > 0
 	if a.has("--json") || a.str("--format") == "json" {
-		c.writeJSON(mcpListJSON{Version: 1, Servers: reports, Errors: append([]string{}, errs...), Note: note})
+		c.writeJSON(struct {
+			Version int                `json:"version"`
+			Servers []mcpclient.Report `json:"servers"`
+			Errors  []string           `json:"errors"`
+			Note    string             `json:"note,omitempty"`
+		}{1, reports, append([]string{}, errs...), note})
 		if failed {
 			return ExitFailed
 		}
 		return ExitOK
 	}
-	w := c.Stdout
-	if len(reports) == 0 && len(errs) == 0 {
-		fmt.Fprintf(w, "No MCP servers configured. Add them to %s or .pi/mcp.json.\n", conf.GlobalFile)
-	}
-	for _, r := range reports {
-		state := r.State
-		switch r.State {
-		case mcpclient.StateConnected:
-			state = "connected, " + plural(len(r.Tools), "tool")
-		case mcpclient.StateNeedsAuth:
-			state = "needs sign-in"
-		}
-		fmt.Fprintf(w, "%s: %s (%s, %s)\n", r.Name, state, r.Exposure, r.Scope)
-		fmt.Fprintf(w, "  %s\n", r.Transport)
-		if r.Sandbox != "" && r.Sandbox != "sandboxed" {
-			fmt.Fprintf(w, "  sandbox: %s\n", r.Sandbox)
-		}
-		if r.Override != "" {
-			fmt.Fprintf(w, "  project override: %s\n", r.Override)
-		}
-		if r.State == mcpclient.StateNeedsAuth {
-			if r.AuthProvider != "" {
-				fmt.Fprintf(w, "  sign in with: /login %s in pigo\n", r.AuthProvider)
-			} else {
-				fmt.Fprintf(w, "  sign in with: pigo mcp login %s\n", r.Name)
-			}
-		}
-		if len(r.Tools) > 0 {
-			names := make([]string, len(r.Tools))
-			for i, t := range r.Tools {
-				names[i] = t
-				if x, ok := r.ToolExposure[t]; ok {
-					names[i] += " [" + x + "]"
-				}
-			}
-			fmt.Fprintf(w, "  tools: %s\n", strings.Join(names, ", "))
-		}
-		if r.Resources {
-			fmt.Fprintln(w, "  offers resources")
-		}
-		if r.Error != "" {
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(r.Error, "\n", "\n  "))
-		}
-	}
-	for _, e := range errs {
-		fmt.Fprintf(w, "config error: %s\n", e)
-	}
-	if note != "" {
-		fmt.Fprintln(w, note)
-	}
+	mcpclient.WriteReports(c.Stdout, reports, errs, note, conf.GlobalFile)
 	if failed {
 		return ExitFailed
 	}
@@ -486,36 +230,9 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	if cfg == nil {
 		return code
 	}
-	conf := cfg.MCP()
-	s := conf.Server(name)
-	if s == nil {
-		var names []string
-		for _, x := range conf.Servers {
-			names = append(names, x.Name)
-		}
-		msg := fmt.Sprintf("No MCP server named %q.", name)
-		if sug := suggestName(name, names); sug != "" {
-			msg += fmt.Sprintf(" Did you mean %q?", sug)
-		}
-		if conf.Ignored != "" {
-			msg += fmt.Sprintf(" %s is ignored because the project is not trusted.", conf.Ignored)
-		}
-		list := "none"
-		if len(names) > 0 {
-			list = strings.Join(names, ", ")
-		}
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: %s Configured: %s.\n", cmd, msg, list)
-		return ExitFailed
-	}
-	switch {
-	case a.has("--local") && s.Scope != string(config.Project):
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q is defined in %s, not in the project; omit --local.\n", cmd, name, s.Source.File)
-		return ExitFailed
-	case s.AuthProvider != "":
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q uses the credentials of provider %q. Run \"pigo auth %s %s\".\n", cmd, name, s.AuthProvider, cmd, s.AuthProvider)
-		return ExitFailed
-	case !s.UsesOAuth():
-		fmt.Fprintf(c.Stderr, "pigo mcp %s: MCP server %q does not use OAuth. Only HTTP servers without an Authorization header do.\n", cmd, name)
+	s, err := cfg.OAuthServer(name, a.has("--local"), cmd)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo mcp %s: %v\n", cmd, err)
 		return ExitFailed
 	}
 	auth := mcpAuth(cfg)
@@ -535,22 +252,6 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	pol, _, _ := cfg.SandboxPolicy()
 	opts := c.mcpOptions(cfg, pol)
 	opts.Auth = auth
-	conn := mcpclient.NewConn(s, opts, nil, nil)
-	defer conn.Close()
-	ctx := context.Background()
-	// Connecting first says whether a sign-in is needed and records the server's challenge.
-	if err := conn.Open(ctx); err == nil {
-		fmt.Fprintf(c.Stdout, "Already signed in to MCP server %q (%s).\n", name, plural(len(conn.Tools()), "tool"))
-		return ExitOK
-	} else if st, msg := conn.State(); st != mcpclient.StateNeedsAuth {
-		if msg == "" {
-			msg = err.Error()
-		}
-		fmt.Fprintf(c.Stderr, "pigo mcp login: MCP server %q failed to connect: %s\n", name, msg)
-		return ExitFailed
-	}
-	sctx, cancel := context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
-	defer cancel()
 	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
 		fmt.Fprintf(c.Stdout, "Sign in to MCP server %q in your browser:\n%s\n", name, u)
 		c.openURL(u)
@@ -572,19 +273,10 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 			}
 		}
 	}
-	if err := auth.SignIn(sctx, s, conn.Challenge(), prompt); err != nil {
-		if errors.Is(err, mcpclient.ErrSignInCancelled) || sctx.Err() != nil {
-			fmt.Fprintf(c.Stderr, "pigo mcp login: Sign-in to MCP server %q was cancelled or not completed within %s seconds.\n", name, strconv.FormatFloat(timeout, 'f', -1, 64))
-		} else {
-			fmt.Fprintf(c.Stderr, "pigo mcp login: Sign-in to MCP server %q failed: %v\n", name, err)
-		}
+	if err := mcpclient.Login(s, opts, auth, timeout, prompt, c.Stdout); err != nil {
+		fmt.Fprintf(c.Stderr, "pigo mcp login: %v\n", err)
 		return ExitFailed
 	}
-	if err := conn.Reconnect(ctx); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo mcp login: Signed in, but %v\n", err)
-		return ExitFailed
-	}
-	fmt.Fprintf(c.Stdout, "Signed in to MCP server %q (%s).\n", name, plural(len(conn.Tools()), "tool"))
 	return ExitOK
 }
 

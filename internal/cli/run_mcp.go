@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,7 +22,7 @@ func (c *CLI) mcpOptions(cfg *config.Config, pol sandbox.Policy) *mcpclient.Opti
 	cwd, _ := filepath.Abs(cfg.ProjectDir)
 	o := &mcpclient.Options{
 		Cwd: cwd, Home: cfg.Home, ClientName: "pigo", ClientVersion: Version,
-		Resolve: resolveMCPValue, Environ: c.hostEnviron(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
+		Resolve: config.ResolveMCPValue, Environ: c.hostEnviron(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
 		Auth: mcpAuth(cfg), Sandbox: pol, ProviderToken: mcpProviderToken(cfg),
 	}
 	return o
@@ -58,23 +56,6 @@ func mcpProviderToken(cfg *config.Config) func(ctx context.Context, provider str
 	}
 }
 
-// resolveMCPValue resolves an env or header value as pi's resolveConfigValueOrThrow does.
-func resolveMCPValue(v, what string) (string, error) {
-	r, ok, missing := config.ResolveConfigValue(v)
-	if ok {
-		return r, nil
-	}
-	switch {
-	case strings.HasPrefix(v, "!"):
-		return "", fmt.Errorf("Failed to resolve %s from shell command: %s", what, v[1:])
-	case len(missing) == 1:
-		return "", fmt.Errorf("Failed to resolve %s from environment variable: %s", what, missing[0])
-	case len(missing) > 1:
-		return "", fmt.Errorf("Failed to resolve %s from environment variables: %s", what, strings.Join(missing, ", "))
-	}
-	return "", fmt.Errorf("Failed to resolve %s", what)
-}
-
 // mcpSetup is a session's MCP servers as values for app.Session (nil without servers or with
 // --no-mcp; an untrusted project's file is never read): the servers, how they connect, the
 // bindings of res, and the configuration's part — resolving the registry again as servers
@@ -92,7 +73,7 @@ func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol 
 	opts.Auth = auth
 	st := &app.MCPSetup{Servers: conf.Servers, Options: opts, Auth: auth, Cache: cfg.MCPCache(), Bindings: mcpBindings(res.MCP),
 		GlobalFile: conf.GlobalFile, OpenURL: c.openURL}
-	if projectTrustedQuietly(cfg) {
+	if cfg.ProjectTrustedQuietly() {
 		st.ProjectFile = conf.ProjectFile
 	}
 	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
@@ -117,7 +98,9 @@ func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol 
 		}
 		return r.Tools, mcpBindings(r.MCP), nil
 	}
-	st.Save = func(s *mcp.Server, ch app.MCPChange) (string, error) { return saveMCPChange(cfg, s, ch) }
+	st.Save = func(s *mcp.Server, ch app.MCPChange) (string, error) {
+		return cfg.SaveMCPChange(s, ch.Enabled, ch.Exposure, ch.Project)
+	}
 	return st
 }
 
@@ -144,75 +127,11 @@ func mcpBindings(res map[string]config.MCPBinding) map[string]mcpclient.Binding 
 	return bind
 }
 
-// saveMCPChange writes /mcp's change of server s to the file a change is saved to (pi's
-// saveConfig): its project override, the file that defines it, or (ch.Project) a new project
-// override; comments are kept and the whole stack is validated first.
-func saveMCPChange(cfg *config.Config, s *mcp.Server, ch app.MCPChange) (string, error) {
-	if ch.Project && !projectTrustedQuietly(cfg) {
-		return "", errors.New("The project is not trusted: its .pi/mcp.json is not read.")
-	}
-	scope := config.Global
-	if ch.Project || s.Override != nil || s.Scope == string(config.Project) {
-		scope = config.Project
-	}
-	entry := "mcpServers." + quotePathKey(s.Name)
-	var ops []config.EditOp
-	switch {
-	case ch.Enabled != nil:
-		override := scope == config.Project && s.Scope != string(config.Project)
-		if *ch.Enabled && !override {
-			if cfg.MCPDefines(scope, s.Name) && s.EnabledAt != nil {
-				ops = append(ops, config.EditOp{Op: config.OpUnset, Path: entry + ".enabled"})
-			}
-		} else {
-			ops = append(ops, config.EditOp{Op: config.OpSet, Path: entry + ".enabled", Value: []byte(fmt.Sprint(*ch.Enabled))})
-		}
-	case ch.Exposure != "":
-		if ch.Exposure == mcp.ExposureCodemode && s.Override == nil {
-			if s.ExposureAt != nil {
-				ops = append(ops, config.EditOp{Op: config.OpUnset, Path: entry + ".exposure"})
-			}
-		} else {
-			ops = append(ops, config.EditOp{Op: config.OpSet, Path: entry + ".exposure", Value: []byte(`"` + ch.Exposure + `"`)})
-		}
-	}
-	if len(ops) > 0 {
-		if _, err := cfg.Apply(config.MCP, scope, false, ops...); err != nil {
-			return "", err
-		}
-	}
-	return cfg.Path(config.MCP, scope), nil
-}
-
-// projectTrustedQuietly is cfg.ProjectTrusted without asking: the question belongs to the
-// start of a command, not to the middle of a chat (whose terminal it would take over).
-func projectTrustedQuietly(cfg *config.Config) bool {
-	cp := *cfg
-	cp.Opts.AskTrust = nil
-	return cp.ProjectTrusted()
-}
-
 // mcpAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.
 func mcpAuth(cfg *config.Config) *mcpclient.OAuthProvider {
-	return &mcpclient.OAuthProvider{Store: mcpclient.NewCredentialStore(cfg.AgentDir), Settings: oauthSettings}
-}
-
-// oauthSettings are a server's oauth settings with the client secret resolved.
-func oauthSettings(s *mcp.Server) (mcpclient.OAuthSettings, error) {
-	o := s.OAuth
-	if o == nil {
-		return mcpclient.OAuthSettings{}, nil
-	}
-	st := mcpclient.OAuthSettings{ClientID: o.ClientID, CallbackPort: o.CallbackPort, CallbackURL: o.CallbackURL, Scope: o.Scope,
-		ClientName: o.ClientName, Registration: o.ClientRegistration, AuthServerMetadataURL: o.AuthServerMetadataURL}
-	if o.ClientSecret != "" {
-		v, err := resolveMCPValue(o.ClientSecret, fmt.Sprintf("MCP server %q oauth.clientSecret", s.Name))
-		if err != nil {
-			return st, err
-		}
-		st.ClientSecret = v
-	}
-	return st, nil
+	return &mcpclient.OAuthProvider{Store: mcpclient.NewCredentialStore(cfg.AgentDir), Settings: func(s *mcp.Server) (mcpclient.OAuthSettings, error) {
+		return mcpclient.SettingsOf(s, config.ResolveMCPValue)
+	}}
 }
 
 // reachesMCP reports whether `pigo tool run` of row needs the MCP servers: a server's tool,

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -35,15 +34,6 @@ func (c *CLI) fitWidth(others ...[]string) int {
 		used += m
 	}
 	return max(w-used, 20)
-}
-
-// truncate shortens s to n runes with an ellipsis (n <= 0: no limit).
-func truncate(s string, n int) string {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // termWidth returns the width of the terminal on f, or 0 when f is not a terminal.

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,7 +83,7 @@ func runToolRun(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitUsage
 	}
-	if row, _ := callable(res.Tools, name); row == nil && strings.HasPrefix(name, "mcp__") && !a.has("--no-mcp") && len(cfg.MCP().Servers) > 0 {
+	if row, _ := toolrun.Row(res.Tools, name); row == nil && strings.HasPrefix(name, "mcp__") && !a.has("--no-mcp") && len(cfg.MCP().Servers) > 0 {
 		// A server's tool the schema cache does not list (yet): the servers connect once, as
 		// `pigo mcp list` connects them, which caches their tools, and the registry is resolved
 		// again.
@@ -100,7 +98,7 @@ func runToolRun(c *CLI, a *args) int {
 		}
 	}
 	c.notice(res.Diags)
-	if row, ok := callable(res.Tools, name); !ok {
+	if row, ok := toolrun.Row(res.Tools, name); !ok {
 		if row == nil {
 			fmt.Fprintf(c.Stderr, "pigo tool run: unknown tool %q\n", name)
 		} else {
@@ -125,7 +123,7 @@ func runToolRun(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitInternal
 	}
-	if row, _ := callable(res.Tools, name); reachesMCP(row) {
+	if row, _ := toolrun.Row(res.Tools, name); reachesMCP(row) {
 		// An MCP tool (or one that reaches MCP tools) runs once the servers connected; other
 		// tools start no server.
 		c.mcpWidened(a, cfg)
@@ -150,7 +148,7 @@ func runToolRun(c *CLI, a *args) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	result, err := s.RunTool(ctx, toolrun.Call{ID: toolCallID(), Name: name, Arguments: raw})
+	result, err := s.RunTool(ctx, toolrun.Call{ID: toolrun.NewCallID(), Name: name, Arguments: raw})
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -172,7 +170,7 @@ func runToolRun(c *CLI, a *args) int {
 			return code
 		}
 	} else {
-		text := contentText(result.Content)
+		text := toolrun.ContentText(result.Content)
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
@@ -182,39 +180,6 @@ func runToolRun(c *CLI, a *args) int {
 		return ExitFailed
 	}
 	return ExitOK
-}
-
-// contentText is the content as text: text blocks joined by newlines, images as a note.
-func contentText(cs []llm.Content) string {
-	var parts []string
-	for _, c := range cs {
-		switch c.Type {
-		case llm.TypeText:
-			parts = append(parts, c.Text)
-		case llm.TypeImage:
-			parts = append(parts, fmt.Sprintf("[image %s, %d bytes base64]", c.MimeType, len(c.Data)))
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// callable finds the registry row that owns name: the callable one, else the first of that
-// name (for the state and reason).
-func callable(reg *engine.Result, name string) (*engine.ToolResult, bool) {
-	var first *engine.ToolResult
-	for i := range reg.Tools {
-		t := &reg.Tools[i]
-		if t.Name != name {
-			continue
-		}
-		if toolrun.Callable(t.State) {
-			return t, true
-		}
-		if first == nil || first.State == engine.Overridden || first.State == engine.Unavailable {
-			first = t
-		}
-	}
-	return first, false
 }
 
 // toolArgs reads --args or --args-file; the arguments must be a JSON value.
@@ -241,11 +206,4 @@ func (c *CLI) toolArgs(a *args) (json.RawMessage, error) {
 		return nil, fmt.Errorf("--args: not JSON: %v", err)
 	}
 	return json.RawMessage(raw), nil
-}
-
-// toolCallID is a fresh id in the shape pi's providers use for calls.
-func toolCallID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
 }

@@ -2,15 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"slices"
-	"strings"
 
 	"github.com/pigo-agent/pigo/config"
-	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/mcp"
-	"github.com/pigo-agent/pigo/internal/pattern"
 )
 
 var selectionFlags = []flag{
@@ -110,63 +105,14 @@ func runTools(c *CLI, a *args) int {
 	w := c.Stdout
 	if agent != nil {
 		fmt.Fprintf(w, "agent: %s (%s)   tools: %s   sandbox: fs=%s network=%s\n", agent.Name, agent.File,
-			listOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
+			engine.ListOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
 	}
-	fmt.Fprintf(w, "model: %s   file toolset: %s\n", modelLine(res.Model), r.FileIO)
-	t := &table{}
-	t.Header("TOOL", "STATE", "SOURCE", "WHY")
-	names, states, sources := []string{"TOOL"}, []string{"STATE"}, []string{"SOURCE"}
-	for _, tool := range r.Tools {
-		names, states, sources = append(names, tool.Name), append(states, string(tool.State)), append(sources, tool.Source)
-	}
-	// On a terminal the reasons are cut to fit; pigo explain and --format json have them whole.
-	fit := c.fitWidth(names, states, sources)
-	for _, tool := range r.Tools {
-		why := tool.Reason
-		if tool.Rule != nil {
-			why += fmt.Sprintf(" (%s:%d:%d)", tool.Rule.File, tool.Rule.Line, tool.Rule.Column)
-		}
-		t.Append(tool.Name, string(tool.State), tool.Source, truncate(why, fit))
-	}
-	if err := t.Render(w); err != nil {
+	fmt.Fprintf(w, "model: %s   file toolset: %s\n", res.Model.Line(), r.FileIO)
+	if err := r.WriteText(w, c.fitWidth); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitInternal
 	}
-	fmt.Fprintf(w, "active (%d): %s\n", len(r.Active), listOrNone(r.Active))
-	fmt.Fprintf(w, "codemode-only (%d): %s\n", len(r.CodemodeOnly), listOrNone(r.CodemodeOnly))
-	writeWarnings(w, r.Diagnostics)
 	return ExitOK
-}
-
-func modelLine(m *config.ModelInfo) string {
-	if m == nil {
-		return "(none)"
-	}
-	s := m.ID
-	if m.Provider != "" {
-		s = m.Provider + "/" + m.ID
-	}
-	return fmt.Sprintf("%s (facts from %s: input %s, reasoning %v)", s, m.Source, strings.Join(m.Input, "+"), m.Reasoning)
-}
-
-func listOrNone(l []string) string {
-	if len(l) == 0 {
-		return "(none)"
-	}
-	return strings.Join(l, ", ")
-}
-
-func writeWarnings(w io.Writer, list diag.List) {
-	for _, d := range list {
-		loc := d.File()
-		if l, col := d.Pos(); l > 0 {
-			loc += fmt.Sprintf(":%d:%d", l, col)
-		}
-		if loc != "" {
-			loc += ": "
-		}
-		fmt.Fprintf(w, "%s%s: %s [%s]\n", loc, d.Severity, d.Message, d.Code)
-	}
 }
 
 type explainJSON struct {
@@ -204,41 +150,12 @@ func runExplain(c *CLI, a *args) int {
 	if format == "json" {
 		return c.writeJSON(explainJSON{Version: 1, ExplainResult: ex})
 	}
-	w := c.Stdout
-	fmt.Fprintf(w, "%s  (%s)   model: %s\n", ex.Tool, ex.Source, modelLine(res.Model))
-	for _, st := range ex.Steps {
-		fmt.Fprintf(w, "  %-14s %s\n", st.Step, st.Outcome)
-		if st.Rule != nil {
-			fmt.Fprintf(w, "  %-14s   rule %q at %s:%d:%d\n", "", st.Rule.Text, st.Rule.File, st.Rule.Line, st.Rule.Column)
-		}
-	}
-	fmt.Fprintf(w, "  => %s\n", ex.State)
+	ex.WriteText(c.Stdout, res.Model.Line())
 	return ExitOK
 }
 
 // unknownToolFlags warns about --tools and --exclude-tools names that no declaration has: they
 // select nothing, which is most likely a typo.
 func (c *CLI) unknownToolFlags(res *config.Resolution, flags map[string][]string) {
-	var names []string
-	for _, t := range res.Tools.Tools {
-		names = append(names, t.Name)
-	}
-	var l diag.List
-	for _, flag := range []string{"--tools", "--exclude-tools"} {
-		for _, n := range flags[flag] {
-			if slices.Contains(names, n) || strings.Contains(n, "*") && slices.ContainsFunc(names, func(t string) bool { return pattern.MatchStar(n, t) }) {
-				continue
-			}
-			if strings.HasPrefix(n, "mcp__") && res.MCP != nil && !strings.Contains(n, "*") {
-				// A server that is not connected (or not cached) yet may offer it.
-				continue
-			}
-			d := l.Add(diag.FileSpan(diag.NewSource(flag, nil)), diag.Warning, "unknown-tool", "",
-				fmt.Sprintf("no tool %q is declared: the name selects nothing", n))
-			if s := suggestName(n, names); s != "" {
-				d.Hint = fmt.Sprintf("did you mean %q?", s)
-			}
-		}
-	}
-	c.notice(l)
+	c.notice(res.UnknownToolFlags(flags))
 }

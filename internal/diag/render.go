@@ -288,3 +288,13 @@ func fileURI(p string) string {
 	}
 	return (&url.URL{Path: p}).String()
 }
+
+// Line renders the diagnostic on one line: `file:line:col: severity: message [code]`.
+func (d Diagnostic) Line() string {
+	where := d.File()
+	if d.HasPos() {
+		l, col := d.Pos()
+		where = fmt.Sprintf("%s:%d:%d", where, l, col)
+	}
+	return fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Code)
+}

@@ -508,3 +508,22 @@ func mergeScopes(lists ...string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// SettingsOf are a server's oauth settings with the client secret resolved by resolve (an
+// mcp.json value: ${VAR} or !command; what names it in the error).
+func SettingsOf(s *mcp.Server, resolve func(v, what string) (string, error)) (OAuthSettings, error) {
+	o := s.OAuth
+	if o == nil {
+		return OAuthSettings{}, nil
+	}
+	st := OAuthSettings{ClientID: o.ClientID, CallbackPort: o.CallbackPort, CallbackURL: o.CallbackURL, Scope: o.Scope,
+		ClientName: o.ClientName, Registration: o.ClientRegistration, AuthServerMetadataURL: o.AuthServerMetadataURL}
+	if o.ClientSecret != "" {
+		v, err := resolve(o.ClientSecret, fmt.Sprintf("MCP server %q oauth.clientSecret", s.Name))
+		if err != nil {
+			return st, err
+		}
+		st.ClientSecret = v
+	}
+	return st, nil
+}

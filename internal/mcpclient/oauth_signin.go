@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -461,4 +462,36 @@ func (c *Conn) Challenge() *Challenge {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.challenge
+}
+
+// Login is `pigo mcp login SERVER`: a connection first says whether a sign-in is needed (and
+// records the server's challenge); then the browser sign-in through prompt within timeout
+// seconds, and a reconnection with the new token. What it did is told on out; an error's text
+// is the one to print.
+func Login(s *mcp.Server, opts *Options, auth *OAuthProvider, timeout float64, prompt SignInPrompt, out io.Writer) error {
+	conn := NewConn(s, opts, nil, nil)
+	defer conn.Close()
+	ctx := context.Background()
+	if err := conn.Open(ctx); err == nil {
+		fmt.Fprintf(out, "Already signed in to MCP server %q (%s).\n", s.Name, toolCount(len(conn.Tools())))
+		return nil
+	} else if st, msg := conn.State(); st != StateNeedsAuth {
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("MCP server %q failed to connect: %s", s.Name, msg)
+	}
+	sctx, cancel := context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
+	defer cancel()
+	if err := auth.SignIn(sctx, s, conn.Challenge(), prompt); err != nil {
+		if errors.Is(err, ErrSignInCancelled) || sctx.Err() != nil {
+			return fmt.Errorf("Sign-in to MCP server %q was cancelled or not completed within %s seconds.", s.Name, strconv.FormatFloat(timeout, 'f', -1, 64))
+		}
+		return fmt.Errorf("Sign-in to MCP server %q failed: %v", s.Name, err)
+	}
+	if err := conn.Reconnect(ctx); err != nil {
+		return fmt.Errorf("Signed in, but %v", err)
+	}
+	fmt.Fprintf(out, "Signed in to MCP server %q (%s).\n", s.Name, toolCount(len(conn.Tools())))
+	return nil
 }

@@ -1,4 +1,4 @@
-package cli
+package table
 
 import "testing"
 
@@ -15,8 +15,8 @@ func TestTruncate(t *testing.T) {
 		{"no limit", 0, "no limit"},
 	}
 	for _, c := range cases {
-		if got := truncate(c.s, c.n); got != c.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		if got := Truncate(c.s, c.n); got != c.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
 	}
 }

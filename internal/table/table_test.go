@@ -1,4 +1,4 @@
-package cli
+package table
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestTableMatchesTablewriter(t *testing.T) {
 			hs[i] = h
 		}
 		tw.Header(hs...)
-		mine := &table{}
+		mine := &Table{}
 		mine.Header(c.head...)
 		for _, r := range c.rows {
 			if err := tw.Append(r...); err != nil {

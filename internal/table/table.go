@@ -1,29 +1,32 @@
-package cli
+// Package table draws the command line's listings in boxes (a leaf: it imports nothing of
+// pigo).
+package table
 
 import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
 )
 
-// table draws the listings of `pigo tools`, `commands`, `agents` and `session list` in
+// Table draws the listings of `pigo tools`, `commands`, `agents` and `session list` in
 // boxes: light box-drawing borders, the header centred, cells left-aligned with one space of
 // padding, a cell with line breaks drawn over several lines. It draws what
 // olekukonko/tablewriter drew with its defaults (TestTableMatchesTablewriter keeps the two
 // equal); that library cost every pigo process 0.4 ms of package initialisation (a
 // preallocated width cache, terminal and locale detection), for four listings.
-type table struct {
+type Table struct {
 	head []string
 	rows [][]string
 }
 
 // Header sets the column titles, drawn as given (the callers write them in capitals).
-func (t *table) Header(cells ...string) { t.head = cells }
+func (t *Table) Header(cells ...string) { t.head = cells }
 
 // Append adds a row; each value is printed with fmt.Sprint.
-func (t *table) Append(cells ...any) {
+func (t *Table) Append(cells ...any) {
 	row := make([]string, len(cells))
 	for i, c := range cells {
 		row[i] = fmt.Sprint(c)
@@ -89,7 +92,7 @@ func stripEscapes(s string) string {
 }
 
 // Render writes the table to w.
-func (t *table) Render(w io.Writer) error {
+func (t *Table) Render(w io.Writer) error {
 	n := len(t.head)
 	for _, r := range t.rows {
 		n = max(n, len(r))
@@ -170,4 +173,13 @@ func (t *table) Render(w io.Writer) error {
 	rule("└", "┴", "┘")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Truncate cuts s to n runes, the last one an ellipsis (n <= 0: no limit).
+func Truncate(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
