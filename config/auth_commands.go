@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/auth"
@@ -130,12 +131,12 @@ func (c *Config) CheckAuth(provider string, noRefresh, withCredentials bool) (re
 	return res, problem
 }
 
-var bearerRe = regexp.MustCompile(`(?i)^Bearer\s+(.+)$`)
+var bearerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^Bearer\s+(.+)$`) })
 
 func bearerOf(h map[string]string) string {
 	for k, v := range h {
 		if strings.EqualFold(k, "authorization") {
-			if m := bearerRe.FindStringSubmatch(v); m != nil {
+			if m := bearerRe().FindStringSubmatch(v); m != nil {
 				return m[1]
 			}
 		}

@@ -75,7 +75,11 @@ func builtinCommands() []Command {
 	for _, name := range talkCommands {
 		out = append(out, Command{Name: name, Available: func(s *Session) bool { return s.talk != nil },
 			Run: func(_ context.Context, s *Session, arg string) (Result, error) {
-				return Result{Text: s.talk.core.Command(name, arg)}, nil
+				core, err := s.talk.get()
+				if err != nil {
+					return Result{}, err
+				}
+				return Result{Text: core.Command(name, arg)}, nil
 			}})
 	}
 	return out

@@ -160,7 +160,7 @@ func (s *Session) start() error {
 	s.bindTools()
 	s.startSeed(true)
 	if !s.o.ToolsOnly || s.o.Talk {
-		if err := s.startTalk(); err != nil {
+		if err := s.startTalk(existing); err != nil {
 			return err
 		}
 	}

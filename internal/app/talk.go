@@ -1,24 +1,37 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/talk"
 	talktools "github.com/pigo-agent/pigo/internal/tools/talk"
 )
 
-// talkState is the session's talk endpoint.
+// talkState is the session's talk endpoint. A new session starts it on first use (a talk tool
+// or a /talk* command): until it joins a group nobody else can see or write to it (group
+// visibility, seed 004's talk README), so its registry record, the SQLite open and the
+// inbox poll would only cost every -p run milliseconds and fsyncs. A continued session starts
+// it at once: it may be a member of a group whose agents see it and wait for its answers, and
+// mail for it may be waiting.
 type talkState struct {
+	mu    sync.Mutex
+	open  func() (*talk.Core, *talk.Store, error)
 	core  *talk.Core
 	store *talk.Store
+	err   error // the start's failure, reported by each use
+	// queue is the running prompt's (nil between prompts): a core started during a prompt
+	// attaches it and is marked working, as it would have been at the prompt's start.
+	queue talk.Queue
 }
 
-// startTalk starts the session's talk endpoint when a talk tool is active: the mailbox at
+// startTalk prepares the session's talk endpoint when a talk tool is active: the mailbox at
 // PI_TALK_DB, settings talk.db_path or <agentDir>/talk.db, registered under the session id.
 // Letters reach the loop only while a prompt runs (talkTurn); between prompts they wait on
-// disk, so a -p run that ends never swallows one.
-func (s *Session) startTalk() error {
+// disk, so a -p run that ends never swallows one. now starts it at once (a continued session).
+func (s *Session) startTalk(now bool) error {
 	active := s.o.Talk
 	for _, t := range s.runner.LLMTools() {
 		if strings.HasPrefix(t.Name, "talk-") {
@@ -30,23 +43,52 @@ func (s *Session) startTalk() error {
 	}
 	ts := s.settings.Talk
 	path := talk.DBPath(s.setup.AgentDir, s.getenv("PI_TALK_DB"), ts.DBPath)
-	st, err := talk.OpenStore(path)
-	if err != nil {
-		return failf("talk: %v", err)
-	}
 	deliver := talk.DeliverQueue
 	if ts.Deliver == talk.DeliverSteer {
 		deliver = talk.DeliverSteer
 	}
-	core, err := talk.Start(talk.Options{Store: st, AgentID: s.file.ID(), Cwd: s.setup.Cwd, Name: s.file.Name(),
-		Deliver: deliver, RefuseInbound: s.getenv("PI_TALK_INBOUND") == "refuse"})
-	if err != nil {
-		st.Close()
-		return failf("talk: %s: %v", path, err)
+	f := s.file
+	opts := talk.Options{AgentID: f.ID(), Cwd: s.setup.Cwd,
+		Deliver: deliver, RefuseInbound: s.getenv("PI_TALK_INBOUND") == "refuse"}
+	t := &talkState{open: func() (*talk.Core, *talk.Store, error) {
+		st, err := talk.OpenStore(path)
+		if err != nil {
+			return nil, nil, failf("talk: %v", err)
+		}
+		o := opts
+		o.Store, o.Name = st, f.Name()
+		core, err := talk.Start(o)
+		if err != nil {
+			st.Close()
+			return nil, nil, failf("talk: %s: %v", path, err)
+		}
+		return core, st, nil
+	}}
+	s.talk = t
+	talktools.SetTalkFunc(s.tools, t.get)
+	if now {
+		if _, err := t.get(); err != nil {
+			s.talk = nil
+			talktools.SetTalk(s.tools, nil)
+			return err
+		}
 	}
-	s.talk = &talkState{core: core, store: st}
-	talktools.SetTalk(s.tools, core)
 	return nil
+}
+
+// get starts the endpoint on first use and returns its core.
+func (t *talkState) get() (*talk.Core, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.core != nil || t.err != nil {
+		return t.core, t.err
+	}
+	t.core, t.store, t.err = t.open()
+	if t.core != nil && t.queue != nil {
+		t.core.SetWorking()
+		t.core.Attach(t.queue)
+	}
+	return t.core, t.err
 }
 
 func (s *Session) stopTalk() {
@@ -56,25 +98,46 @@ func (s *Session) stopTalk() {
 	}
 	s.talk = nil
 	talktools.SetTalk(s.tools, nil)
-	t.core.Stop()
-	if err := t.store.Close(); err != nil {
+	t.mu.Lock()
+	core, store := t.core, t.store
+	t.core, t.err = nil, errTalkStopped
+	t.mu.Unlock()
+	if core == nil {
+		return
+	}
+	core.Stop()
+	if err := store.Close(); err != nil {
 		s.fe.Notice(Notice{Text: fmt.Sprintf("talk: %v", err), Error: true})
 	}
 }
 
+var errTalkStopped = errors.New("talk: the session is closed")
+
 // talkTurn attaches the loop's queues for one prompt and marks the session working.
 func (s *Session) talkTurn(q talk.Queue) {
-	if s.talk != nil {
-		s.talk.core.SetWorking()
-		s.talk.core.Attach(q)
+	if t := s.talk; t != nil {
+		t.mu.Lock()
+		t.queue = q
+		core := t.core
+		t.mu.Unlock()
+		if core != nil {
+			core.SetWorking()
+			core.Attach(q)
+		}
 	}
 }
 
 // talkSettle detaches the queues once the prompt settled and marks the session idle.
 func (s *Session) talkSettle() {
-	if s.talk != nil {
-		s.talk.core.Attach(nil)
-		s.talk.core.SetIdle()
+	if t := s.talk; t != nil {
+		t.mu.Lock()
+		t.queue = nil
+		core := t.core
+		t.mu.Unlock()
+		if core != nil {
+			core.Attach(nil)
+			core.SetIdle()
+		}
 	}
 }
 

@@ -1,8 +1,9 @@
 // Package catalog turns declaration documents (#Extension: the shipped toolsets/*.cue and
 // commands/*.cue, and users' extension files) into the compact records the resolver needs, and
-// serves the shipped ones without evaluating CUE at run time: catalog.json is generated from the
-// CUE sources (go generate, or UPDATE_GOLDEN=1 go test ./internal/catalog) and a test fails when
-// it drifts from them. `pigo check` still validates the CUE sources fully.
+// serves the shipped ones without evaluating CUE at run time: catalog_gen.go (a static table)
+// and schemas.tsv are generated from the CUE sources (go generate, or UPDATE_GOLDEN=1 go test
+// ./internal/catalog) and a test fails when they drift from them. `pigo check` still validates
+// the CUE sources fully.
 package catalog
 
 import (
@@ -19,9 +20,6 @@ import (
 )
 
 //go:generate env UPDATE_GOLDEN=1 go test -run TestCatalogFresh .
-
-//go:embed catalog.json
-var generated []byte
 
 // schemasTSV holds the shipped tools' schemas, one line per tool:
 // FILE \t TOOL \t PARAMETERS \t OUTPUT (compact JSON has no tabs or newlines).
@@ -233,10 +231,7 @@ var (
 // commands (commands.Order). The slice is shared: do not modify it.
 func Shipped() ([]Ext, error) {
 	once.Do(func() {
-		if err := json.Unmarshal(generated, &entries); err != nil {
-			loadErr = fmt.Errorf("catalog: %v", err)
-			return
-		}
+		entries = shipped
 		if err := attachSchemas(entries); err != nil {
 			loadErr = err
 			return

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
@@ -121,12 +122,12 @@ func runAuthPrintKey(c *CLI, a *args) int {
 	})
 }
 
-var durationRe = regexp.MustCompile(`(?i)^(\d+)(ms|s|m|h)$`)
+var durationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(\d+)(ms|s|m|h)$`) })
 
 func runAuthPrintBearer(c *CLI, a *args) int {
 	min := 30 * time.Minute
 	if a.has("--min-expiry") {
-		m := durationRe.FindStringSubmatch(a.str("--min-expiry"))
+		m := durationRe().FindStringSubmatch(a.str("--min-expiry"))
 		if m == nil {
 			fmt.Fprintln(c.Stderr, "Error: --min-expiry must use a duration such as 30m or 1h")
 			return 1

@@ -3,6 +3,7 @@ package codemode
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -71,7 +72,7 @@ func schemaOf(raw []byte) *toolrun.Value {
 	return v
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 // tsType is the seed's JSON Schema → TypeScript rendering: const, enum, anyOf, the simple
 // types, arrays and objects; anything else is `unknown` rather than a wrong type.
@@ -141,7 +142,7 @@ func tsType(s *toolrun.Value, indent string) string {
 				opt = ""
 			}
 			name := m.Key
-			if !identRe.MatchString(name) {
+			if !identRe().MatchString(name) {
 				name = jsString(name)
 			}
 			lines = append(lines, indent+"  "+name+opt+": "+tsType(m.Value, indent+"  ")+";")

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pigo-agent/pigo/internal/keymap"
 )
@@ -373,7 +374,7 @@ func (e *Editor) paste(text string) {
 	e.last = ""
 	e.pushUndo()
 	// tmux with extended keys may re-encode control bytes inside a paste as CSI-u Ctrl+letter.
-	text = csiCtrl.ReplaceAllStringFunc(text, func(m string) string {
+	text = csiCtrl().ReplaceAllStringFunc(text, func(m string) string {
 		n, _ := strconv.Atoi(m[2 : len(m)-3])
 		switch {
 		case n >= 'a' && n <= 'z':
@@ -411,7 +412,7 @@ func (e *Editor) paste(text string) {
 	e.insertRaw(text)
 }
 
-var csiCtrl = regexp.MustCompile(`\x1b\[(\d+);5u`)
+var csiCtrl = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[(\d+);5u`) })
 
 func (e *Editor) newLine() {
 	e.exitHistory()
@@ -450,7 +451,7 @@ func (e *Editor) backspace() {
 
 // dropPaste forgets a deleted marker's paste and renumbers the ones after it (pi's rule).
 func (e *Editor) dropPaste(marker string) {
-	m := markerRe.FindStringSubmatch(marker)
+	m := markerRe().FindStringSubmatch(marker)
 	id, _ := strconv.Atoi(m[1])
 	delete(e.pastes, id)
 	e.counter--
@@ -463,8 +464,8 @@ func (e *Editor) dropPaste(marker string) {
 	}
 	e.pastes = next
 	for i, l := range e.st.Lines {
-		e.st.Lines[i] = markerRe.ReplaceAllStringFunc(l, func(s string) string {
-			sm := markerRe.FindStringSubmatch(s)
+		e.st.Lines[i] = markerRe().ReplaceAllStringFunc(l, func(s string) string {
+			sm := markerRe().FindStringSubmatch(s)
 			x, _ := strconv.Atoi(sm[1])
 			if x <= id {
 				return s

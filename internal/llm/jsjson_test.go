@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -62,6 +63,98 @@ func TestShortHash(t *testing.T) {
 	for in, want := range map[string]string{"call_abc|fc_123": "jp01dsxufnom", "héllo😀": "1olj6nu1frhbfw"} {
 		if got := ShortHash(in); got != want {
 			t.Errorf("%q: got %s want %s", in, got, want)
+		}
+	}
+}
+
+// stringifySeeds are inputs of every kind for the one-pass writer and the tree to agree on.
+var stringifySeeds = []string{
+	`{ "b" : 1, "a":[1.0, 2e3, -0.5e-8,"x\u00e9\/"], "b": 2 }`, `"<\u2028>\u0001"`, `1e21`,
+	`123456789012345678901234`, `-0`, `0.0`, `1e400`, `-1e400`, `1e-400`, `[]`, `{}`, ` [ ] `,
+	`{"a":{"a":{"a":1}},"b":[{"a":1,"b":2},{"b":1,"a":2}]}`, `"\ud800x"`, `"\udc00\ud800"`,
+	"\"\xff\xfe\"", "{\"\xff\":1,\"\xfe\":2}", `{"a":1,"a":2}`, `{"a":{"x":1},"b":{"x":2}}`,
+	`[1,]`, `{"a":1,}`, `{"a" 1}`, `01`, `1.`, `.5`, `1e`, `-`, `+1`, `tru`, `nul`, `"a`,
+	`{"a":1} x`, `{"a":1}]`, `{}}`, "\"a\tb\"", `"\u0000"`, `"\/\b\f\n\r\t\"\\"`, `[1e+2,1E-2]`,
+	`{"type":"object","properties":{"path":{"type":"string","description":"Path to the file to read (relative or absolute)"},"offset":{"type":"number"}},"required":["path"],"additionalProperties":false}`,
+}
+
+// TestJSONStringifyFastPath: well-formed input without repeated keys is written in one pass,
+// with a few allocations whatever its size (the tree allocated per token). It fails when
+// JSONStringify takes the tree for a tool schema.
+func TestJSONStringifyFastPath(t *testing.T) {
+	schema := []byte(stringifySeeds[len(stringifySeeds)-1])
+	if _, ok := appendStringified(nil, schema); !ok {
+		t.Fatal("a tool schema is left to the tree")
+	}
+	if n := testing.AllocsPerRun(20, func() { _, _ = JSONStringify(schema) }); n > 8 {
+		t.Errorf("JSONStringify of a tool schema: %.0f allocations, want at most 8 (the tree: ~150)", n)
+	}
+	for _, s := range stringifySeeds {
+		checkStringifyFast(t, []byte(s))
+	}
+}
+
+func checkStringifyFast(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := jsonStringifyTree(raw)
+	got, ok := appendStringified(nil, raw)
+	if !ok {
+		return
+	}
+	if werr != nil {
+		t.Fatalf("%q: one pass wrote %s, the tree refuses it: %v", raw, got, werr)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%q: one pass wrote %s, the tree %s", raw, got, want)
+	}
+}
+
+func FuzzJSONStringifyFast(f *testing.F) {
+	for _, s := range stringifySeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkStringifyFast(t, []byte(s)) })
+}
+
+func BenchmarkJSONStringifySchema(b *testing.B) {
+	schema := []byte(stringifySeeds[len(stringifySeeds)-1])
+	for b.Loop() {
+		_, _ = JSONStringify(schema)
+	}
+}
+
+func BenchmarkJSONStringifyTreeSchema(b *testing.B) {
+	schema := []byte(stringifySeeds[len(stringifySeeds)-1])
+	for b.Loop() {
+		_, _ = jsonStringifyTree(schema)
+	}
+}
+
+// toolsJSLen writes the tools directly and must count what marshalling and re-serialising
+// them counted, whatever the tools hold.
+func TestToolsJSLenMatchesMarshal(t *testing.T) {
+	schema := json.RawMessage(stringifySeeds[len(stringifySeeds)-1])
+	sets := [][]Tool{
+		{{Name: "read", Description: "Read <files> & more 😀 \u2028", Parameters: schema}},
+		{{Name: "a", Parameters: nil}, {Name: "b", Description: "x\ny\t\"q\"", Parameters: json.RawMessage(` { "type" : "object" } `)}},
+		{{Name: "dup", Parameters: json.RawMessage(`{"a":1,"a":2}`)}, {Name: "ok", Parameters: schema}},
+		{{Name: "bad", Parameters: json.RawMessage(`{"a":`)}, {Name: "ok", Parameters: schema}},
+		{{Name: "nums", Parameters: json.RawMessage(`{"max":1e21,"min":-0,"x":1.50}`)}},
+		{{Name: "\xff", Description: "\xfe", Parameters: json.RawMessage("{\"k\xff\":\"v\"}")}},
+	}
+	for i, ts := range sets {
+		if got, want := toolsJSLen(ts), toolsJSLenMarshal(ts); got != want {
+			t.Errorf("set %d: %d, marshalled %d", i, got, want)
+		}
+	}
+	f := func(name, desc, params string) bool {
+		ts := []Tool{{Name: name, Description: desc, Parameters: json.RawMessage(params)}, {Name: "read", Parameters: schema}}
+		return toolsJSLen(ts) == toolsJSLenMarshal(ts)
+	}
+	for _, s := range stringifySeeds {
+		if !f("t", "d", s) {
+			t.Errorf("parameters %q: %d, marshalled %d", s, toolsJSLen([]Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(s)}}),
+				toolsJSLenMarshal([]Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(s)}}))
 		}
 	}
 }

@@ -159,11 +159,7 @@ func EstimateRequestTokens(c *Context) int {
 	if hasSystem {
 		system = est(JSLen(c.SystemPrompt))
 		if len(c.Tools) > 0 {
-			b := AppendJSON(nil, c.Tools)
-			if s, err := JSONStringify(b); err == nil {
-				b = s
-			}
-			system += est(JSLen(string(b)))
+			system += est(toolsJSLen(c.Tools))
 		}
 	}
 	last := -1
@@ -283,11 +279,7 @@ func EstimateContextTokens(c *Context) int {
 		n += ceilDiv4(JSLen(c.SystemPrompt))
 	}
 	if len(c.Tools) > 0 {
-		b, _ := json.Marshal(c.Tools)
-		if s, err := JSONStringify(b); err == nil {
-			b = s
-		}
-		n += ceilDiv4(JSLen(string(b)))
+		n += ceilDiv4(toolsJSLen(c.Tools))
 	}
 	return n
 }
@@ -316,4 +308,43 @@ func (o *Options) Retention() string {
 		return "long"
 	}
 	return "short"
+}
+
+// toolsJSLen is the length in UTF-16 units of JSON.stringify(tools) as pi's estimates take it:
+// the tools written directly (each schema in one pass), not marshalled by reflection and then
+// re-serialised whole, which each request did twice. toolsJSLenMarshal is that way, kept for
+// what the direct writer does not take (a schema that is not valid JSON makes the whole
+// marshal "null").
+func toolsJSLen(tools []Tool) int {
+	b := make([]byte, 0, 1024)
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = AppendJSString(b, t.Name)
+		b = append(b, `,"description":`...)
+		b = AppendJSString(b, t.Description)
+		b = append(b, `,"parameters":`...)
+		if len(t.Parameters) == 0 {
+			b = append(b, "null}"...)
+			continue
+		}
+		var ok bool
+		if b, ok = appendStringified(b, t.Parameters); !ok {
+			return toolsJSLenMarshal(tools)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	return JSLen(string(b))
+}
+
+func toolsJSLenMarshal(tools []Tool) int {
+	b, _ := json.Marshal(tools)
+	if s, err := JSONStringify(b); err == nil {
+		b = s
+	}
+	return JSLen(string(b))
 }

@@ -1,12 +1,14 @@
 package sandbox
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // bashArity is the reference BashArity table: a command prefix (one or two tokens) and how
 // many leading tokens identify the command. Kept as data; see [Suggest].
-var bashArity = map[string]int{}
-
-func init() {
+var bashArity = sync.OnceValue(func() map[string]int {
+	bashArity := map[string]int{}
 	for _, n := range strings.Fields(`cat cd chmod chown cp echo env export grep kill killall ln ls mkdir
 		mv ps pwd rm rmdir sleep source tail touch unset which`) {
 		bashArity[n] = 1
@@ -33,7 +35,8 @@ func init() {
 			bashArity[group.cmd+" "+sub] = 3
 		}
 	}
-}
+	return bashArity
+})
 
 // Suggest returns the "allow forever" pattern for a command given as its tokens (the name
 // and its raw arguments): the longest token prefix found in the BashArity table with arity N
@@ -45,7 +48,7 @@ func Suggest(tokens []string) string {
 	}
 	n := 1
 	for k := len(tokens); k >= 1; k-- {
-		if a, ok := bashArity[strings.Join(tokens[:k], " ")]; ok {
+		if a, ok := bashArity()[strings.Join(tokens[:k], " ")]; ok {
 			n = a
 			break
 		}

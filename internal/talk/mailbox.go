@@ -251,13 +251,13 @@ func resolveAskByRef(s *Store, addr, ref string) (*Letter, error) {
 }
 
 var (
-	ansiPattern  = regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]|\x1b.")
-	spacePattern = regexp.MustCompile(`\s+`)
+	ansiPattern  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]|\x1b.") })
+	spacePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
 )
 
 // previewBody is the audit log's 80-character, whitespace-collapsed preview (never a body).
 func previewBody(body string) string {
-	s := strings.TrimSpace(spacePattern.ReplaceAllString(ansiPattern.ReplaceAllString(body, ""), " "))
+	s := strings.TrimSpace(spacePattern().ReplaceAllString(ansiPattern().ReplaceAllString(body, ""), " "))
 	return jsSlice(s, 80)
 }
 

@@ -242,7 +242,9 @@ func convertLiteral(v, c *Value) *Value {
 	return v
 }
 
-var jsDecimal = regexp.MustCompile(`^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)$`)
+var jsDecimal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)$`)
+})
 
 // jsUnaryPlus is JavaScript's +string; ok is false for NaN.
 func jsUnaryPlus(s string) (float64, bool) {
@@ -277,7 +279,7 @@ func jsUnaryPlus(s string) (float64, bool) {
 			return float64(n), true
 		}
 	}
-	if !jsDecimal.MatchString(s) {
+	if !jsDecimal().MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)

@@ -174,11 +174,12 @@ type Tool struct {
 	Output     json.RawMessage
 	Exec       []string
 
-	schema  *Schema
-	compErr error
-	impl    *Impl
-	once    sync.Once
-	model   json.RawMessage
+	// schema is compiled on the tool's first call: a session declares dozens of tools
+	// (disabled and codemode-only ones too) and calls a few.
+	schema func() (*Schema, error)
+	impl   *Impl
+	once   sync.Once
+	model  json.RawMessage
 }
 
 // modelSchema is the parameters schema as pi sends it: keys in TypeBox's order (type,
@@ -283,7 +284,7 @@ func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
 			t.Label, t.Description = d.Label, d.Description
 			t.Parameters, t.Output, t.Exec = d.Parameters, d.Output, d.Exec
 		}
-		t.schema, t.compErr = CompileSchema(t.Parameters)
+		t.schema = compileOnce(t.Parameters)
 		if impl, ok := impls.Lookup(t.Toolset, t.Name); ok && t.Toolset != "" {
 			t.impl = &impl
 		} else if t.Toolset == "" && len(t.Exec) > 0 && impls.Exec != nil {
@@ -308,7 +309,7 @@ func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
 // ([NewRunnerOf]): no registry, no toolset.
 func NewTool(name, description string, parameters json.RawMessage, impl Impl) *Tool {
 	t := &Tool{Name: name, Description: description, Source: "value", Toolset: "value", State: engine.Active, Parameters: parameters}
-	t.schema, t.compErr = CompileSchema(parameters)
+	t.schema = compileOnce(parameters)
 	t.impl = &impl
 	return t
 }
@@ -417,10 +418,16 @@ func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
 	if t.impl.Prepare != nil {
 		v = t.impl.Prepare(v)
 	}
-	if t.compErr != nil {
-		return nil, fmt.Errorf("Tool %s has an invalid parameters schema: %v", t.Name, t.compErr)
+	schema, err := t.schema()
+	if err != nil {
+		return nil, fmt.Errorf("Tool %s has an invalid parameters schema: %v", t.Name, err)
 	}
-	return ValidateArguments(call.Name, t.schema, v)
+	return ValidateArguments(call.Name, schema, v)
+}
+
+// compileOnce compiles raw on the first call.
+func compileOnce(raw json.RawMessage) func() (*Schema, error) {
+	return sync.OnceValues(func() (*Schema, error) { return CompileSchema(raw) })
 }
 
 // ValidateArguments is pi-ai's validateToolArguments for a TypeBox-built schema: optional

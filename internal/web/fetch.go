@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -182,7 +183,7 @@ func classify(ct string) string {
 	return ""
 }
 
-var reactSlot = regexp.MustCompile(`^S:\d+$`)
+var reactSlot = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^S:\d+$`) })
 
 // ExtractMarkdown is the seed's extractMarkdown: React streaming slots (<div hidden
 // id="S:N">) are unhidden, readability picks the main content and it is converted to
@@ -209,7 +210,7 @@ func ExtractMarkdown(page, sourceURL string) (*Page, error) {
 					hidden = i
 				}
 			}
-			if hidden >= 0 && id >= 0 && reactSlot.MatchString(n.Attr[id].Val) {
+			if hidden >= 0 && id >= 0 && reactSlot().MatchString(n.Attr[id].Val) {
 				n.Attr = append(n.Attr[:hidden], n.Attr[hidden+1:]...)
 			}
 		}

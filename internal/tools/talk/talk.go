@@ -55,12 +55,13 @@ func Register(r *toolrun.Impls) {
 }
 
 // The talk tools (toolsets/talk.cue) act on the session's talk core, which the session's
-// owner starts (talk.Start) and binds here with SetTalk. Every outcome, refusals included, is
-// a plain text result with empty details, as the seed's toolResult.
+// owner starts (talk.Start) and binds here with SetTalk, or SetTalkFunc to start it on the
+// first call. Every outcome, refusals included, is a plain text result with empty details, as
+// the seed's toolResult.
 
 var talkCores sync.Map
 
-// *toolrun.Session → *talk.Core
+// *toolrun.Session → func() (*talk.Core, error)
 
 // SetTalk binds the talk core of a session (nil unbinds it).
 func SetTalk(s *toolrun.Session, c *talk.Core) {
@@ -68,7 +69,13 @@ func SetTalk(s *toolrun.Session, c *talk.Core) {
 		talkCores.Delete(s)
 		return
 	}
-	talkCores.Store(s, c)
+	talkCores.Store(s, func() (*talk.Core, error) { return c, nil })
+}
+
+// SetTalkFunc binds a session's talk core as get gives it, on each call of a talk tool (get
+// starts it the first time; its error is the tool's).
+func SetTalkFunc(s *toolrun.Session, get func() (*talk.Core, error)) {
+	talkCores.Store(s, get)
 }
 
 // talkNotStarted is the seed's text when the session never started its talk core.
@@ -80,7 +87,14 @@ func talkTool(run func(ctx context.Context, c *talk.Core, inv *toolrun.Invocatio
 		if !ok {
 			return toolrun.TextResult(talkNotStarted, struct{}{}), nil
 		}
-		text, err := run(ctx, v.(*talk.Core), inv)
+		c, err := v.(func() (*talk.Core, error))()
+		if err != nil {
+			return toolrun.Result{}, err
+		}
+		if c == nil {
+			return toolrun.TextResult(talkNotStarted, struct{}{}), nil
+		}
+		text, err := run(ctx, c, inv)
 		if err != nil {
 			return toolrun.Result{}, err
 		}

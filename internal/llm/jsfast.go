@@ -1,0 +1,238 @@
+package llm
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// maxFastDepth bounds the nesting the one-pass writer follows; deeper input takes the tree
+// (encoding/json's own limit is 10,000).
+const maxFastDepth = 200
+
+// appendStringified appends JSON.stringify(JSON.parse(raw)) to b in one pass over raw. It
+// reports false, with b in any state, for what it leaves to the tree: invalid JSON, a repeated
+// key in an object (JavaScript keeps its first position and last value), nesting deeper than
+// maxFastDepth.
+func appendStringified(b, raw []byte) ([]byte, bool) {
+	w := fastWriter{in: raw}
+	w.space()
+	b, ok := w.value(b, 0)
+	if !ok {
+		return b, false
+	}
+	w.space()
+	return b, w.i == len(raw)
+}
+
+type fastWriter struct {
+	in   []byte
+	i    int
+	keys []string // the keys of the objects being written, innermost last
+}
+
+func (w *fastWriter) space() {
+	for w.i < len(w.in) {
+		switch w.in[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+func (w *fastWriter) value(b []byte, depth int) ([]byte, bool) {
+	if w.i >= len(w.in) || depth > maxFastDepth {
+		return b, false
+	}
+	switch c := w.in[w.i]; {
+	case c == '{':
+		return w.object(b, depth)
+	case c == '[':
+		w.i++
+		b = append(b, '[')
+		w.space()
+		if w.i < len(w.in) && w.in[w.i] == ']' {
+			w.i++
+			return append(b, ']'), true
+		}
+		for {
+			var ok bool
+			if b, ok = w.value(b, depth+1); !ok {
+				return b, false
+			}
+			w.space()
+			if w.i >= len(w.in) {
+				return b, false
+			}
+			switch w.in[w.i] {
+			case ',':
+				w.i++
+				b = append(b, ',')
+				w.space()
+			case ']':
+				w.i++
+				return append(b, ']'), true
+			default:
+				return b, false
+			}
+		}
+	case c == '"':
+		s, ok := w.str()
+		if !ok {
+			return b, false
+		}
+		return AppendJSString(b, s), true
+	case c == '-' || c >= '0' && c <= '9':
+		return w.number(b)
+	case c == 't':
+		return w.literal(b, "true")
+	case c == 'f':
+		return w.literal(b, "false")
+	case c == 'n':
+		return w.literal(b, "null")
+	}
+	return b, false
+}
+
+func (w *fastWriter) object(b []byte, depth int) ([]byte, bool) {
+	w.i++
+	b = append(b, '{')
+	w.space()
+	if w.i < len(w.in) && w.in[w.i] == '}' {
+		w.i++
+		return append(b, '}'), true
+	}
+	mark := len(w.keys)
+	defer func() { w.keys = w.keys[:mark] }()
+	for {
+		if w.i >= len(w.in) || w.in[w.i] != '"' {
+			return b, false
+		}
+		k, ok := w.str()
+		if !ok {
+			return b, false
+		}
+		for _, seen := range w.keys[mark:] {
+			if seen == k {
+				return b, false
+			}
+		}
+		w.keys = append(w.keys, k)
+		b = AppendJSString(b, k)
+		w.space()
+		if w.i >= len(w.in) || w.in[w.i] != ':' {
+			return b, false
+		}
+		w.i++
+		b = append(b, ':')
+		w.space()
+		if b, ok = w.value(b, depth+1); !ok {
+			return b, false
+		}
+		w.space()
+		if w.i >= len(w.in) {
+			return b, false
+		}
+		switch w.in[w.i] {
+		case ',':
+			w.i++
+			b = append(b, ',')
+			w.space()
+		case '}':
+			w.i++
+			return append(b, '}'), true
+		default:
+			return b, false
+		}
+	}
+}
+
+// str reads the string at the cursor as encoding/json decodes it. Without escapes and with
+// valid UTF-8 it is a view of the input (not copied: the writer only reads it while it runs);
+// otherwise encoding/json unquotes it (each invalid byte becomes U+FFFD, so two different
+// byte strings can be the same key).
+func (w *fastWriter) str() (string, bool) {
+	start := w.i
+	escaped, ascii := false, true
+	for j := start + 1; j < len(w.in); j++ {
+		switch c := w.in[j]; {
+		case c == '"':
+			w.i = j + 1
+			if s := w.in[start+1 : j]; !escaped && (ascii || utf8.Valid(s)) {
+				if len(s) == 0 {
+					return "", true
+				}
+				return unsafe.String(&s[0], len(s)), true
+			}
+			var s string
+			if json.Unmarshal(w.in[start:j+1], &s) != nil {
+				return "", false
+			}
+			return s, true
+		case c == '\\':
+			escaped = true
+			j++
+		case c < 0x20:
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+// number reads a number in JSON's grammar and writes it as JavaScript prints it.
+func (w *fastWriter) number(b []byte) ([]byte, bool) {
+	in, j := w.in, w.i
+	digits := func() bool {
+		k := j
+		for j < len(in) && in[j] >= '0' && in[j] <= '9' {
+			j++
+		}
+		return j > k
+	}
+	if in[j] == '-' {
+		j++
+	}
+	if j < len(in) && in[j] == '0' {
+		j++
+	} else if !digits() {
+		return b, false
+	}
+	if j < len(in) && in[j] == '.' {
+		j++
+		if !digits() {
+			return b, false
+		}
+	}
+	if j < len(in) && (in[j] == 'e' || in[j] == 'E') {
+		j++
+		if j < len(in) && (in[j] == '+' || in[j] == '-') {
+			j++
+		}
+		if !digits() {
+			return b, false
+		}
+	}
+	tok := in[w.i:j]
+	w.i = j
+	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
+	if err != nil {
+		// Out of range: ±Inf prints as null, as the tree does.
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return append(b, tok...), true
+		}
+	}
+	return AppendJSNumber(b, f), true
+}
+
+func (w *fastWriter) literal(b []byte, lit string) ([]byte, bool) {
+	if len(w.in)-w.i < len(lit) || string(w.in[w.i:w.i+len(lit)]) != lit {
+		return b, false
+	}
+	w.i += len(lit)
+	return append(b, lit...), true
+}
