@@ -299,7 +299,7 @@ func (c *Config) InstallMissing(offline bool, out io.Writer) (*Config, diag.List
 		for _, p := range res.Packages {
 			if p.Duplicate == "" && p.Source.Kind != pkgs.Local && !p.Installed {
 				warn.Add(diag.FileSpan(diag.NewSource(p.Entry.File, nil)), diag.Warning, "package-missing", "",
-					fmt.Sprintf("package %q is not installed and PI_OFFLINE is set: its skills and prompt templates are skipped", p.Source.Raw))
+					fmt.Sprintf("package %q is not installed and offline mode is on (--offline or PI_OFFLINE): its skills and prompt templates are skipped", p.Source.Raw))
 			}
 		}
 		return c, warn

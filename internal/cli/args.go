@@ -120,5 +120,6 @@ var globalFlags = []flag{
 	{names: []string{"-e", "--extension"}, value: true, help: "a declarative extension file, or a pi package for this run (npm:NAME, git:URL, a folder); repeatable, loads first"},
 	{names: []string{"--model"}, value: true, help: "the session's model as PROVIDER/ID"},
 	{names: []string{"--no-color"}, help: "no colour (also NO_COLOR, or when stdout is not a terminal)"},
+	{names: []string{"--offline"}, help: "no automatic network activity: missing packages are not installed at start (also PI_OFFLINE=1)"},
 	{names: []string{"-h", "--help"}, help: "show help"},
 }

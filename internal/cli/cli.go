@@ -50,6 +50,9 @@ type CLI struct {
 	// sessionStart is set while a session run loads its configuration: missing packages are
 	// installed then, and their code extensions named (pi's startup).
 	sessionStart bool
+	// offline is --offline (pi 1.6's, as PI_OFFLINE=1): no automatic network activity, so
+	// missing packages are not installed at session start.
+	offline bool
 }
 
 // command is one entry of the command table.
@@ -148,6 +151,7 @@ func (c *CLI) Main(argv []string) (code int) {
 		fmt.Fprintf(c.Stderr, "pigo %s: --approve and --no-approve exclude each other\n", cmd.name)
 		return ExitUsage
 	}
+	c.offline = a.has("--offline")
 	return cmd.run(c, a)
 }
 

@@ -165,7 +165,7 @@ func runUpdate(c *CLI, a *args) int {
 // session starts (config.InstallMissing), and returns the configuration read again.
 func (c *CLI) installMissing(cfg *config.Config, out io.Writer) *config.Config {
 	v := strings.ToLower(c.getenv("PI_OFFLINE"))
-	fresh, warn := cfg.InstallMissing(v == "1" || v == "true" || v == "yes", out)
+	fresh, warn := cfg.InstallMissing(c.offline || v == "1" || v == "true" || v == "yes", out)
 	c.notice(warn)
 	return fresh
 }

@@ -108,6 +108,7 @@ func (c *CLI) runSession(argv []string) int {
 		fmt.Fprintf(c.Stderr, "usage: pigo %s\n", runUsage)
 		return ExitUsage
 	}
+	c.offline = a.has("--offline")
 	if a.has("-h") {
 		c.usage(c.Stdout)
 		fmt.Fprintf(c.Stdout, "\nrunning a session: pigo %s\n\nsession flags:\n", runUsage)
