@@ -129,15 +129,7 @@ func Headers(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat, sessio
 		}
 	}
 	if sessionID != "" && compat.SendSessionAffinityHeaders {
-		if compat.SessionAffinityFormat == "openrouter" {
-			hs = llm.SetHeader(hs, "x-session-id", sessionID)
-		} else {
-			if compat.SessionAffinityFormat == "openai" {
-				hs = llm.SetHeader(hs, "session_id", sessionID)
-			}
-			hs = llm.SetHeader(hs, "x-client-request-id", sessionID)
-			hs = llm.SetHeader(hs, "x-session-affinity", sessionID)
-		}
+		hs = sessionHeaders(hs, compat.SessionAffinityFormat, sessionID, true)
 	}
 	if o != nil {
 		for _, k := range slices.Sorted(maps.Keys(o.Headers)) {
@@ -535,3 +527,20 @@ func jsonError(data string, err error) string {
 }
 
 func init() { llm.Register(CompletionsAPI, Completions{}) }
+
+// sessionHeaders adds pi's session-affinity headers for the compat's format: OpenRouter's
+// x-session-id; otherwise x-client-request-id, with session_id first for "openai", and (Chat
+// Completions only) x-session-affinity.
+func sessionHeaders(hs []llm.Header, format, id string, affinity bool) []llm.Header {
+	if format == "openrouter" {
+		return llm.SetHeader(hs, "x-session-id", id)
+	}
+	if format == "openai" {
+		hs = llm.SetHeader(hs, "session_id", id)
+	}
+	hs = llm.SetHeader(hs, "x-client-request-id", id)
+	if affinity {
+		hs = llm.SetHeader(hs, "x-session-affinity", id)
+	}
+	return hs
+}

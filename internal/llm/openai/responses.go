@@ -360,14 +360,7 @@ func ResponsesHeaders(m *llm.Model, c *llm.Context, o *llm.Options, compat Respo
 		}
 	}
 	if sessionID != "" {
-		if compat.SessionAffinityFormat == "openrouter" {
-			hs = llm.SetHeader(hs, "x-session-id", sessionID)
-		} else {
-			if compat.SessionAffinityFormat == "openai" {
-				hs = llm.SetHeader(hs, "session_id", sessionID)
-			}
-			hs = llm.SetHeader(hs, "x-client-request-id", sessionID)
-		}
+		hs = sessionHeaders(hs, compat.SessionAffinityFormat, sessionID, false)
 	}
 	if o != nil {
 		for _, k := range slices.Sorted(maps.Keys(o.Headers)) {
