@@ -75,9 +75,13 @@ func (anthropicFlow) Login(ctx context.Context, ui Interaction) (*Credential, er
 	default:
 		return nil, fmt.Errorf("Unknown Anthropic login method: %s", method)
 	}
-	cb, err := startCallback("Anthropic", callbackHost(), anthropicPort, "/callback", "localhost", verifier)
+	// The callback trades the code with its own redirect URI (the port may be another one).
+	complete := func(ctx context.Context, q url.Values, redirect string) (*Credential, error) {
+		return anthropicExchange(ctx, q.Get("code"), verifier, verifier, redirect)
+	}
+	cb, err := startCallback(ctx, "Anthropic", callbackHost(), anthropicPort, "/callback", "localhost", verifier, complete)
 	if err != nil {
-		cb, _ = startCallback("Anthropic", callbackHost(), 0, "/callback", "localhost", verifier)
+		cb, _ = startCallback(ctx, "Anthropic", callbackHost(), 0, "/callback", "localhost", verifier, complete)
 	}
 	redirect := fmt.Sprintf("http://localhost:%d/callback", anthropicPort)
 	if cb != nil {
@@ -86,21 +90,18 @@ func (anthropicFlow) Login(ctx context.Context, ui Interaction) (*Credential, er
 	}
 	ui.Notify(Notice{Kind: NoticeAuthURL, URL: authURL(redirect),
 		Instructions: "Complete login in your browser. If the browser is on another machine, paste the final redirect URL here."})
-	code, input, err := waitCodeOrInput(ctx, ui, cb, Prompt{Kind: PromptManualCode,
+	cred, input, err := waitCodeOrInput(ctx, ui, cb, Prompt{Kind: PromptManualCode,
 		Message: "Complete login in your browser, or paste the authorization code / redirect URL here:", Placeholder: redirect})
-	if err != nil {
-		return nil, err
+	if err != nil || cred != nil {
+		return cred, err
 	}
 	state := verifier
-	if code == "" {
-		var st string
-		code, st = parseAuthorizationInput(input)
-		if st != "" && st != verifier {
-			return nil, errors.New("OAuth state mismatch")
-		}
-		if st != "" {
-			state = st
-		}
+	code, st := parseAuthorizationInput(input)
+	if st != "" && st != verifier {
+		return nil, errors.New("OAuth state mismatch")
+	}
+	if st != "" {
+		state = st
 	}
 	if code == "" {
 		return nil, errors.New("Missing authorization code")

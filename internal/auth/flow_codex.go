@@ -60,7 +60,10 @@ func (codexFlow) Login(ctx context.Context, ui Interaction) (*Credential, error)
 	q.Set("id_token_add_organizations", "true")
 	q.Set("codex_cli_simplified_flow", "true")
 	q.Set("originator", "pi")
-	cb, err := startCallback("OpenAI", callbackHost(), 1455, "/auth/callback", "localhost", state)
+	complete := func(ctx context.Context, q url.Values, _ string) (*Credential, error) {
+		return codexExchange(ctx, q.Get("code"), verifier, codexRedirectURI)
+	}
+	cb, err := startCallback(ctx, "OpenAI", callbackHost(), 1455, "/auth/callback", "localhost", state, complete)
 	if err == nil {
 		defer cb.close()
 	} else {
@@ -68,17 +71,14 @@ func (codexFlow) Login(ctx context.Context, ui Interaction) (*Credential, error)
 	}
 	ui.Notify(Notice{Kind: NoticeAuthURL, URL: Endpoint(codexAuthorizeURL) + "?" + q.Encode(),
 		Instructions: "A browser window should open. Complete login to finish."})
-	code, input, err := waitCodeOrInput(ctx, ui, cb, Prompt{Kind: PromptManualCode,
+	cred, input, err := waitCodeOrInput(ctx, ui, cb, Prompt{Kind: PromptManualCode,
 		Message: "Complete login in your browser, or paste the authorization code / redirect URL here:", Placeholder: codexRedirectURI})
-	if err != nil {
-		return nil, err
+	if err != nil || cred != nil {
+		return cred, err
 	}
-	if code == "" {
-		var st string
-		code, st = parseAuthorizationInput(input)
-		if st != "" && st != state {
-			return nil, errors.New("State mismatch")
-		}
+	code, st := parseAuthorizationInput(input)
+	if st != "" && st != state {
+		return nil, errors.New("State mismatch")
 	}
 	if code == "" {
 		return nil, errors.New("Missing authorization code")

@@ -28,7 +28,10 @@ func init() { registerFlow("openrouter", openRouterFlow{}) }
 func (openRouterFlow) Login(ctx context.Context, ui Interaction) (*Credential, error) {
 	verifier, challenge := pkce()
 	path := "/oauth/callback/" + randomHex(16)
-	cb, err := startCallback("OpenRouter", callbackHost(), 0, path, callbackHost(), "")
+	complete := func(ctx context.Context, q url.Values, _ string) (*Credential, error) {
+		return openRouterKey(ctx, q.Get("code"), verifier)
+	}
+	cb, err := startCallback(ctx, "OpenRouter", callbackHost(), 0, path, callbackHost(), "", complete)
 	if err != nil {
 		return nil, err
 	}
@@ -40,18 +43,21 @@ func (openRouterFlow) Login(ctx context.Context, ui Interaction) (*Credential, e
 	ui.Notify(Notice{Kind: NoticeProgress, Message: "Listening for OpenRouter OAuth callback on " + cb.redirectURI})
 	ui.Notify(Notice{Kind: NoticeAuthURL, URL: Endpoint(openRouterAuthorizeURL) + "?" + q.Encode(),
 		Instructions: "Complete sign-in in your browser. If the browser is on another machine, paste the final redirect URL here."})
-	code, input, err := waitCodeOrInput(ctx, ui, cb, Prompt{Kind: PromptManualCode,
+	cred, input, err := waitCodeOrInput(ctx, ui, cb, Prompt{Kind: PromptManualCode,
 		Message: "Complete sign-in in your browser, or paste the authorization code / redirect URL here:", Placeholder: cb.redirectURI})
-	if err != nil {
-		return nil, err
+	if err != nil || cred != nil {
+		return cred, err
 	}
+	code, _ := parseAuthorizationInput(input)
 	if code == "" {
-		code, _ = parseAuthorizationInput(input)
-		if code == "" {
-			return nil, errors.New("Missing authorization code")
-		}
-		ui.Notify(Notice{Kind: NoticeProgress, Message: "Exchanging authorization code for an API key..."})
+		return nil, errors.New("Missing authorization code")
 	}
+	ui.Notify(Notice{Kind: NoticeProgress, Message: "Exchanging authorization code for an API key..."})
+	return openRouterKey(ctx, code, verifier)
+}
+
+// openRouterKey trades the authorization code for the account's API key.
+func openRouterKey(ctx context.Context, code, verifier string) (*Credential, error) {
 	r, err := send(ctx, "POST", openRouterKeysURL, map[string]string{"code": code, "code_verifier": verifier, "code_challenge_method": "S256"},
 		map[string]string{"Accept": "application/json"})
 	if err != nil {

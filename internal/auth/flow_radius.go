@@ -91,7 +91,12 @@ func radiusBrowser(ctx context.Context, ui Interaction) (*Credential, error) {
 	}
 	verifier, challenge := pkce()
 	state := randomHex(16)
-	cb, err := startCallback("Radius", "127.0.0.1", 1456, "/oauth/callback", "127.0.0.1", state)
+	complete := func(ctx context.Context, q url.Values, _ string) (*Credential, error) {
+		c, _, err := radiusToken(ctx, url.Values{"grant_type": {"authorization_code"}, "client_id": {radiusClientID}, "redirect_uri": {radiusRedirectURI},
+			"code": {q.Get("code")}, "code_verifier": {verifier}})
+		return c, err
+	}
+	cb, err := startCallback(ctx, "Radius", "127.0.0.1", 1456, "/oauth/callback", "127.0.0.1", state, complete)
 	if err != nil {
 		return nil, err
 	}
@@ -105,13 +110,8 @@ func radiusBrowser(ctx context.Context, ui Interaction) (*Credential, error) {
 	select {
 	case <-ctx.Done():
 		return nil, errors.New("Login cancelled")
-	case res := <-cb.codes:
-		if res.err != nil {
-			return nil, res.err
-		}
-		c, _, err := radiusToken(ctx, url.Values{"grant_type": {"authorization_code"}, "client_id": {radiusClientID}, "redirect_uri": {radiusRedirectURI},
-			"code": {res.code}, "code_verifier": {verifier}})
-		return c, err
+	case res := <-cb.results:
+		return res.cred, res.err
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -69,7 +70,7 @@ func Login(ctx context.Context, store *Store, provider, method string, ui Intera
 		if f == nil {
 			return nil, fmt.Errorf("pigo has no sign-in for %s", provider)
 		}
-		c, err = f.Login(ctx, ui)
+		c, err = f.Login(withAgentDir(ctx, filepath.Dir(store.Path)), ui)
 	case TypeAPIKey:
 		c, err = keyLogin(ctx, provider, ui)
 	default:

@@ -289,10 +289,38 @@ type responsesParams struct {
 	effort    string
 	retention string
 	sessionID string
+	// chatgpt: the key is a Sign in with ChatGPT token, which refuses some request fields.
+	chatgpt bool
+}
+
+// OpenAIBaseURL is the openai provider's own endpoint.
+const OpenAIBaseURL = "https://api.openai.com/v1"
+
+// IsChatGPTSignIn tells a Sign in with ChatGPT token sent to OpenAI from an API key, as pi
+// does: OpenAI's keys start with "sk-", any other key of the openai provider at its own
+// endpoint is a ChatGPT token.
+func IsChatGPTSignIn(m *llm.Model, key string) bool {
+	return m.Provider == "openai" && m.BaseURL == OpenAIBaseURL && key != "" && !strings.HasPrefix(key, "sk-")
+}
+
+// ChatGPT's usage-limit errors get a hint of where to look (pi's texts).
+const (
+	chatgptUsageURL       = "https://chatgpt.com/settings/usage"
+	chatgptWorkspaceLimit = "You've reached your ChatGPT workspace's usage limit. Ask your workspace admin to increase it at admin.openai.com → Workspace → Usage limits."
+)
+
+func chatgptErrorHint(em string) string {
+	switch {
+	case strings.Contains(em, "subscription_sharing_usage_limit_exceeded"):
+		return em + "\nCheck your ChatGPT usage: " + chatgptUsageURL
+	case strings.Contains(em, "subscription_sharing_workplace_individual_usage_limit_exceeded"):
+		return em + "\n" + chatgptWorkspaceLimit
+	}
+	return em
 }
 
 func resolveResponsesParams(m *llm.Model, c *llm.Context, o *llm.Options) responsesParams {
-	p := responsesParams{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention()}
+	p := responsesParams{maxTokens: llm.RequestMaxTokens(m, c, o), retention: o.Retention(), chatgpt: IsChatGPTSignIn(m, m.APIKey)}
 	if o != nil {
 		if o.ThinkingLevel != "" && o.ThinkingLevel != "off" {
 			if l := m.ClampThinkingLevel(o.ThinkingLevel); l != "off" {
@@ -315,11 +343,11 @@ func buildResponsesParams(m *llm.Model, c *llm.Context, compat ResponsesCompat, 
 	if p.retention != "none" && p.sessionID != "" {
 		body = append(body, llm.Field{K: "prompt_cache_key", V: clampCacheKey(p.sessionID)})
 	}
-	if p.retention == "long" && compat.SupportsLongCacheRetention {
+	if p.retention == "long" && compat.SupportsLongCacheRetention && !p.chatgpt {
 		body = append(body, llm.Field{K: "prompt_cache_retention", V: "24h"})
 	}
 	body = append(body, llm.Field{K: "store", V: false})
-	if p.maxTokens > 0 {
+	if p.maxTokens > 0 && !p.chatgpt {
 		body = append(body, llm.Field{K: "max_output_tokens", V: max(p.maxTokens, 16)})
 	}
 	if len(c.Tools) > 0 {
@@ -374,7 +402,12 @@ const errorPrefix = "OpenAI API error"
 
 // Stream implements llm.Provider.
 func (Responses) Stream(ctx context.Context, m *llm.Model, c *llm.Context, o *llm.Options, emit func(llm.Event)) *llm.Message {
-	b := llm.NewBuilder(m, emit).Live(o)
+	b := llm.NewBuilder(m, func(e llm.Event) {
+		if e.Type == llm.EventError && e.Error != nil {
+			e.Error.ErrorMessage = chatgptErrorHint(e.Error.ErrorMessage)
+		}
+		emit(e)
+	}).Live(o)
 	key := m.APIKey
 	var oh map[string]string
 	if o != nil {
