@@ -139,43 +139,6 @@ func profileRegion(m *llm.Model) string {
 	return s["region"]
 }
 
-// chainCredentials is the part of the AWS SDK's default credential chain pigo speaks: the
-// environment's keys (unless a profile is named), the profile's static keys or
-// credential_process in the shared files, and an ECS/EKS container endpoint. The other
-// sources (SSO, assumed roles, web identity, instance metadata) are refused by name.
-func chainCredentials(ctx context.Context, m *llm.Model, o *llm.Options) (Credentials, error) {
-	named := lookup(m, "AWS_PROFILE") != ""
-	if !named {
-		if id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"); id != "" && secret != "" {
-			return Credentials{id, secret, os.Getenv("AWS_SESSION_TOKEN")}, nil
-		}
-	}
-	profile := profileName(m)
-	s, err := profileSettings(m, profile)
-	if err != nil {
-		return Credentials{}, err
-	}
-	switch {
-	case s["aws_access_key_id"] != "" && s["aws_secret_access_key"] != "":
-		return Credentials{s["aws_access_key_id"], s["aws_secret_access_key"], s["aws_session_token"]}, nil
-	case s["credential_process"] != "":
-		return processCredentials(ctx, profile, s["credential_process"])
-	case s["sso_session"] != "" || s["sso_start_url"] != "":
-		return Credentials{}, fmt.Errorf("AWS profile %q signs in with IAM Identity Center (SSO), which pigo does not support yet: export the role's keys (aws configure export-credentials --profile %s --format env) or use a Bedrock API key (AWS_BEARER_TOKEN_BEDROCK)", profile, profile)
-	case s["role_arn"] != "":
-		return Credentials{}, fmt.Errorf("AWS profile %q assumes a role (role_arn), which pigo does not support yet: export the role's keys (aws configure export-credentials --profile %s --format env) or use a Bedrock API key (AWS_BEARER_TOKEN_BEDROCK)", profile, profile)
-	case named && s == nil:
-		return Credentials{}, fmt.Errorf("Could not resolve credentials using profile: [%s] in configuration/credential file(s).", profile)
-	}
-	if lookup(m, "AWS_CONTAINER_CREDENTIALS_FULL_URI") != "" || lookup(m, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") != "" {
-		return containerCredentials(ctx, m, o)
-	}
-	if lookup(m, "AWS_WEB_IDENTITY_TOKEN_FILE") != "" {
-		return Credentials{}, errors.New("AWS web identity credentials (AWS_WEB_IDENTITY_TOKEN_FILE) are not supported by pigo yet: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN or AWS_BEARER_TOKEN_BEDROCK")
-	}
-	return Credentials{}, errors.New("Could not load credentials from any providers")
-}
-
 // processCredentials runs a profile's credential_process (its JSON, Version 1).
 func processCredentials(ctx context.Context, profile, command string) (Credentials, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -201,19 +164,24 @@ func processCredentials(ctx context.Context, profile, command string) (Credentia
 
 // containerCredentials asks the ECS/EKS container credentials endpoint.
 func containerCredentials(ctx context.Context, m *llm.Model, o *llm.Options) (Credentials, error) {
+	c, _, err := containerExpiring(ctx, m, o)
+	return c, err
+}
+
+func containerExpiring(ctx context.Context, m *llm.Model, o *llm.Options) (Credentials, time.Time, error) {
 	u := lookup(m, "AWS_CONTAINER_CREDENTIALS_FULL_URI")
 	if rel := lookup(m, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"); rel != "" {
 		u = "http://169.254.170.2" + rel
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return Credentials{}, fmt.Errorf("AWS container credentials: %v", err)
+		return Credentials{}, time.Time{}, fmt.Errorf("AWS container credentials: %v", err)
 	}
 	token := lookup(m, "AWS_CONTAINER_AUTHORIZATION_TOKEN")
 	if f := lookup(m, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"); f != "" {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return Credentials{}, fmt.Errorf("AWS container credentials: %v", err)
+			return Credentials{}, time.Time{}, fmt.Errorf("AWS container credentials: %v", err)
 		}
 		token = strings.TrimSpace(string(b))
 	}
@@ -224,7 +192,7 @@ func containerCredentials(ctx context.Context, m *llm.Model, o *llm.Options) (Cr
 	defer cancel()
 	resp, err := llm.Client(o).Do(req.WithContext(ctx))
 	if err != nil {
-		return Credentials{}, fmt.Errorf("AWS container credentials: %v", err)
+		return Credentials{}, time.Time{}, fmt.Errorf("AWS container credentials: %v", err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -232,9 +200,11 @@ func containerCredentials(ctx context.Context, m *llm.Model, o *llm.Options) (Cr
 		AccessKeyID     string `json:"AccessKeyId"`
 		SecretAccessKey string
 		Token           string
+		Expiration      string
 	}
 	if resp.StatusCode != 200 || json.Unmarshal(body, &v) != nil || v.AccessKeyID == "" {
-		return Credentials{}, fmt.Errorf("AWS container credentials: the endpoint answered HTTP %d without credentials", resp.StatusCode)
+		return Credentials{}, time.Time{}, fmt.Errorf("AWS container credentials: the endpoint answered HTTP %d without credentials", resp.StatusCode)
 	}
-	return Credentials{v.AccessKeyID, v.SecretAccessKey, v.Token}, nil
+	exp, _ := time.Parse(time.RFC3339, v.Expiration)
+	return Credentials{v.AccessKeyID, v.SecretAccessKey, v.Token}, exp, nil
 }

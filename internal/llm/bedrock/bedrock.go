@@ -112,7 +112,7 @@ func Resolve(ctx context.Context, m *llm.Model, o *llm.Options) (Target, error) 
 	case m.Env["AWS_PROFILE"] == "" && lookup(m, "AWS_ACCESS_KEY_ID") != "" && lookup(m, "AWS_SECRET_ACCESS_KEY") != "":
 		t.Creds = Credentials{lookup(m, "AWS_ACCESS_KEY_ID"), lookup(m, "AWS_SECRET_ACCESS_KEY"), lookup(m, "AWS_SESSION_TOKEN")}
 	default:
-		c, err := chainCredentials(ctx, m, o)
+		c, err := chainCredentials(ctx, m, o, t.Region)
 		if err != nil {
 			return t, err
 		}

@@ -20,9 +20,14 @@ const secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 func clearAWS(t *testing.T) string {
 	for _, k := range []string{"AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
 		"AWS_BEARER_TOKEN_BEDROCK", "AWS_BEDROCK_SKIP_AUTH", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_BEDROCK_FORCE_CACHE", "PI_CACHE_RETENTION"} {
+		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_BEDROCK_FORCE_CACHE", "PI_CACHE_RETENTION",
+		"AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL_SSO", "AWS_ENDPOINT_URL_SSO_OIDC",
+		"AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"} {
 		t.Setenv(k, "")
 	}
+	// Not on EC2: instance metadata would be asked last (and wait for its timeout).
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	bedrock.ResetCredentialCache()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	return home
@@ -120,8 +125,8 @@ func TestResolve(t *testing.T) {
 		{name: "default profile from the shared files", id: "m", base: std,
 			files: map[string]string{".aws/credentials": "[default]\naws_access_key_id = AKDEF\naws_secret_access_key = s\n"},
 			url:   std + "/model/m/converse-stream", region: "us-east-1", access: "AKDEF"},
-		{name: "SSO is refused by name", id: "m", base: std, env: map[string]string{"AWS_PROFILE": "sso"},
-			files: map[string]string{".aws/config": "[profile sso]\nsso_session = corp\n"}, err: "IAM Identity Center"},
+		{name: "an SSO profile without its session", id: "m", base: std, env: map[string]string{"AWS_PROFILE": "sso"},
+			files: map[string]string{".aws/config": "[profile sso]\nsso_session = corp\n"}, err: "Sso session 'corp' could not be found"},
 		{name: "a missing profile", id: "m", base: std, env: map[string]string{"AWS_PROFILE": "nope"}, err: "Could not resolve credentials using profile: [nope]"},
 		{name: "nothing", id: "m", base: std, err: "Could not load credentials from any providers"},
 		{name: "a China region", id: "m", base: std, key: "tok", process: map[string]string{"AWS_REGION": "cn-north-1"},

@@ -1,0 +1,113 @@
+package bedrock
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// serviceEndpoint is an AWS service's endpoint: AWS_ENDPOINT_URL_<SERVICE>, else
+// AWS_ENDPOINT_URL, else the regional default (the SDK's configured endpoints).
+func serviceEndpoint(m *llm.Model, envService, def string) string {
+	for _, k := range []string{"AWS_ENDPOINT_URL_" + envService, "AWS_ENDPOINT_URL"} {
+		if v := strings.TrimSpace(lookup(m, k)); v != "" {
+			return strings.TrimRight(v, "/")
+		}
+	}
+	return def
+}
+
+func regionalHost(service, region string) string {
+	h := "https://" + service + "." + region + ".amazonaws.com"
+	if strings.HasPrefix(region, "cn-") {
+		h += ".cn"
+	}
+	return h
+}
+
+type stsCredentials struct {
+	AccessKeyID     string `xml:"AccessKeyId"`
+	SecretAccessKey string `xml:"SecretAccessKey"`
+	SessionToken    string `xml:"SessionToken"`
+	Expiration      string `xml:"Expiration"`
+}
+
+// stsCall posts one STS Query API action (signed with source unless it is empty) and reads
+// the credentials of its result.
+func stsCall(ctx context.Context, m *llm.Model, o *llm.Options, region string, source *Credentials, form url.Values) (Credentials, time.Time, error) {
+	action := form.Get("Action")
+	endpoint := serviceEndpoint(m, "STS", regionalHost("sts", region))
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return Credentials{}, time.Time{}, fmt.Errorf("STS %s: invalid endpoint %q", action, endpoint)
+	}
+	path := u.Path
+	if path == "" {
+		path = "/"
+	}
+	body := []byte(form.Encode())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.Scheme+"://"+u.Host+path, bytes.NewReader(body))
+	if err != nil {
+		return Credentials{}, time.Time{}, err
+	}
+	hs := []header{{"content-type", "application/x-www-form-urlencoded; charset=utf-8"}}
+	if source != nil {
+		hs = SignRequest(http.MethodPost, u.Host, path, "", hs, body, *source, region, "sts", time.Now())
+	}
+	for _, h := range hs {
+		req.Header.Set(h.name, h.value)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := llm.Client(o).Do(req.WithContext(ctx))
+	if err != nil {
+		return Credentials{}, time.Time{}, fmt.Errorf("STS %s: %v", action, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != 200 {
+		var e struct {
+			Error struct{ Code, Message string } `xml:"Error"`
+		}
+		if xml.Unmarshal(data, &e) == nil && e.Error.Code != "" {
+			return Credentials{}, time.Time{}, fmt.Errorf("STS %s: %s: %s", action, e.Error.Code, e.Error.Message)
+		}
+		return Credentials{}, time.Time{}, fmt.Errorf("STS %s: HTTP %d", action, resp.StatusCode)
+	}
+	var r struct {
+		Credentials stsCredentials `xml:"Result>Credentials"`
+	}
+	// The result element is named after the action (AssumeRoleResult, …).
+	fixed := bytes.ReplaceAll(data, []byte(action+"Result>"), []byte("Result>"))
+	if err := xml.Unmarshal(fixed, &r); err != nil || r.Credentials.AccessKeyID == "" || r.Credentials.SecretAccessKey == "" {
+		return Credentials{}, time.Time{}, fmt.Errorf("STS %s: the answer carries no credentials", action)
+	}
+	exp, _ := time.Parse(time.RFC3339, r.Credentials.Expiration)
+	return Credentials{r.Credentials.AccessKeyID, r.Credentials.SecretAccessKey, r.Credentials.SessionToken}, exp, nil
+}
+
+// assumeRole is STS AssumeRole, signed with the source credentials.
+func assumeRole(ctx context.Context, m *llm.Model, o *llm.Options, region string, source Credentials, role, session, externalID string, duration int) (Credentials, time.Time, error) {
+	form := url.Values{"Action": {"AssumeRole"}, "Version": {"2011-06-15"}, "RoleArn": {role}, "RoleSessionName": {session},
+		"DurationSeconds": {strconv.Itoa(duration)}}
+	if externalID != "" {
+		form.Set("ExternalId", externalID)
+	}
+	return stsCall(ctx, m, o, region, &source, form)
+}
+
+// assumeRoleWithWebIdentity is STS AssumeRoleWithWebIdentity (the token is the credential:
+// the request is not signed).
+func assumeRoleWithWebIdentity(ctx context.Context, m *llm.Model, o *llm.Options, region, role, session, token string) (Credentials, time.Time, error) {
+	return stsCall(ctx, m, o, region, nil, url.Values{"Action": {"AssumeRoleWithWebIdentity"}, "Version": {"2011-06-15"},
+		"RoleArn": {role}, "RoleSessionName": {session}, "WebIdentityToken": {token}})
+}
