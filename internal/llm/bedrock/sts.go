@@ -3,7 +3,7 @@ package bedrock
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
+	"html"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,11 +34,20 @@ func regionalHost(service, region string) string {
 	return h
 }
 
-type stsCredentials struct {
-	AccessKeyID     string `xml:"AccessKeyId"`
-	SecretAccessKey string `xml:"SecretAccessKey"`
-	SessionToken    string `xml:"SessionToken"`
-	Expiration      string `xml:"Expiration"`
+// xmlText is the text of the first <name> element in an STS answer (its few flat elements
+// need no XML decoder in the binary), entities decoded.
+func xmlText(doc []byte, name string) string {
+	s := string(doc)
+	i := strings.Index(s, "<"+name+">")
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(name)+2:]
+	j := strings.Index(s, "</"+name+">")
+	if j < 0 {
+		return ""
+	}
+	return strings.TrimSpace(html.UnescapeString(s[:j]))
 }
 
 // stsCall posts one STS Query API action (signed with source unless it is empty) and reads
@@ -75,24 +84,17 @@ func stsCall(ctx context.Context, m *llm.Model, o *llm.Options, region string, s
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != 200 {
-		var e struct {
-			Error struct{ Code, Message string } `xml:"Error"`
-		}
-		if xml.Unmarshal(data, &e) == nil && e.Error.Code != "" {
-			return Credentials{}, time.Time{}, fmt.Errorf("STS %s: %s: %s", action, e.Error.Code, e.Error.Message)
+		if code := xmlText(data, "Code"); code != "" {
+			return Credentials{}, time.Time{}, fmt.Errorf("STS %s: %s: %s", action, code, xmlText(data, "Message"))
 		}
 		return Credentials{}, time.Time{}, fmt.Errorf("STS %s: HTTP %d", action, resp.StatusCode)
 	}
-	var r struct {
-		Credentials stsCredentials `xml:"Result>Credentials"`
-	}
-	// The result element is named after the action (AssumeRoleResult, …).
-	fixed := bytes.ReplaceAll(data, []byte(action+"Result>"), []byte("Result>"))
-	if err := xml.Unmarshal(fixed, &r); err != nil || r.Credentials.AccessKeyID == "" || r.Credentials.SecretAccessKey == "" {
+	creds := Credentials{xmlText(data, "AccessKeyId"), xmlText(data, "SecretAccessKey"), xmlText(data, "SessionToken")}
+	if creds.AccessKeyID == "" || creds.SecretAccessKey == "" {
 		return Credentials{}, time.Time{}, fmt.Errorf("STS %s: the answer carries no credentials", action)
 	}
-	exp, _ := time.Parse(time.RFC3339, r.Credentials.Expiration)
-	return Credentials{r.Credentials.AccessKeyID, r.Credentials.SecretAccessKey, r.Credentials.SessionToken}, exp, nil
+	exp, _ := time.Parse(time.RFC3339, xmlText(data, "Expiration"))
+	return creds, exp, nil
 }
 
 // assumeRole is STS AssumeRole, signed with the source credentials.
