@@ -3,8 +3,8 @@ package bedrock
 import (
 	"bytes"
 	"context"
-	"html"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
