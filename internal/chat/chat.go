@@ -154,6 +154,8 @@ type hostDoneMsg struct {
 	r    app.Result
 	err  error
 	bash *BashRun
+	// name is the session command that ran (its question, r.Ask, runs it again).
+	name string
 }
 
 // Run runs the chat on a terminal until the person quits, then prints what pi prints on exit.
@@ -690,6 +692,9 @@ func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
 			m.ed.SetHistory(prompts(s))
 		}
 	}
+	if r.Ask != nil && msg.name != "" {
+		m.openPick(pickOpenMsg{name: msg.name, p: *r.Ask})
+	}
 	if r.Text != "" {
 		if strings.Contains(r.Text, "\n") {
 			m.info(r.Text)
@@ -922,16 +927,16 @@ func tokens(n int) string {
 
 // host runs a session command in the background (Esc aborts it through the session); the
 // chat shows it working meanwhile.
-func (m *Model) host(f func(ctx context.Context) (app.Result, error)) tea.Cmd {
+func (m *Model) host(name string, f func(ctx context.Context) (app.Result, error)) tea.Cmd {
 	m.running, m.hosting = true, true
 	return tea.Batch(tick(), func() tea.Msg {
 		r, err := f(context.Background())
-		return hostDoneMsg{r: r, err: err}
+		return hostDoneMsg{r: r, err: err, name: name}
 	})
 }
 
 // sessionCommand runs the session's command name in the background.
 func (m *Model) sessionCommand(name, arg string) tea.Cmd {
 	sess := m.o.Session
-	return m.host(func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
+	return m.host(name, func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
 }

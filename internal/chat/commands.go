@@ -316,5 +316,12 @@ func (m *Model) openPick(msg pickOpenMsg) {
 		arg := it.Value
 		return func() tea.Msg { return pickMsg{name, arg} }
 	}
+	if c := msg.p.Cancel; c != "" {
+		// A question: closing it is its cancel answer.
+		d.back = func(d *dialog) bool {
+			d.cmd = func() tea.Msg { return pickMsg{name, c} }
+			return false
+		}
+	}
 	m.dialog = d
 }
