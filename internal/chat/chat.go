@@ -245,9 +245,11 @@ type Model struct {
 	running bool
 	// hosting is true while a host command (not the agent) runs.
 	hosting bool
-	dialog  *dialog
-	pending []tea.Msg // dialogs waiting behind the open one
-	embed   Embedded  // the configuration explorer while open
+	// cancelHost stops the running host command the chat itself runs (/share); Esc calls it.
+	cancelHost context.CancelFunc
+	dialog     *dialog
+	pending    []tea.Msg // dialogs waiting behind the open one
+	embed      Embedded  // the configuration explorer while open
 
 	steering, followUp []string
 	todo               []string
@@ -673,7 +675,7 @@ func (m *Model) resize(msg tea.WindowSizeMsg) tea.Cmd {
 }
 
 func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
-	m.running, m.hosting = false, false
+	m.running, m.hosting, m.cancelHost = false, false, nil
 	r := msg.r
 	if msg.err != nil {
 		m.fail(msg.err.Error())

@@ -47,6 +47,8 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 		return nil, true
 	case "export":
 		return m.export(arg), true
+	case "share":
+		return m.share(), true
 	case "settings":
 		if m.settingsDialog() {
 			return nil, true
