@@ -15,11 +15,9 @@ import (
 // matched against the path relative to base, the file's name and its absolute path; for a
 // SKILL.md also against its folder (so "!skills/old" turns off the skill in skills/old/).
 type resourceFilter struct {
-	base                                  string
+	base, home                            string
 	includes, excludes, forceIn, forceOut []string
 	compiledIncludes, compiledExcludes    []*pattern.Pattern
-	home                                  string
-	hasPlainIncludes                      bool
 }
 
 // listPatterns splits a settings list into its plain entries (files and folders to load) and
@@ -57,7 +55,6 @@ func newResourceFilter(patterns []string, base, home string, withIncludes bool) 
 	}
 	f.compiledIncludes = f.compile(f.includes)
 	f.compiledExcludes = f.compile(f.excludes)
-	f.hasPlainIncludes = len(f.includes) > 0
 	return f
 }
 
@@ -89,7 +86,7 @@ func (f *resourceFilter) enabled(path string) bool {
 	if f == nil {
 		return true
 	}
-	on := !f.hasPlainIncludes || f.matches(path, f.compiledIncludes)
+	on := len(f.includes) == 0 || f.matches(path, f.compiledIncludes)
 	if on && f.matches(path, f.compiledExcludes) {
 		on = false
 	}
