@@ -121,7 +121,7 @@ func TestE2EMCPManagerPastedSignIn(t *testing.T) {
 		t.Helper()
 		_ = os.Remove(opened)
 		tm.typeLine("/mcp")
-		tm.waitFor("MCP servers", "secure")
+		tm.waitFor("MCP servers", "esc close")
 		tm.moveTo("secure")
 		tm.keys("Enter")
 		tm.waitFor("MCP server secure", "Sign in")
@@ -141,8 +141,13 @@ func TestE2EMCPManagerPastedSignIn(t *testing.T) {
 	tm.keys("Escape")
 	tm.waitFor("MCP server secure", `Sign-in to MCP server "secure" cancelled.`)
 	tm.keys("Escape")
-	tm.waitFor("MCP servers")
+	tm.waitFor("MCP servers", "esc close")
 	tm.keys("Escape")
+	for deadline := time.Now().Add(20 * time.Second); strings.Contains(tm.screen(), "esc close"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the manager did not close:\n%s", tm.screen())
+		}
+	}
 	tm.ready()
 
 	authURL := signIn()
