@@ -230,6 +230,10 @@ func New(cfg Config) *Agent {
 	if cfg.Settings.FollowUpMode == "" {
 		cfg.Settings.FollowUpMode = OneAtATime
 	}
+	if cfg.Options.Memo == nil {
+		// Each turn's request extends the last one's message array (llm.BodyMemo).
+		cfg.Options.Memo = new(llm.BodyMemo)
+	}
 	a := &Agent{cfg: cfg}
 	a.steering.mode = cfg.Settings.SteeringMode
 	a.followUp.mode = cfg.Settings.FollowUpMode
