@@ -469,5 +469,5 @@ func (a *Agent) dropTrailingAssistant(onlyFailed bool) {
 	if onlyFailed && a.messages[n-1].StopReason != llm.StopError && a.messages[n-1].StopReason != llm.StopLength {
 		return
 	}
-	a.messages = a.messages[:n-1]
+	a.messages = a.messages[: n-1 : n-1] // the next append must not overwrite a view's last message
 }
