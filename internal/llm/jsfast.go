@@ -80,6 +80,11 @@ func (w *fastWriter) value(b []byte, depth int) ([]byte, bool) {
 			}
 		}
 	case c == '"':
+		if end := w.canonicalStr(); end > 0 {
+			b = append(b, w.in[w.i:end]...)
+			w.i = end
+			return b, true
+		}
 		s, ok := w.str()
 		if !ok {
 			return b, false
@@ -148,6 +153,62 @@ func (w *fastWriter) object(b []byte, depth int) ([]byte, bool) {
 			return b, false
 		}
 	}
+}
+
+// canonicalStr returns the end of the string at the cursor when its bytes are already what
+// AppendJSString writes for it (JSON.stringify's own escapes only, valid UTF-8), so that
+// they can be copied as they are; else 0. Tool-call arguments are mostly such strings.
+func (w *fastWriter) canonicalStr() int {
+	in := w.in
+	for j := w.i + 1; j < len(in); {
+		c := in[j]
+		switch {
+		case c == '"':
+			return j + 1
+		case c < 0x20:
+			return 0
+		case c == '\\':
+			if j+1 >= len(in) {
+				return 0
+			}
+			switch in[j+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				j += 2
+				continue
+			case 'u':
+				// Only a control character without a short escape, as AppendJSString spells it.
+				if j+5 >= len(in) || in[j+2] != '0' || in[j+3] != '0' || (in[j+4] != '0' && in[j+4] != '1') {
+					return 0
+				}
+				h := in[j+5]
+				var v byte
+				switch {
+				case h >= '0' && h <= '9':
+					v = h - '0'
+				case h >= 'a' && h <= 'f':
+					v = h - 'a' + 10
+				default:
+					return 0
+				}
+				v |= (in[j+4] - '0') << 4
+				if v == '\b' || v == '\f' || v == '\n' || v == '\r' || v == '\t' {
+					return 0
+				}
+				j += 6
+				continue
+			}
+			return 0
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, n := utf8.DecodeRune(in[j:])
+			if r == utf8.RuneError && n == 1 {
+				return 0
+			}
+			j += n
+		}
+	}
+	return 0
 }
 
 // str reads the string at the cursor as encoding/json decodes it. Without escapes and with
