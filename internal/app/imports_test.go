@@ -37,4 +37,21 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 	}
+	// appconfig sits between the configuration and the session: it links neither the command
+	// line nor a terminal UI, and the session and the chat never reach the configuration files.
+	for _, d := range deps("internal/appconfig") {
+		for _, up := range []string{"github.com/pigo-agent/pigo/internal/cli", "github.com/pigo-agent/pigo/internal/chat",
+			"github.com/pigo-agent/pigo/internal/tui", "github.com/charmbracelet/"} {
+			if strings.HasPrefix(d, up) {
+				t.Errorf("internal/appconfig links %s: it turns the configuration into values, it draws nothing", d)
+			}
+		}
+	}
+	for _, pkg := range []string{"internal/app", "internal/chat"} {
+		for _, d := range deps(pkg) {
+			if d == "github.com/pigo-agent/pigo/config" || d == "github.com/pigo-agent/pigo/internal/appconfig" {
+				t.Errorf("%s links %s: the session takes values, only the command line and appconfig read the files", pkg, d)
+			}
+		}
+	}
 }

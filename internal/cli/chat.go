@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 	"github.com/pigo-agent/pigo/internal/auth"
 	"github.com/pigo-agent/pigo/internal/chat"
 	"github.com/pigo-agent/pigo/internal/theme"
@@ -27,7 +28,7 @@ func (c *CLI) runChat(a *args) int {
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
 	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: auth.OpenBrowser, Rewind: rw, Stderr: c.Stderr,
-		Session: app.SessionSpec{MissingCwd: c.askMissingCwd}}, settingsCommands)
+		Session: app.SessionSpec{MissingCwd: c.askMissingCwd}}, func(ac *appconfig.Config, st *app.Setup) []app.Command { return ac.SettingsCommands(st.Settings) })
 	if errors.Is(err, app.ErrCancelled) {
 		return ExitOK // the person cancelled the start (a --session whose folder is gone)
 	}
@@ -39,7 +40,10 @@ func (c *CLI) runChat(a *args) int {
 		b.Notice(app.Notice{Text: err.Error(), Error: true})
 	}
 	o := chat.Options{Session: s, Bridge: b, Prompt: strings.Join(prompts, " "), Color: c.color(a), Rewind: rw}
-	c.chatLook(&o, s, ac, st, a)
+	cfg := ac.Files()
+	o.SetDisplay(chat.Display{Settings: st.Settings, TUIMode: a.str("--tui-mode"), UseTheme: a.str("--use-theme"), AgentDir: cfg.AgentDir,
+		Home: cfg.Home, ProjectDir: cfg.ProjectDir, SessionDir: s.File().Dir(), ThemeDirs: ac.ThemeDirs(), Providers: ac.Providers(),
+		Version: Version, Getenv: c.getenv})
 	o.Config = c.configEmbed(a, ac, s, c.color(a), func() *theme.Theme { return o.Theme })
 	if a.has("-r") {
 		o.Start = "/resume"

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/engine"
 )
@@ -362,17 +363,8 @@ func (c *CLI) notice(list diag.List) {
 			continue
 		}
 		c.notes = append(c.notes, d)
-		fmt.Fprintln(c.Stderr, "pigo: "+noteLine(d))
+		fmt.Fprintln(c.Stderr, "pigo: "+appconfig.NoteLine(d))
 	}
-}
-
-// noteLine renders a notice as `file:line:col: severity: message [code] (hint)`.
-func noteLine(d diag.Diagnostic) string {
-	s := d.Line()
-	if d.Hint != "" && d.Code != "not-applied" && d.Code != "settings-errors" && d.Code != "extension-skipped" {
-		s += " (" + d.Hint + ")"
-	}
-	return s
 }
 
 func sameNote(a, b diag.Diagnostic) bool {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/mcp"
 	"github.com/pigo-agent/pigo/internal/mcpclient"
@@ -167,7 +168,7 @@ func runMCPList(c *CLI, a *args) int {
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo mcp list: sandbox.json: %v (stdio servers do not start)\n", err)
 	}
-	opts := c.mcpOptions(cfg, pol)
+	opts := c.runConfig(a).MCPOptions(cfg, pol)
 	mgr := mcpclient.NewManager(conf.Servers, opts, cfg.MCPCache(), nil)
 	mgr.Start()
 	mgr.Wait(context.Background(), nil)
@@ -175,7 +176,7 @@ func runMCPList(c *CLI, a *args) int {
 	var errs []string
 	for _, d := range conf.Diags {
 		if d.Severity == diag.Error {
-			errs = append(errs, noteLine(d))
+			errs = append(errs, appconfig.NoteLine(d))
 		}
 	}
 	note := ""
@@ -235,7 +236,7 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 		fmt.Fprintf(c.Stderr, "pigo mcp %s: %v\n", cmd, err)
 		return ExitFailed
 	}
-	auth := mcpAuth(cfg)
+	auth := appconfig.MCPAuth(cfg)
 	if logout {
 		removed, err := auth.Store.Remove(s.Name, s.URL)
 		if err != nil {
@@ -250,7 +251,7 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 		return ExitOK
 	}
 	pol, _, _ := cfg.SandboxPolicy()
-	opts := c.mcpOptions(cfg, pol)
+	opts := c.runConfig(a).MCPOptions(cfg, pol)
 	opts.Auth = auth
 	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
 		fmt.Fprintf(c.Stdout, "Sign in to MCP server %q in your browser:\n%s\n", name, u)

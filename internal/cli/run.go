@@ -16,6 +16,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/prompt"
 )
@@ -196,7 +197,7 @@ func (c *CLI) openApp(a *args, o app.Options) (*app.Session, error) {
 
 // openAppWith is openApp returning the configuration it read too; more, when set, adds a
 // front end's commands that need it (the chat's).
-func (c *CLI) openAppWith(a *args, o app.Options, more func(*appConfig, *app.Setup) []app.Command) (*app.Session, *appConfig, *app.Setup, error) {
+func (c *CLI) openAppWith(a *args, o app.Options, more func(*appconfig.Config, *app.Setup) []app.Command) (*app.Session, *appconfig.Config, *app.Setup, error) {
 	if t := a.str("--thinking"); t != "" && !slices.Contains(app.ThinkingLevels, t) {
 		return nil, nil, nil, exitf(ExitUsage, "--thinking %q: expected one of %s", t, strings.Join(app.ThinkingLevels, ", "))
 	}
@@ -221,9 +222,11 @@ func (c *CLI) openAppWith(a *args, o app.Options, more func(*appConfig, *app.Set
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c.mcpWidened(a, ac.cfg)
+	if !a.has("--no-mcp") {
+		c.notice(appconfig.MCPWidened(ac.Files()))
+	}
 	ask := o.Session.MissingCwd // the front end's question (the chat's), kept
-	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.cfg), a.str("--api-key"), c.getenv
+	o.Config, o.Setup, o.Session, o.APIKey, o.Getenv = ac, st, c.sessionSpec(a, ac.Files()), a.str("--api-key"), c.getenv
 	o.Session.MissingCwd = ask
 	// The session's own model continues when no flag names one (pi); --agent's sub-agent
 	// keeps its configuration.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
@@ -64,9 +65,7 @@ func (c *CLI) ignoredNotices(eff *config.Effective) {
 }
 
 // hostEnviron is sandbox.HostEnviron through the CLI's environment.
-func (c *CLI) hostEnviron() sandbox.Environ {
-	return sandbox.Environ{Home: c.getenv("HOME"), Path: c.getenv("PATH"), UID: os.Getuid(), GID: os.Getgid(), RuntimeDir: c.getenv("XDG_RUNTIME_DIR")}
-}
+func (c *CLI) hostEnviron() sandbox.Environ { return appconfig.Run{Getenv: c.getenv}.Environ() }
 
 // commandLine returns the line to run: -c LINE, or the words after -- shell-quoted and joined.
 func commandLine(a *args) (string, error) {

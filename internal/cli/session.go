@@ -2,11 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/pigo-agent/pigo/config"
-	"github.com/pigo-agent/pigo/internal/prompt"
 	"github.com/pigo-agent/pigo/internal/session"
 )
 
@@ -112,27 +109,4 @@ func runSessionShow(c *CLI, a *args) int {
 	}
 	session.WriteShow(c.Stdout, info, branch)
 	return ExitOK
-}
-
-// runPrompt builds a session run's system prompt (for the run command): pi 0.84's layout
-// from the resolved tools, guidelines and skills, --system-prompt, --append-system-prompt,
-// -nc, SYSTEM.md / APPEND_SYSTEM.md (the project's only when trusted), or the seed's
-// template when the seed's system-prompt extension is installed from settings packages.
-func (c *CLI) runPrompt(a *args, cfg *config.Config, res *config.Resolution) prompt.Result {
-	cwd, _ := filepath.Abs(cfg.ProjectDir)
-	o := prompt.FromResolution(res.Tools, res.Commands)
-	o.Cwd, o.AgentDir, o.Trusted, o.Getenv = cwd, cfg.AgentDir, cfg.Trusted, c.getenv
-	var pks []prompt.Package
-	for _, p := range cfg.PackageSources() {
-		pks = append(pks, prompt.Package{Source: p.Source, Extensions: p.Extensions, Project: p.Project})
-	}
-	if p := prompt.SeedTemplate(cfg.AgentDir, cwd, pks, a.list("-e")); p != "" {
-		if b, err := os.ReadFile(p); err == nil {
-			o.Template = string(b)
-		}
-	}
-	o.SystemPrompt = a.str("--system-prompt")
-	o.AppendSystemPrompt = a.list("--append-system-prompt")
-	o.NoContextFiles = a.has("-nc")
-	return prompt.Build(o)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 )
 
 // promptFor parses a run's prompt flags and builds its system prompt in home/.pi/agent.
@@ -30,7 +31,7 @@ func promptFor(t *testing.T, home, cwd string, argv ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.runPrompt(a, cfg, res).Text
+	return appconfig.Prompt(cfg, res, c.runConfig(a)).Text
 }
 
 func put(t *testing.T, p, s string) {

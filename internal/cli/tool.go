@@ -12,6 +12,7 @@ import (
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/appconfig"
 	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -91,7 +92,7 @@ func runToolRun(c *CLI, a *args) int {
 		if sub != nil {
 			pol = sub.Sandbox
 		}
-		c.cacheMCPTools(cfg, pol)
+		c.runConfig(a).CacheMCPTools(cfg, pol)
 		if res, err = cfg.Resolve(ro); err != nil {
 			fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 			return ExitUsage
@@ -119,15 +120,17 @@ func runToolRun(c *CLI, a *args) int {
 		// tools that run none.
 		st.Policy, _, st.PolicyErr = cfg.SandboxPolicy()
 	}
-	if err := c.fillSetup(st, cfg, res); err != nil {
+	if err := appconfig.Fill(st, cfg, res, c.runConfig(a)); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
 		return ExitInternal
 	}
-	if row, _ := toolrun.Row(res.Tools, name); reachesMCP(row) {
+	if row, _ := toolrun.Row(res.Tools, name); appconfig.ReachesMCP(row) {
 		// An MCP tool (or one that reaches MCP tools) runs once the servers connected; other
 		// tools start no server.
-		c.mcpWidened(a, cfg)
-		st.MCP = c.mcpSetup(a, cfg, res, st.Policy)
+		if !a.has("--no-mcp") {
+			c.notice(appconfig.MCPWidened(cfg))
+		}
+		st.MCP = appconfig.MCP(cfg, res, st.Policy, c.runConfig(a))
 	}
 	spec := app.SessionSpec{InMemory: true}
 	if p := a.str("--session"); p != "" {
@@ -135,7 +138,7 @@ func runToolRun(c *CLI, a *args) int {
 	}
 	// As a session does, a talk tool's run is an agent of the mailbox while the tool runs
 	// (talk-list-agents answers with itself, talk-send has a sender).
-	s, err := app.Open(app.Options{Config: &appConfig{c: c, a: a, cfg: cfg}, Setup: st, Session: spec, ToolsOnly: true,
+	s, err := app.Open(app.Options{Config: c.appConfig(a, cfg), Setup: st, Session: spec, ToolsOnly: true,
 		Talk: strings.HasPrefix(name, "talk-"), Frontend: &printFrontend{c: c}, Getenv: c.getenv})
 	if err != nil {
 		var ae *app.Error

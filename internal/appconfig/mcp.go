@@ -1,4 +1,4 @@
-package cli
+package appconfig
 
 import (
 	"context"
@@ -17,15 +17,14 @@ import (
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
-// mcpOptions are the connection options of a session or a command.
-func (c *CLI) mcpOptions(cfg *config.Config, pol sandbox.Policy) *mcpclient.Options {
+// MCPOptions are the MCP connection options of a session or a command.
+func (r Run) MCPOptions(cfg *config.Config, pol sandbox.Policy) *mcpclient.Options {
 	cwd, _ := filepath.Abs(cfg.ProjectDir)
-	o := &mcpclient.Options{
-		Cwd: cwd, Home: cfg.Home, ClientName: "pigo", ClientVersion: Version,
-		Resolve: config.ResolveMCPValue, Environ: c.hostEnviron(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
-		Auth: mcpAuth(cfg), Sandbox: pol, ProviderToken: mcpProviderToken(cfg),
+	return &mcpclient.Options{
+		Cwd: cwd, Home: cfg.Home, ClientName: "pigo", ClientVersion: r.Version,
+		Resolve: config.ResolveMCPValue, Environ: r.Environ(), Log: mcpclient.NewLog(filepath.Join(cfg.AgentDir, "mcp.log")),
+		Auth: MCPAuth(cfg), Sandbox: pol, ProviderToken: mcpProviderToken(cfg),
 	}
-	return o
 }
 
 // mcpProviderToken reads the token of a /login provider for the HTTP servers whose entry says
@@ -56,33 +55,33 @@ func mcpProviderToken(cfg *config.Config) func(ctx context.Context, provider str
 	}
 }
 
-// mcpSetup is a session's MCP servers as values for app.Session (nil without servers or with
+// MCP is a session's MCP servers as values for app.Session (nil without servers or with
 // --no-mcp; an untrusted project's file is never read): the servers, how they connect, the
 // bindings of res, and the configuration's part — resolving the registry again as servers
 // connect, saving /mcp's changes.
-func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol sandbox.Policy) *app.MCPSetup {
-	if a.has("--no-mcp") {
+func MCP(cfg *config.Config, res *config.Resolution, pol sandbox.Policy, r Run) *app.MCPSetup {
+	if r.NoMCP {
 		return nil
 	}
 	conf := cfg.MCP()
 	if len(conf.Servers) == 0 {
 		return nil
 	}
-	opts := c.mcpOptions(cfg, pol)
-	auth := mcpAuth(cfg)
+	opts := r.MCPOptions(cfg, pol)
+	auth := MCPAuth(cfg)
 	opts.Auth = auth
 	st := &app.MCPSetup{Servers: conf.Servers, Options: opts, Auth: auth, Cache: cfg.MCPCache(), Bindings: mcpBindings(res.MCP),
-		GlobalFile: conf.GlobalFile, OpenURL: c.openURL}
+		GlobalFile: conf.GlobalFile, OpenURL: r.OpenURL}
 	if cfg.ProjectTrustedQuietly() {
 		st.ProjectFile = conf.ProjectFile
 	}
 	// PIGO_MCP_STARTUP_WAIT replaces pi's 10 s for a slow machine (the test suite uses it).
-	if d, err := time.ParseDuration(c.getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
+	if d, err := time.ParseDuration(r.Getenv("PIGO_MCP_STARTUP_WAIT")); err == nil && d > 0 {
 		st.StartupWait = d
 	}
 	for _, d := range conf.Diags {
 		if d.Code != "sandbox-widened" {
-			st.Problems = append(st.Problems, noteLine(d))
+			st.Problems = append(st.Problems, NoteLine(d))
 		}
 	}
 	base := res.Options
@@ -104,18 +103,15 @@ func (c *CLI) mcpSetup(a *args, cfg *config.Config, res *config.Resolution, pol 
 	return st
 }
 
-// mcpWidened prints, at session start, the MCP entries that widen the sandbox (D25).
-func (c *CLI) mcpWidened(a *args, cfg *config.Config) {
-	if a.has("--no-mcp") {
-		return
-	}
+// MCPWidened are the MCP entries that widen the sandbox (D25), said at session start.
+func MCPWidened(cfg *config.Config) diag.List {
 	var notes diag.List
 	for _, d := range cfg.MCP().Diags {
 		if d.Code == "sandbox-widened" {
 			notes = append(notes, d)
 		}
 	}
-	c.notice(notes)
+	return notes
 }
 
 // mcpBindings are a resolution's MCP names as the client binds them.
@@ -127,27 +123,36 @@ func mcpBindings(res map[string]config.MCPBinding) map[string]mcpclient.Binding 
 	return bind
 }
 
-// mcpAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.
-func mcpAuth(cfg *config.Config) *mcpclient.OAuthProvider {
+// MCPAuth signs OAuth servers' requests with the agent dir's mcp-auth.json.
+func MCPAuth(cfg *config.Config) *mcpclient.OAuthProvider {
 	return &mcpclient.OAuthProvider{Store: mcpclient.NewCredentialStore(cfg.AgentDir), Settings: func(s *mcp.Server) (mcpclient.OAuthSettings, error) {
 		return mcpclient.SettingsOf(s, config.ResolveMCPValue)
 	}}
 }
 
-// reachesMCP reports whether `pigo tool run` of row needs the MCP servers: a server's tool,
+// ReachesMCP reports whether `pigo tool run` of row needs the MCP servers: a server's tool,
 // tool_search, a resource tool, or codemode (a script may call servers' tools).
-func reachesMCP(row *engine.ToolResult) bool {
+func ReachesMCP(row *engine.ToolResult) bool {
 	if row == nil {
 		return false
 	}
 	return strings.HasPrefix(row.Source, "mcp:") || row.Name == mcp.ToolSearchName || mcp.IsResourceTool(row.Name) || row.Name == "codemode"
 }
 
-// cacheMCPTools connects every enabled server once and closes it: the connections refresh the
+// CacheMCPTools connects every enabled server once and closes it: the connections refresh the
 // schema cache (what `pigo tool run` does for a server tool the cache does not list yet).
-func (c *CLI) cacheMCPTools(cfg *config.Config, pol sandbox.Policy) {
-	mgr := mcpclient.NewManager(cfg.MCP().Servers, c.mcpOptions(cfg, pol), cfg.MCPCache(), nil)
+func (r Run) CacheMCPTools(cfg *config.Config, pol sandbox.Policy) {
+	mgr := mcpclient.NewManager(cfg.MCP().Servers, r.MCPOptions(cfg, pol), cfg.MCPCache(), nil)
 	mgr.Start()
 	mgr.Wait(context.Background(), nil)
 	mgr.Close()
+}
+
+// NoteLine renders a configuration notice as `file:line:col: severity: message [code] (hint)`.
+func NoteLine(d diag.Diagnostic) string {
+	s := d.Line()
+	if d.Hint != "" && d.Code != "not-applied" && d.Code != "settings-errors" && d.Code != "extension-skipped" {
+		s += " (" + d.Hint + ")"
+	}
+	return s
 }

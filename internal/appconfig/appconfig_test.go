@@ -1,4 +1,4 @@
-package cli
+package appconfig
 
 import (
 	"os"
@@ -30,7 +30,7 @@ func TestSaveAllowKeepsComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := (&appConfig{c: &CLI{}, cfg: cfg}).SaveAllow([]string{"git push *"})
+	file, err := New(cfg, nil).SaveAllow([]string{"git push *"})
 	if err != nil {
 		t.Fatal(err)
 	}
