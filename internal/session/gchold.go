@@ -19,11 +19,14 @@ const (
 
 var gcHold struct {
 	sync.Mutex
-	n    int
-	prev int
+	n     int
+	owned bool // the target in effect is the one the first load set
+	prev  int
 }
 
 // holdGC raises the collector's target for a load of size bytes; call the result when done.
+// A target that is off (gcstart's deferred first cycle) or higher is left alone, and one that
+// was changed while the loads ran (gcstart turning the pacing back on) is not put back.
 func holdGC(size int64) func() {
 	if size <= holdGCAbove {
 		return func() {}
@@ -31,17 +34,22 @@ func holdGC(size int64) func() {
 	gcHold.Lock()
 	defer gcHold.Unlock()
 	if gcHold.n == 0 {
-		gcHold.prev = debug.SetGCPercent(holdGCPercent)
-		if gcHold.prev < 0 || gcHold.prev > holdGCPercent {
-			debug.SetGCPercent(gcHold.prev)
+		cur := debug.SetGCPercent(holdGCPercent)
+		gcHold.owned = cur >= 0 && cur < holdGCPercent
+		if gcHold.owned {
+			gcHold.prev = cur
+		} else {
+			debug.SetGCPercent(cur)
 		}
 	}
 	gcHold.n++
 	return func() {
 		gcHold.Lock()
 		defer gcHold.Unlock()
-		if gcHold.n--; gcHold.n == 0 {
-			debug.SetGCPercent(gcHold.prev)
+		if gcHold.n--; gcHold.n == 0 && gcHold.owned {
+			if cur := debug.SetGCPercent(gcHold.prev); cur != holdGCPercent {
+				debug.SetGCPercent(cur) // changed meanwhile: theirs stays
+			}
 		}
 	}
 }

@@ -36,4 +36,19 @@ func TestHoldGCRestores(t *testing.T) {
 			t.Fatalf("GOGC %d restored as %d", prev, p)
 		}
 	}
+	// Turned off (gcstart's deferred first cycle) or changed while a load runs: not undone.
+	debug.SetGCPercent(-1)
+	done := holdGC(holdGCAbove + 1)
+	debug.SetGCPercent(100) // the deferred cycle's finalizer turns the pacing back on
+	done()
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Fatalf("the collector was turned off again after a load: %d", p)
+	}
+	debug.SetGCPercent(100)
+	done = holdGC(holdGCAbove + 1)
+	debug.SetGCPercent(250)
+	done()
+	if p := debug.SetGCPercent(100); p != 250 {
+		t.Fatalf("a target set during the load was undone: %d", p)
+	}
 }
