@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/pigo-agent/pigo/config"
@@ -132,42 +130,9 @@ func runLSPDiagnostics(c *CLI, a *args) int {
 	if plan == nil {
 		return code
 	}
-	failed := []lsp.Skipped{}
-	for _, s := range plan.Skipped {
-		if s.Error {
-			failed = append(failed, s)
-			fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: server %q: %s\n", s.ID, s.Reason)
-		}
-	}
-	if len(plan.Servers) == 0 && len(failed) == 0 {
-		fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: no server handles %s\n", file)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var ds []lsp.Diagnostic
-	if len(plan.Servers) > 0 {
-		var progress func(server, what string)
-		if format == "text" {
-			var mu sync.Mutex
-			progress = func(server, what string) {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s: %s\n", server, what)
-			}
-		}
-		var err error
-		var notes []string
-		ds, notes, err = lsp.DiagnosticsWith(ctx, plan, file, lsp.Options{Progress: progress})
-		for _, n := range notes {
-			fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: note: %s\n", n)
-		}
-		if err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s\n", line)
-			}
-			failed = append(failed, plan.Failures(err)...)
-		}
-	}
+	ds, failed := plan.Check(ctx, file, c.Stderr, "pigo lsp diagnostics: ", format == "text")
 	if format == "json" {
 		if ds == nil {
 			ds = []lsp.Diagnostic{}

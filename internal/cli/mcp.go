@@ -83,40 +83,10 @@ func runMCPAdd(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	// pi's validation of the one entry first, with its message.
-	if msg := config.ValidateMCPEntry(name, entry); msg != "" {
-		fmt.Fprintln(c.Stderr, "pigo mcp add: "+msg)
-		return ExitFailed
-	}
-	scope := mcpScope(a)
-	path := cfg.Path(config.MCP, scope)
-	replaced := cfg.MCPDefines(scope, name)
-	ch, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpSet, Path: "mcpServers." + mcp.PathKey(name), Value: entry})
-	if err != nil {
+	if err := cfg.AddMCPServer(mcpScope(a), name, entry, flags.NeedsSignInHint(), c.Stdout); err != nil {
 		return c.editFailure("mcp add", err)
 	}
-	_ = ch
-	verb := "Added"
-	if replaced {
-		verb = "Replaced"
-	}
-	fmt.Fprintf(c.Stdout, "%s %s MCP server %q in %s.\n", verb, scopeWord(scope), name, path)
-	if scope == config.Project && !cfg.ProjectTrusted() {
-		fmt.Fprintf(c.Stdout, "The project is not trusted, so %s is ignored until you trust it (pigo trust).\n", path)
-	}
-	hint := ""
-	if flags.NeedsSignInHint() {
-		hint = ". If it requires sign-in: pigo mcp login " + name
-	}
-	fmt.Fprintf(c.Stdout, "Check it with: pigo mcp list%s\n", hint)
 	return ExitOK
-}
-
-func scopeWord(s config.Scope) string {
-	if s == config.Project {
-		return "project"
-	}
-	return "global"
 }
 
 func runMCPRemove(c *CLI, a *args) int {
@@ -129,28 +99,9 @@ func runMCPRemove(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	scope := mcpScope(a)
-	path := cfg.Path(config.MCP, scope)
-	if !cfg.MCPDefines(scope, name) {
-		msg := fmt.Sprintf("No %s MCP server named %q in %s.", scopeWord(scope), name, path)
-		other := config.Global
-		if scope == config.Global {
-			other = config.Project
-		}
-		if cfg.MCPDefines(other, name) {
-			hint := "; omit --local"
-			if other == config.Project {
-				hint = "; use --local"
-			}
-			msg += fmt.Sprintf(" It is defined in %s%s.", cfg.Path(config.MCP, other), hint)
-		}
-		fmt.Fprintln(c.Stderr, "pigo mcp remove: "+msg)
-		return ExitFailed
-	}
-	if _, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpUnset, Path: "mcpServers." + mcp.PathKey(name)}); err != nil {
+	if err := cfg.RemoveMCPServer(mcpScope(a), name, c.Stdout); err != nil {
 		return c.editFailure("mcp remove", err)
 	}
-	fmt.Fprintf(c.Stdout, "Removed %s MCP server %q from %s.\n", scopeWord(scope), name, path)
 	return ExitOK
 }
 
