@@ -286,7 +286,7 @@ func (c *CLI) checkPlaces(a *args) int {
 			fmt.Fprintf(c.Stderr, "pigo: %s %s: the directory does not exist\n", flag, p)
 			return ExitUsage
 		case err != nil:
-			fmt.Fprintf(c.Stderr, "pigo: %s %s: %v\n", flag, p, statMessage(err))
+			fmt.Fprintf(c.Stderr, "pigo: %s %s: %v\n", flag, p, config.StatMessage(err))
 			return ExitUsage
 		case !st.IsDir():
 			fmt.Fprintf(c.Stderr, "pigo: %s %s: not a directory\n", flag, p)

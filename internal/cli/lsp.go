@@ -38,8 +38,8 @@ type lspDiagnosticsJSON struct {
 	Failed      []lsp.Skipped    `json:"failed"`
 }
 
-// lspPlan loads the configuration and plans FILE. It prints problems itself; a nil plan comes
-// with the exit code.
+// lspPlan loads the configuration and plans FILE (config.LSPPlan). It prints problems itself;
+// a nil plan comes with the exit code.
 func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 	if len(a.pos) != 1 {
 		fmt.Fprintf(c.Stderr, "pigo %s: expected one FILE\nusage: pigo %s FILE\n", name, name)
@@ -52,7 +52,7 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 		return nil, "", ExitInternal
 	}
 	if st, err := os.Stat(abs); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %s: %v\n", name, file, statMessage(err))
+		fmt.Fprintf(c.Stderr, "pigo %s: %s: %v\n", name, file, config.StatMessage(err))
 		return nil, "", ExitFailed
 	} else if st.IsDir() {
 		fmt.Fprintf(c.Stderr, "pigo %s: %s is a directory, not a file\n", name, file)
@@ -62,47 +62,11 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 	if cfg == nil {
 		return nil, "", code
 	}
-	lc, eff, err := cfg.LSPConfig()
-	if eff != nil && c.lspLayerProblems(eff) {
-		fmt.Fprintf(c.Stderr, "pigo %s: lsp.json has errors (see above); no server is started\n", name)
-		return nil, "", ExitFailed
-	}
+	plan, err := cfg.LSPPlan(abs, name != "lsp plan", c.Stderr)
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitFailed
-	}
-	cwd, err := filepath.Abs(cfg.ProjectDir)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitInternal
-	}
-	lc.DeferCommands = name == "lsp plan" // planning runs nothing; only starting does
-	plan, err := lc.Plan(cwd, abs, lsp.OSEnv())
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitFailed
+		return nil, "", c.editFailure(name, err)
 	}
 	return plan, file, ExitOK
-}
-
-func statMessage(err error) string {
-	if os.IsNotExist(err) {
-		return "no such file"
-	}
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// lspLayerProblems prints the lsp.json layers' problems (config.LayerProblems) and reports
-// whether a layer with errors was left out.
-func (c *CLI) lspLayerProblems(e *config.Effective) bool {
-	lines, broken := e.LayerProblems()
-	for _, l := range lines {
-		fmt.Fprintln(c.Stderr, l)
-	}
-	return broken
 }
 
 func runLSPPlan(c *CLI, a *args) int {

@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os/exec"
+	"io"
 	"strconv"
 
 	"github.com/pigo-agent/pigo/config"
@@ -204,27 +203,11 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	pol, _, _ := cfg.SandboxPolicy()
 	opts := c.runConfig(a).MCPOptions(cfg, pol)
 	opts.Auth = auth
-	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
-		fmt.Fprintf(c.Stdout, "Sign in to MCP server %q in your browser:\n%s\n", name, u)
-		c.openURL(u)
-	}}
+	var in io.Reader
 	if c.Terminal && c.Stdin != nil {
-		prompt.PastedURL = func(ctx context.Context) string {
-			fmt.Fprint(c.Stderr, "If the browser cannot reach this machine, paste the URL it was redirected to: ")
-			line := make(chan string, 1)
-			go func() {
-				r := bufio.NewReader(c.Stdin)
-				s, _ := r.ReadString('\n')
-				line <- s
-			}()
-			select {
-			case s := <-line:
-				return s
-			case <-ctx.Done():
-				return ""
-			}
-		}
+		in = c.Stdin
 	}
+	prompt := mcpclient.TerminalPrompt(name, in, c.Stdout, c.Stderr, c.openURL)
 	if err := mcpclient.Login(s, opts, auth, timeout, prompt, c.Stdout); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo mcp login: %v\n", err)
 		return ExitFailed
@@ -232,27 +215,11 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	return ExitOK
 }
 
-// openURL opens a URL in the user's browser: $BROWSER, else xdg-open or open when installed.
-// Failures are ignored: the URL is printed too. Tests set CLI.OpenURL.
+// openURL opens a URL in the user's browser (mcpclient.Browser); tests set CLI.OpenURL.
 func (c *CLI) openURL(u string) {
 	if c.OpenURL != nil {
 		c.OpenURL(u)
 		return
 	}
-	prog := c.getenv("BROWSER")
-	if prog == "" {
-		for _, p := range []string{"xdg-open", "open"} {
-			if _, err := exec.LookPath(p); err == nil {
-				prog = p
-				break
-			}
-		}
-	}
-	if prog == "" {
-		return
-	}
-	cmd := exec.Command(prog, u)
-	if cmd.Start() == nil {
-		go func() { _ = cmd.Wait() }()
-	}
+	mcpclient.Browser(c.getenv)(u)
 }
