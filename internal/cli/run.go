@@ -122,31 +122,14 @@ func (c *CLI) runSession(argv []string) int {
 	if !print {
 		return c.runChat(a)
 	}
-	var prompts, files []string
-	for _, w := range append(append([]string{}, a.pos...), a.rest...) {
-		if strings.HasPrefix(w, "@") {
-			files = append(files, w[1:])
-		} else {
-			prompts = append(prompts, w)
-		}
-	}
 	cwd := a.str("-C")
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	fileText, err := prompt.FileArgs(cwd, files)
+	prompts, err := prompt.Initial(cwd, append(append([]string{}, a.pos...), a.rest...), c.pipedStdin)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitUsage
-	}
-	// pi's buildInitialMessage: the piped text, the @file text, then the first prompt, joined
-	// as they are.
-	if head := c.pipedStdin() + fileText; head != "" {
-		if len(prompts) == 0 {
-			prompts = []string{head}
-		} else {
-			prompts[0] = head + prompts[0]
-		}
 	}
 	if len(prompts) == 0 {
 		if !a.has("-p") && mode == "text" && len(argv) == 0 {
