@@ -33,20 +33,7 @@ func chatCommands() []Command {
 			}
 			return Result{Text: "Cloned to new session", Reset: true}, nil
 		}},
-		{Name: "import", Interactive: true, Run: func(_ context.Context, s *Session, path string) (Result, error) {
-			if path == "" {
-				return Result{}, errors.New("Usage: /import <path.jsonl>")
-			}
-			note, err := s.Import(path)
-			if err != nil {
-				return Result{}, err
-			}
-			text := "Session imported from: " + path
-			if note != "" {
-				text += "\n" + note
-			}
-			return Result{Text: text, Reset: true}, nil
-		}},
+		{Name: "import", Interactive: true, Run: runImport},
 	}
 }
 
@@ -117,14 +104,7 @@ func (s *Session) Clone() error {
 // working directory (pi's /import), and continues it as Resume does. A relative path is the
 // workspace's; "~/" is the home folder's.
 func (s *Session) Import(path string) (note string, err error) {
-	path = strings.Trim(path, `"'`)
-	if strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[2:])
-		}
-	} else if !filepath.IsAbs(path) {
-		path = filepath.Join(s.setup.Cwd, path)
-	}
+	path = s.importPath(path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -154,4 +134,55 @@ func (s *Session) Import(path string) (note string, err error) {
 		}
 	}
 	return s.Resume(dst)
+}
+
+// importPath is /import's argument as a path: quotes dropped, "~/" the home folder's, a
+// relative path the workspace's.
+func (s *Session) importPath(path string) string {
+	path = strings.Trim(path, `"'`)
+	if strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[2:])
+		}
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(s.setup.Cwd, path)
+	}
+	return path
+}
+
+// runImport is /import: a file whose stored working directory is gone first asks, as pi 1.6
+// does; continue imports it to work here, fork continues a copy of it made for this folder
+// (nothing imported), cancel does nothing.
+func runImport(_ context.Context, s *Session, arg string) (Result, error) {
+	choice, path := parseCwdAnswer(arg)
+	if path == "" {
+		return Result{}, errors.New("Usage: /import <path.jsonl>")
+	}
+	switch choice {
+	case "":
+		if stored, gone := storedCwdGone(s.importPath(path)); gone {
+			return Result{Ask: missingCwdQuestion(stored, s.setup.Cwd, path)}, nil
+		}
+	case cancelAnswer:
+		return Result{Text: "Import cancelled"}, nil
+	case MissingCwdFork:
+		id, note, err := s.ResumeFork(s.importPath(path))
+		if err != nil {
+			return Result{}, err
+		}
+		text := fmt.Sprintf("Forked into new session %s in %s", id, s.setup.Cwd)
+		if note != "" {
+			text += "\n" + note
+		}
+		return Result{Text: text, Reset: true}, nil
+	}
+	note, err := s.Import(path)
+	if err != nil {
+		return Result{}, err
+	}
+	text := "Session imported from: " + path
+	if note != "" {
+		text += "\n" + note
+	}
+	return Result{Text: text, Reset: true}, nil
 }

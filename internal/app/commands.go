@@ -35,6 +35,9 @@ type Result struct {
 	Input string
 	// Reset is true when the conversation was replaced: a front end draws Messages() anew.
 	Reset bool
+	// Ask, when set, is a question the command asks before it acts (pi's selector): the chat
+	// shows it and runs the same command again with the chosen item's Arg.
+	Ask *Picker
 }
 
 // Picker is a command's selector: a title and the items to choose from.
@@ -47,6 +50,9 @@ type Picker struct {
 	Current int
 	// Hint is shown under the list.
 	Hint string
+	// Cancel, when set, is the Arg the command is run with when the person closes the
+	// selector without choosing (a question's cancel answer).
+	Cancel string
 }
 
 // PickItem is one choice: the line shown and the argument passed to the command.

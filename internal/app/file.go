@@ -212,6 +212,12 @@ func (s *Session) Resume(path string) (note string, err error) {
 		}
 		s.file = f
 	}
+	return s.continueFileLocked(), nil
+}
+
+// continueFileLocked continues the conversation of s.file, just opened: its model (the note
+// says when it cannot be restored) and thinking level. Call with s.mu held.
+func (s *Session) continueFileLocked() (note string) {
 	ctx := s.file.Context()
 	if ref := ctx.Model; ref != nil && !(strings.EqualFold(ref.Provider, s.model.Provider) && strings.EqualFold(ref.ModelID, s.model.ID)) {
 		if err := s.useModelLocked(ref.Provider + "/" + ref.ModelID); err != nil {
@@ -220,7 +226,7 @@ func (s *Session) Resume(path string) (note string, err error) {
 	}
 	s.thinking = ClampThinking(s.model, ctx.ThinkingLevel)
 	s.switchFile(s.file)
-	return note, nil
+	return note
 }
 
 // Navigate moves the leaf to entry id, or to before it when it is a user message, whose text

@@ -45,16 +45,8 @@ func hostCommands() []Command {
 			}
 			return Result{Text: "Forked to new session", Reset: true, Input: text}, nil
 		}},
-		{Name: "resume", Interactive: true, Pick: pickResume, Run: func(_ context.Context, s *Session, path string) (Result, error) {
-			note, err := s.Resume(path)
-			if err != nil {
-				return Result{}, err
-			}
-			text := "Resumed session"
-			if note != "" {
-				text = note + "\n" + text
-			}
-			return Result{Text: text, Reset: true}, nil
+		{Name: "resume", Interactive: true, Pick: pickResume, Run: func(_ context.Context, s *Session, arg string) (Result, error) {
+			return runResume(s, arg)
 		}},
 		{Name: "tree", Interactive: true, Pick: pickTree, Run: func(_ context.Context, s *Session, id string) (Result, error) {
 			if id == s.Leaf() {

@@ -154,6 +154,8 @@ type hostDoneMsg struct {
 	r    app.Result
 	err  error
 	bash *BashRun
+	// name is the session command that ran (its question, r.Ask, runs it again).
+	name string
 }
 
 // Run runs the chat on a terminal until the person quits, then prints what pi prints on exit.
@@ -243,9 +245,11 @@ type Model struct {
 	running bool
 	// hosting is true while a host command (not the agent) runs.
 	hosting bool
-	dialog  *dialog
-	pending []tea.Msg // dialogs waiting behind the open one
-	embed   Embedded  // the configuration explorer while open
+	// cancelHost stops the running host command the chat itself runs (/share); Esc calls it.
+	cancelHost context.CancelFunc
+	dialog     *dialog
+	pending    []tea.Msg // dialogs waiting behind the open one
+	embed      Embedded  // the configuration explorer while open
 
 	steering, followUp []string
 	todo               []string
@@ -671,7 +675,7 @@ func (m *Model) resize(msg tea.WindowSizeMsg) tea.Cmd {
 }
 
 func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
-	m.running, m.hosting = false, false
+	m.running, m.hosting, m.cancelHost = false, false, nil
 	r := msg.r
 	if msg.err != nil {
 		m.fail(msg.err.Error())
@@ -689,6 +693,9 @@ func (m *Model) hostDone(msg hostDoneMsg) tea.Cmd {
 		if s := m.sess(); s != nil {
 			m.ed.SetHistory(prompts(s))
 		}
+	}
+	if r.Ask != nil && msg.name != "" {
+		m.openPick(pickOpenMsg{name: msg.name, p: *r.Ask})
 	}
 	if r.Text != "" {
 		if strings.Contains(r.Text, "\n") {
@@ -922,16 +929,16 @@ func tokens(n int) string {
 
 // host runs a session command in the background (Esc aborts it through the session); the
 // chat shows it working meanwhile.
-func (m *Model) host(f func(ctx context.Context) (app.Result, error)) tea.Cmd {
+func (m *Model) host(name string, f func(ctx context.Context) (app.Result, error)) tea.Cmd {
 	m.running, m.hosting = true, true
 	return tea.Batch(tick(), func() tea.Msg {
 		r, err := f(context.Background())
-		return hostDoneMsg{r: r, err: err}
+		return hostDoneMsg{r: r, err: err, name: name}
 	})
 }
 
 // sessionCommand runs the session's command name in the background.
 func (m *Model) sessionCommand(name, arg string) tea.Cmd {
 	sess := m.o.Session
-	return m.host(func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
+	return m.host(name, func(ctx context.Context) (app.Result, error) { return sess.Run(ctx, name, arg) })
 }

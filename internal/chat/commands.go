@@ -47,6 +47,8 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 		return nil, true
 	case "export":
 		return m.export(arg), true
+	case "share":
+		return m.share(), true
 	case "settings":
 		if m.settingsDialog() {
 			return nil, true
@@ -315,6 +317,13 @@ func (m *Model) openPick(msg pickOpenMsg) {
 		}
 		arg := it.Value
 		return func() tea.Msg { return pickMsg{name, arg} }
+	}
+	if c := msg.p.Cancel; c != "" {
+		// A question: closing it is its cancel answer.
+		d.back = func(d *dialog) bool {
+			d.cmd = func() tea.Msg { return pickMsg{name, c} }
+			return false
+		}
 	}
 	m.dialog = d
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -387,8 +388,7 @@ func TestE2EHeaderAndKeybindings(t *testing.T) {
 	tm.waitEditor("hello world")
 }
 
-// Commands pi has run: /thinking, /session, /hotkeys, /export; the menu offers only
-// commands that run (no /share).
+// Commands pi has run: /thinking, /session, /hotkeys, /export.
 func TestE2ECommands(t *testing.T) {
 	tm := startTerm(t, 100, 40, termCfg{args: []string{"--no-session", "--tui-mode", "regular"}}, textTurn("Answer."))
 	tm.ready()
@@ -396,10 +396,7 @@ func TestE2ECommands(t *testing.T) {
 	tm.waitFor("Answer.")
 	tm.idle()
 	tm.keys("/")
-	s := tm.waitFor("→ ")
-	if strings.Contains(s, "share") {
-		t.Fatalf("the menu offers /share, which does not run:\n%s", s)
-	}
+	tm.waitFor("→ ")
 	tm.keys("-l", "sessio")
 	tm.waitFor("→ session")
 	tm.keys("Enter")
@@ -497,7 +494,11 @@ func (tm *term) menuNames() []string {
 // may fail as unknown. Dialogs a command opens are closed with Escape (the explorer with q);
 // /quit runs last and ends the chat.
 func TestE2EMenuWalk(t *testing.T) {
-	tm := startTerm(t, 200, 50, termCfg{args: []string{"--tui-mode", "regular"}}, textTurn("Hello."))
+	// /share runs a fake gh (signed out): a real one must not upload the walk's session.
+	bin := t.TempDir()
+	fakeGH(t, bin)
+	write(t, filepath.Join(bin, "mode"), "nologin")
+	tm := startTerm(t, 200, 50, termCfg{args: []string{"--tui-mode", "regular"}, env: []string{"PATH=" + bin + ":" + os.Getenv("PATH")}}, textTurn("Hello."))
 	tm.ready()
 	tm.typeLine("first")
 	tm.waitFor("Hello.")
@@ -506,8 +507,11 @@ func TestE2EMenuWalk(t *testing.T) {
 	if len(names) < 15 {
 		t.Fatalf("the menu lists only %v", names)
 	}
+	if !slices.Contains(names, "share") {
+		t.Errorf("the menu does not list /share: %v", names)
+	}
 	for _, n := range names {
-		if n == "share" || n == "debug" || n == "arminsayshi" {
+		if n == "debug" || n == "arminsayshi" {
 			t.Fatalf("the menu lists /%s, which pigo does not run", n)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/session"
 )
 
 // quietToolsets disables the aft and GitHub tools in the e2e chats' settings, so a machine
@@ -84,4 +86,73 @@ func TestE2EMissingSessionCwd(t *testing.T) {
 	cont.waitFor("the earlier answer", "(auto)")
 	cont.typeLine("/quit")
 	cont.waitFor("EXIT=0")
+}
+
+// /resume into a session whose stored working directory is gone asks as pi 1.6's chat does:
+// cancel (Esc or the Cancel item) keeps the current session, continue resumes the file
+// working here (the file unchanged: the next resume asks again), fork continues a copy made
+// for this folder with a new id (the original kept).
+func TestE2EResumeMissingCwd(t *testing.T) {
+	const text = `{"type":"session","version":3,"id":"0192d4e5-1b2c-7d3e-8f40-123456789abc","timestamp":"2026-11-01T10:00:00.000Z","cwd":"/nonexistent/gone-project"}
+{"type":"message","id":"a0000001","parentId":null,"timestamp":"2026-11-01T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"the earlier question"}],"timestamp":1793527201000}}
+{"type":"message","id":"a0000002","parentId":"a0000001","timestamp":"2026-11-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the earlier answer"}],"api":"openai-completions","provider":"local","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1793527202000}}
+`
+	tm := startTerm(t, 120, 30, termCfg{args: []string{}}, textTurn("the new answer"))
+	dir := session.DefaultDir(filepath.Join(tm.home, ".pi", "agent"), tm.proj)
+	old := filepath.Join(dir, "2026-11-01T10-00-00-000Z_0192d4e5-1b2c-7d3e-8f40-123456789abc.jsonl")
+	write(t, old, text)
+	question := func(tm *term) {
+		tm.ready()
+		tm.typeLine("/resume")
+		tm.waitFor("Resume Session (Current Folder)", "the earlier question")
+		tm.keys("Enter")
+		tm.waitFor("Session cwd does not exist: /nonexistent/gone-project",
+			"Continue in "+tm.proj+" (asks again next time)",
+			"Fork into "+tm.proj+" (new session ID, original kept)", "Cancel")
+	}
+
+	question(tm)
+	tm.keys("Escape")
+	tm.waitFor("Resume cancelled")
+	question(tm)
+	tm.keys("Down", "Down", "Enter")
+	s := tm.waitFor("Resume cancelled")
+	if strings.Contains(s, "the earlier answer") {
+		t.Errorf("cancel resumed the session:\n%s", s)
+	}
+	question(tm)
+	tm.keys("Enter")
+	tm.waitFor("Resumed session in "+tm.proj, "the earlier answer")
+	tm.typeLine("/quit")
+	tm.waitFor("EXIT=0")
+	if b, err := os.ReadFile(old); err != nil || string(b) != text {
+		t.Errorf("continue changed the session file:\n%s", b)
+	}
+
+	fork := tm.again([]string{})
+	question(fork)
+	fork.keys("Down", "Enter")
+	fork.waitFor("Forked into new session ", " in "+tm.proj, "the earlier answer")
+	fork.typeLine("next")
+	fork.waitFor("the new answer")
+	fork.typeLine("/quit")
+	fork.waitFor("EXIT=0")
+	if b, err := os.ReadFile(old); err != nil || string(b) != text {
+		t.Errorf("fork changed the original session file:\n%s", b)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	var forks []string
+	for _, f := range files {
+		if f != old {
+			forks = append(forks, f)
+		}
+	}
+	if len(forks) != 1 {
+		t.Fatalf("session files besides the original: %v", forks)
+	}
+	b, _ := os.ReadFile(forks[0])
+	if !strings.Contains(string(b), `"cwd":"`+tm.proj+`"`) || strings.Contains(string(b), "0192d4e5-1b2c-7d3e-8f40-123456789abc\",\"timestamp") ||
+		!strings.Contains(string(b), "the earlier question") || !strings.Contains(string(b), "next") {
+		t.Errorf("the fork:\n%s", b)
+	}
 }

@@ -142,6 +142,9 @@ func (m *Model) key(k keymap.Key) tea.Cmd {
 // empty editor, the double-Escape action (the session tree by default).
 func (m *Model) escape() tea.Cmd {
 	if m.running {
+		if m.cancelHost != nil {
+			m.cancelHost()
+		}
 		m.o.Session.Abort()
 		return nil
 	}

@@ -128,7 +128,7 @@ var ownCommands = []app.Completion{
 // chatCommands are the commands the chat itself runs.
 var chatCommands = map[string]bool{
 	"quit": true, "exit": true, "config": true, "session": true, "rewind": true, "hotkeys": true,
-	"copy": true, "thinking": true, "settings": true, "export": true, "changelog": true,
+	"copy": true, "thinking": true, "settings": true, "export": true, "share": true, "changelog": true,
 }
 
 // runs reports whether a listed command would run: the chat's own, or one the session runs

@@ -331,7 +331,9 @@ func aftNetwork(inv *toolrun.Invocation, tool, url string) error {
 }
 
 // Notice is a message of the session start, as the seed's extensions send them with
-// ui.notify in session_start: the chat shows them, `pigo tools` lists them.
+// ui.notify in session_start: the chat shows them at its start; `pigo -p` does not (pi's
+// print mode drops notifications). `pigo tools` gives the same facts per tool: an aft or
+// GitHub tool left out is listed unavailable with its condition as the reason.
 type Notice struct {
 	// Level is "error" or "warning".
 	Level string `json:"level"`
