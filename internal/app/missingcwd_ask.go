@@ -14,10 +14,13 @@ import (
 // fork continues a copy here with a new id, the original kept; cancel (q, Esc, Ctrl+C, Ctrl+D,
 // end of input) is "".
 func AskMissingCwdTerminal(in io.Reader, out io.Writer, stored, cwd string) string {
-	fmt.Fprintf(out, "Session cwd does not exist: %s\n", stored)
-	fmt.Fprintf(out, "  [c] Continue in %s (asks again next time)\n", cwd)
-	fmt.Fprintf(out, "  [f] Fork into %s (new session ID, original kept)\n", cwd)
-	fmt.Fprint(out, "  [q] Cancel\n> ")
+	// The chat's selector (missingCwdQuestion), its choices keyed c, f and q.
+	q := missingCwdQuestion(stored, cwd, "")
+	fmt.Fprintln(out, q.Title)
+	for i, key := range "cfq" {
+		fmt.Fprintf(out, "  [%c] %s\n", key, q.Items[i].Label)
+	}
+	fmt.Fprint(out, "> ")
 	defer keypress.Raw(in)()
 	for {
 		b, ok := keypress.Read(in)
