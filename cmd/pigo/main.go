@@ -5,9 +5,11 @@ import (
 	"os"
 
 	"github.com/pigo-agent/pigo/internal/cli"
+	"github.com/pigo-agent/pigo/internal/gcstart"
 )
 
 func main() {
+	gcstart.Defer(gcstart.Limit)
 	c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Terminal: cli.IsTerminal(os.Stdin) && cli.IsTerminal(os.Stdout)}
 	os.Exit(c.Main(os.Args[1:]))
 }

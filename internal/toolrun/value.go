@@ -100,6 +100,15 @@ func (v *Value) Clone() *Value {
 
 // ParseValue decodes one JSON document.
 func ParseValue(b []byte) (*Value, error) {
+	if v, ok := parseFast(b); ok {
+		return v, nil
+	}
+	return parseTree(b)
+}
+
+// parseTree decodes with encoding/json's Decoder, token by token: the reference parseFast
+// is checked against, and the path for input parseFast does not take (its errors).
+func parseTree(b []byte) (*Value, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	v, err := decodeValue(d)
