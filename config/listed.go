@@ -2,47 +2,39 @@ package config
 
 import (
 	"os"
-
-	"github.com/pigo-agent/pigo/internal/diag"
 	"path/filepath"
 	"strings"
+
+	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // discoverListed adds the skills and prompt templates pi 1.6 loads beside the agent dir's and
 // the project's own folders: the files and folders settings.json lists in "skills" and
 // "prompts" (a user's entries resolved from the agent dir, a project's from its .pi folder,
-// "~" expanded), before the folders' own, in pi's order. Entries that are patterns ("!glob",
-// "+path", "-path": pi's overrides of what is found) select nothing here. A project's entries
-// are read like its other files: only inside the project.
+// "~" expanded), before the folders' own, in pi's order. The list's patterns narrow what its
+// entries give (resource_filter.go). A project's entries are read like its other files: only
+// inside the project.
 func (c *Config) discoverListed(scope Scope) {
 	base := c.AgentDir
 	if scope == Project {
 		base = c.ProjectOverlay()
-	}
-	f := c.Layer(Settings, scope)
-	if f == nil || f.Root == nil || f.Broken {
-		return
 	}
 	for _, kind := range []Kind{Skill, Prompt} {
 		key := "skills"
 		if kind == Prompt {
 			key = "prompts"
 		}
-		list := f.Root.Get(key)
-		if list == nil {
-			continue
+		plain, pats := listPatterns(c.settingsList(scope, key))
+		var f *resourceFilter
+		if len(pats) > 0 {
+			f = newResourceFilter(pats, base, c.Home, true)
 		}
-		v, ok := list.Value().([]any)
-		if !ok {
-			continue // the legacy object form of "skills" (migrated elsewhere), or invalid
-		}
-		for _, e := range v {
-			s, ok := e.(string)
-			if !ok || strings.TrimSpace(s) == "" || strings.ContainsAny(s[:1], "!+-") {
-				continue
+		c.gated(f, func() {
+			for _, e := range plain {
+				c.addListed(c.listedPath(e, base), kind, scope)
 			}
-			c.addListed(c.listedPath(strings.TrimSpace(s), base), kind, scope)
-		}
+		})
 	}
 }
 
@@ -105,13 +97,65 @@ func (c *Config) addOnce(path string, kind Kind, scope Scope) {
 		c.resourceSeen = map[string]bool{}
 	}
 	c.resourceSeen[key] = true
+	if !c.gate.enabled(path) {
+		return // turned off by a settings pattern: seen, not loaded
+	}
 	c.addFile(path, kind, scope, true)
 }
 
 // discoverAgentsSkills adds the Agent Skills folder ~/.agents/skills, after the agent dir's own
 // skills (pi 1.6).
 func (c *Config) discoverAgentsSkills() {
-	c.discoverSkills(c.agentsSkills(), Global, 0, map[string]bool{})
+	c.gated(c.overrides(Global, "skills", filepath.Dir(c.agentsSkills())), func() {
+		c.discoverSkills(c.agentsSkills(), Global, 0, map[string]bool{})
+	})
+}
+
+// discoverProjectAgentsSkills adds the .agents/skills folders of the working folder and its
+// parents up to the repository's root (pi 1.6; ~/.agents/skills is the user's, not the
+// project's). They are project files: loaded only for a trusted project. Deliberate difference:
+// outside a repository pi goes up to the file system's root, where anyone who can write to a
+// parent folder (/tmp) could add a skill to the system prompt; pigo then reads the working
+// folder's own .agents/skills only.
+func (c *Config) discoverProjectAgentsSkills() {
+	start := c.ProjectDir
+	if abs, err := filepath.Abs(start); err == nil {
+		start = abs
+	}
+	root := gitRoot(start)
+	within := root
+	if within == "" {
+		within = start
+	}
+	old := c.projectReal
+	c.projectReal = safefile.Real(within) // the repository is the project for these reads
+	defer func() { c.projectReal = old }()
+	user := c.agentsSkills()
+	for dir := start; ; dir = filepath.Dir(dir) {
+		skills := filepath.Join(dir, ".agents", "skills")
+		if !sameDir(skills, user) {
+			c.gated(c.overrides(Project, "skills", filepath.Join(dir, ".agents")), func() {
+				c.discoverSkills(skills, Project, 0, map[string]bool{})
+			})
+		}
+		if root == "" || dir == root || filepath.Dir(dir) == dir {
+			return
+		}
+	}
+}
+
+// gitRoot is the nearest folder from dir upwards that holds .git; "" when there is none.
+func gitRoot(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // packagedSkill reports a skill pi 1.6 checks without comparing its name to its folder: one

@@ -101,6 +101,8 @@ type Config struct {
 	resourceSeen map[string]bool
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// gate turns off the resources a settings pattern excludes while a folder is searched.
+	gate *resourceFilter
 	// mcpCfg is the effective mcp.json (MCP), read once.
 	mcpCfg *MCPConfig
 	// pkgs are the declared pi packages, resolved (discoverPackages).
@@ -211,6 +213,7 @@ func (c *Config) discoverProject() {
 	}
 	c.discoverListed(Project)
 	c.discoverResources(dir, Project)
+	c.discoverProjectAgentsSkills()
 	c.HasProject = len(c.Files) > n
 }
 
@@ -226,11 +229,13 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 			c.addFile(e, Agent, scope, true)
 		}
 	}
-	for _, e := range c.listDir(filepath.Join(dir, "prompts"), scope) {
-		if strings.HasSuffix(e, ".md") {
-			c.addOnce(e, Prompt, scope)
+	c.gated(c.overrides(scope, "prompts", dir), func() {
+		for _, e := range c.listDir(filepath.Join(dir, "prompts"), scope) {
+			if strings.HasSuffix(e, ".md") {
+				c.addOnce(e, Prompt, scope)
+			}
 		}
-	}
+	})
 	for _, e := range c.listDir(filepath.Join(dir, "extensions"), scope) {
 		switch filepath.Ext(e) {
 		case ".cue", ".json", ".jsonc":
@@ -240,7 +245,9 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 			c.addFile(e, Extension, scope, true)
 		}
 	}
-	c.discoverSkills(filepath.Join(dir, "skills"), scope, 0, map[string]bool{})
+	c.gated(c.overrides(scope, "skills", dir), func() {
+		c.discoverSkills(filepath.Join(dir, "skills"), scope, 0, map[string]bool{})
+	})
 	c.discoverUnusable(dir, scope)
 }
 

@@ -353,9 +353,13 @@ type Theme struct {
 	Package string
 }
 
-// Themes lists the theme files pi would load, in pi's order: the trusted project's
-// .pi/themes/*.json, the agent dir's themes/*.json, then the packages' themes (the -e
-// packages' first). The chat reads them (engineer chat's theme loader).
+// Themes lists the theme files pi would load, in pi's order: the -e packages' themes, the
+// trusted project's (settings.json's "themes" entries, then .pi/themes/*.json), the agent dir's
+// (its "themes" entries, then themes/*.json), then the packages' themes. The "themes" list's
+// patterns ("!glob", "+path", "-path", and plain globs on the list's own entries) turn themes
+// off as pi does (resource_filter.go); a file found twice is listed once, where it came first.
+// A project's entries that lead outside the project are not listed (pigo reads a project's
+// files only inside it). The chat reads them (engineer chat's theme loader).
 func (c *Config) Themes() []Theme {
 	var out []Theme
 	var temp []Theme
@@ -369,21 +373,60 @@ func (c *Config) Themes() []Theme {
 			}
 		}
 	}
+	seen := map[string]bool{}
 	var own []Theme
-	dirs := []struct {
-		dir   string
+	add := func(path string, scope Scope, f *resourceFilter) {
+		key := safefile.Real(path)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if scope == Project && !safefile.Inside(key, safefile.Real(c.ProjectDir)) {
+			return
+		}
+		if f.enabled(path) {
+			own = append(own, Theme{Path: path, Scope: scope})
+		}
+	}
+	jsonFiles := func(dir string, scope Scope) []string {
+		var files []string
+		for _, e := range c.listDir(dir, scope) {
+			if strings.HasSuffix(e, ".json") {
+				if st, err := os.Stat(e); err == nil && st.Mode().IsRegular() {
+					files = append(files, e)
+				}
+			}
+		}
+		return files
+	}
+	for _, d := range []struct {
+		base  string
 		scope Scope
-	}{{filepath.Join(c.ProjectOverlay(), "themes"), Project}, {filepath.Join(c.AgentDir, "themes"), Global}}
-	for _, d := range dirs {
+	}{{c.ProjectOverlay(), Project}, {c.AgentDir, Global}} {
 		if d.scope == Project && !c.Trusted {
 			continue
 		}
-		for _, e := range c.listDir(d.dir, d.scope) {
-			if strings.HasSuffix(e, ".json") {
-				if st, err := os.Stat(e); err == nil && st.Mode().IsRegular() {
-					own = append(own, Theme{Path: e, Scope: d.scope})
+		plain, pats := listPatterns(c.settingsList(d.scope, "themes"))
+		var listed *resourceFilter
+		if len(pats) > 0 {
+			listed = newResourceFilter(pats, d.base, c.Home, true)
+		}
+		for _, e := range plain {
+			p := c.listedPath(e, d.base)
+			st, err := os.Stat(p)
+			switch {
+			case err != nil:
+			case st.IsDir():
+				for _, f := range jsonFiles(p, d.scope) {
+					add(f, d.scope, listed)
 				}
+			case strings.HasSuffix(p, ".json"):
+				add(p, d.scope, listed)
 			}
+		}
+		auto := c.overrides(d.scope, "themes", d.base)
+		for _, f := range jsonFiles(filepath.Join(d.base, "themes"), d.scope) {
+			add(f, d.scope, auto)
 		}
 	}
 	return append(append(temp, own...), out...)

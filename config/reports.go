@@ -38,7 +38,7 @@ type PathEntry struct {
 
 // PathReport lists the files of kinds, with the seed's older bwrap.json where it exists.
 func (c *Config) PathReport(kinds []Kind) PathReport {
-	out := PathReport{Version: 1, DefaultScope: string(c.DefaultScope()), Trusted: c.ProjectTrusted(), TrustReason: c.TrustReason,
+	out := PathReport{Version: 1, DefaultScope: string(c.DefaultScope()), Trusted: c.ProjectTrustedQuietly(), TrustReason: c.TrustReason,
 		Files: []PathEntry{}, untrusted: !c.Trusted}
 	if !c.HasProject {
 		out.TrustReason = "no project overlay yet"

@@ -66,3 +66,24 @@ func TestAskTrust(t *testing.T) {
 		t.Fatal("the saved entry applies without a terminal too")
 	}
 }
+
+// `pigo config path` reports, it does not ask: in a folder without a project overlay the
+// report says whether one would apply without putting the trust question to the person.
+func TestPathReportDoesNotAsk(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	write(t, filepath.Join(proj, "main.go"), "package main\n")
+	asked := 0
+	c, err := Load(Options{Home: home, ProjectDir: proj, AskTrust: func(string) (bool, bool) { asked++; return true, false },
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.PathReport([]Kind{Settings})
+	if asked != 0 {
+		t.Fatalf("the report asked the trust question %d times", asked)
+	}
+	if r.Trusted || r.TrustReason != "no project overlay yet" {
+		t.Fatalf("report: trusted %v, %q", r.Trusted, r.TrustReason)
+	}
+}

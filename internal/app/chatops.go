@@ -31,7 +31,7 @@ func chatCommands() []Command {
 			if err := s.Clone(); err != nil {
 				return Result{}, err
 			}
-			return Result{Text: "Cloned to new session", Reset: true}, nil
+			return s.sessionStarted(Result{Text: "Cloned to new session", Reset: true}), nil
 		}},
 		{Name: "import", Interactive: true, Run: runImport},
 	}
@@ -174,7 +174,7 @@ func runImport(_ context.Context, s *Session, arg string) (Result, error) {
 		if note != "" {
 			text += "\n" + note
 		}
-		return Result{Text: text, Reset: true}, nil
+		return s.sessionStarted(Result{Text: text, Reset: true}), nil
 	}
 	note, err := s.Import(path)
 	if err != nil {
@@ -184,5 +184,5 @@ func runImport(_ context.Context, s *Session, arg string) (Result, error) {
 	if note != "" {
 		text += "\n" + note
 	}
-	return Result{Text: text, Reset: true}, nil
+	return s.sessionStarted(Result{Text: text, Reset: true}), nil
 }

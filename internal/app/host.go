@@ -17,7 +17,7 @@ func hostCommands() []Command {
 			if err := s.NewSession(); err != nil {
 				return Result{}, err
 			}
-			return Result{Text: "New session started", Reset: true}, nil
+			return s.sessionStarted(Result{Text: "New session started", Reset: true}), nil
 		}},
 		{Name: "name", Interactive: true, Run: runName},
 		{Name: "model", Interactive: true, Pick: pickModel, Run: func(_ context.Context, s *Session, ref string) (Result, error) {
@@ -43,7 +43,7 @@ func hostCommands() []Command {
 			if err != nil {
 				return Result{}, err
 			}
-			return Result{Text: "Forked to new session", Reset: true, Input: text}, nil
+			return s.sessionStarted(Result{Text: "Forked to new session", Reset: true, Input: text}), nil
 		}},
 		{Name: "resume", Interactive: true, Pick: pickResume, Run: func(_ context.Context, s *Session, arg string) (Result, error) {
 			return runResume(s, arg)

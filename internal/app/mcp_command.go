@@ -189,7 +189,9 @@ func (m *mcpState) status() string {
 }
 
 // login starts the browser sign-in in the background: the URL is shown (and opened) now, and
-// the server reconnects once the user approved.
+// the server reconnects once the user approved. In the chat a dialog also takes the redirect
+// URL pasted from a browser on another machine (pi 1.6's manager sign-in screen); closing it
+// cancels the sign-in, as in pi. The outcome becomes the server's manager message and a notice.
 func (m *mcpState) login(conn *mcpclient.Conn) (string, error) {
 	s := conn.Server
 	if s.AuthProvider != "" {
@@ -200,15 +202,28 @@ func (m *mcpState) login(conn *mcpclient.Conn) (string, error) {
 	}
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
-		defer cancel()
-		err := m.setup.Auth.SignIn(ctx, s, conn.Challenge(), mcpclient.SignInPrompt{ShowURL: func(u string) {
-			if m.setup.OpenURL != nil {
-				m.setup.OpenURL(u)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	var shown string
+	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
+		shown = u
+		if m.setup.OpenURL != nil {
+			m.setup.OpenURL(u)
+		}
+		urls <- u
+	}}
+	if dl := m.s.o.Dialog; dl != nil && m.s.interactive {
+		prompt.PastedURL = func(pctx context.Context) string {
+			in, err := dl.Input(pctx, InputRequest{Kind: "text", Message: pasteMessage(s.Name, shown),
+				Placeholder: "http://127.0.0.1:…/callback?code=…"})
+			if errors.Is(err, ErrCancelled) || (err == nil && strings.TrimSpace(in) == "") {
+				cancel() // the person closed the sign-in screen: the sign-in ends
 			}
-			urls <- u
-		}})
+			return in
+		}
+	}
+	go func() {
+		defer cancel()
+		err := m.setup.Auth.SignIn(ctx, s, conn.Challenge(), prompt)
 		if err == nil {
 			err = conn.Reconnect(ctx)
 			m.markDirty()
@@ -217,6 +232,21 @@ func (m *mcpState) login(conn *mcpclient.Conn) (string, error) {
 	}()
 	select {
 	case u := <-urls:
+		go func() { // the outcome, for the manager's screen and the transcript
+			err := <-done
+			var text string
+			switch {
+			case err == nil:
+				text = fmt.Sprintf("Signed in to MCP server %q (%s).", s.Name, plural(len(conn.Tools()), "tool"))
+			case errors.Is(err, mcpclient.ErrSignInCancelled) || errors.Is(err, context.Canceled):
+				text = fmt.Sprintf("Sign-in to MCP server %q cancelled.", s.Name)
+			default:
+				text = fmt.Sprintf("Sign-in to MCP server %q failed: %v", s.Name, err)
+			}
+			m.setMessage(conn, text)
+			m.markDirty()
+			m.s.fe.Notice(Notice{Text: text, Error: err != nil})
+		}()
 		return fmt.Sprintf("Sign in to MCP server %q in your browser:\n%s\nThe server reconnects once you approve.", s.Name, u), nil
 	case err := <-done:
 		if err != nil {
@@ -224,6 +254,12 @@ func (m *mcpState) login(conn *mcpclient.Conn) (string, error) {
 		}
 		return fmt.Sprintf("Signed in to MCP server %q (%s).", s.Name, plural(len(conn.Tools()), "tool")), nil
 	}
+}
+
+// pasteMessage is the chat's sign-in screen for an MCP server: the URL to open, and the field
+// for the redirect URL when the browser runs on another machine.
+func pasteMessage(server, u string) string {
+	return fmt.Sprintf("Sign in to %s\nApprove access in your browser. If it did not open, visit:\n%s\n\nIf the browser runs on another machine, paste the address it was redirected to (Esc cancels the sign-in):", server, u)
 }
 
 func (m *mcpState) setEnabled(ctx context.Context, conn *mcpclient.Conn, enable, inProject bool) (string, error) {

@@ -66,3 +66,39 @@ func sep(settings string) string {
 	}
 	return ", "
 }
+
+// Each session is named from its own first prompt, as the seed's extension is rebuilt per
+// session: after /new the new session gets its name, and the first keeps its own.
+func TestNamingPerSession(t *testing.T) {
+	h := newHarness(t)
+	names := llmtest.New(t)
+	h.write(filepath.Join(h.agent, "models.json"), `{"providers": {
+  "local": {"baseUrl": "`+h.srv.BaseURL(llmtest.OpenAICompletions)+`", "api": "openai-completions", "apiKey": "k", "models": [{"id": "small"}]},
+  "names": {"baseUrl": "`+names.BaseURL(llmtest.OpenAICompletions)+`", "api": "openai-completions", "apiKey": "k", "models": [{"id": "n"}]}}}`)
+	h.write(filepath.Join(h.agent, "settings.json"), `{"sessionName": {"provider": "names", "model": "n"}, "retry": {"enabled": false}}`)
+	names.Push(llmtest.Turn{Text: "Cats"}, llmtest.Turn{Text: "Dogs"})
+	h.srv.Push(llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: "ok"})
+	ev := &events{}
+	s, _ := h.open(Options{Frontend: ev, Approver: approve.Headless()})
+	ctx := context.Background()
+	if _, err := s.Prompt(ctx, "tell me about cats", nil); err != nil {
+		t.Fatal(err)
+	}
+	s.naming.wait()
+	first := s.File()
+	if err := s.NewSession(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"tell me about dogs", "and more"} {
+		if _, err := s.Prompt(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.naming.wait()
+	if first.Name() != "Cats" || s.File().Name() != "Dogs" {
+		t.Errorf("names: first %q, second %q", first.Name(), s.File().Name())
+	}
+	if n := len(names.Requests()); n != 2 {
+		t.Errorf("naming requests: %d", n)
+	}
+}

@@ -44,6 +44,7 @@ type Session struct {
 
 	tools    *toolrun.Session
 	runner   *toolrun.Runner
+	impls    *toolrun.Impls // the implementations the runner binds (a new session rebinds them)
 	rules    *approve.Rules
 	lsp      *toolkit.LSP
 	mcp      *mcpState

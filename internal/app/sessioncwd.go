@@ -79,7 +79,7 @@ func runResume(s *Session, arg string) (Result, error) {
 	if note != "" {
 		text = note + "\n" + text
 	}
-	return Result{Text: text, Reset: true}, nil
+	return s.sessionStarted(Result{Text: text, Reset: true}), nil
 }
 
 // ResumeFork continues a copy of the session file at path made for this folder (pi's fork of

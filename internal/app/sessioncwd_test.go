@@ -71,3 +71,48 @@ func TestImportMissingCwd(t *testing.T) {
 		t.Errorf("a typed word was read as an answer: %v", err)
 	}
 }
+
+// The seed decides the tools at every session start by that session's model; /model inside a
+// session changes none. A /new after /model starts with the new model's tools.
+func TestToolsPerSessionModel(t *testing.T) {
+	h := newHarness(t)
+	h.write(filepath.Join(h.agent, "settings.json"), `{"retry": {"enabled": false},
+  "personalExtensions": {"disabledTools": [{"tools": ["ls"], "models": ["big"]}]}}`)
+	s, _ := h.open(Options{}, "read", "ls")
+	ctx := context.Background()
+	has := func(name string) bool {
+		t.Helper()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, tl := range s.runner.LLMTools() {
+			if tl.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("ls") || !has("read") {
+		t.Fatal("ls and read are not bound at the start")
+	}
+	if _, err := s.Run(ctx, "model", "local/big"); err != nil {
+		t.Fatal(err)
+	}
+	if !has("ls") {
+		t.Fatal("/model changed the tools of the running session")
+	}
+	if _, err := s.Run(ctx, "new", ""); err != nil {
+		t.Fatal(err)
+	}
+	if has("ls") || !has("read") {
+		t.Fatal("/new after /model local/big kept ls, which disabledTools turns off for big")
+	}
+	if _, err := s.Run(ctx, "model", "local/small"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, "new", ""); err != nil {
+		t.Fatal(err)
+	}
+	if !has("ls") {
+		t.Fatal("/new on local/small did not bring ls back")
+	}
+}

@@ -84,6 +84,7 @@ func (s *Session) bindTools() {
 	}
 	// The loop drives the runner directly (agent.Tools): nothing of the session or the
 	// command line is on a call's route (with MCP servers: the runner of the latest registry).
+	s.impls = impls
 	s.runner = toolrun.New(st.Registry, impls, ts)
 	if s.mcp != nil {
 		s.mcp.setRunner(s.runner)

@@ -45,8 +45,24 @@ type askMsg struct {
 // noticeMsg is one session notice.
 type noticeMsg struct{ n app.Notice }
 
-// cancelDialogMsg closes a dialog whose call was aborted.
-type cancelDialogMsg struct{}
+// cancelDialogMsg closes the dialog whose call was aborted; reply is that call's reply channel.
+type cancelDialogMsg struct{ reply any }
+
+// asks reports whether msg is the question answered on reply.
+func asks(msg tea.Msg, reply any) bool {
+	switch v := msg.(type) {
+	case askMsg:
+		return any(v.reply) == reply
+	case inputMsg:
+		return any(v.reply) == reply
+	}
+	return false
+}
+
+// asks reports whether d is the dialog of the question answered on reply.
+func (d *dialog) asks(reply any) bool {
+	return (d.ask != nil && any(d.ask.reply) == reply) || (d.in != nil && any(d.in.reply) == reply)
+}
 
 // Ask puts one request to the person: the write-guard dialog, the escalation dialog or a
 // question picker. When the call is aborted first, the dialog closes and the answer is
@@ -58,7 +74,7 @@ func (b *Bridge) Ask(ctx context.Context, req approve.Request) (approve.Decision
 	case d := <-reply:
 		return d, nil
 	case <-ctx.Done():
-		b.ch <- cancelDialogMsg{}
+		b.ch <- cancelDialogMsg{reply}
 		return approve.Decision{Choice: approve.Dismissed}, ctx.Err()
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,7 +250,10 @@ type Model struct {
 	cancelHost context.CancelFunc
 	dialog     *dialog
 	pending    []tea.Msg // dialogs waiting behind the open one
-	embed      Embedded  // the configuration explorer while open
+	// under is the /mcp manager while a command's question (its sign-in screen) is open over
+	// it; it comes back when the question is answered.
+	under *dialog
+	embed Embedded // the configuration explorer while open
 
 	steering, followUp []string
 	todo               []string
@@ -593,9 +597,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return m.o.Bridge.listen()
 	case inputMsg:
-		if m.dialog != nil {
+		switch {
+		case m.dialog != nil && m.dialog.mcp != nil && m.under == nil:
+			// A sign-in started from the manager asks over it (pi's manager sign-in screen).
+			m.under, m.dialog = m.dialog, newInputDialog(msg)
+		case m.dialog != nil:
 			m.pending = append(m.pending, msg)
-		} else {
+		default:
 			m.dialog = newInputDialog(msg)
 		}
 		return m.o.Bridge.listen()
@@ -603,9 +611,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.info(msg.text)
 		return m.o.Bridge.listen()
 	case cancelDialogMsg:
-		// The asking call was aborted: its answer is no longer read.
-		m.dialog = nil
-		m.next()
+		// The asking call was aborted: its dialog closes (or leaves the queue); any other
+		// dialog stays.
+		if m.dialog != nil && m.dialog.asks(msg.reply) {
+			m.dialog = nil
+			m.next()
+		} else {
+			m.pending = slices.DeleteFunc(m.pending, func(p tea.Msg) bool { return asks(p, msg.reply) })
+		}
 		return m.o.Bridge.listen()
 	case hostDoneMsg:
 		return m.hostDone(msg)
@@ -741,6 +754,11 @@ func (m *Model) next() {
 		msg := m.pending[0]
 		m.pending = m.pending[1:]
 		m.open(msg)
+		return
+	}
+	if d := m.under; d != nil {
+		m.under, m.dialog = nil, d
+		d.mcp.build(d, false)
 	}
 }
 

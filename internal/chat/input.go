@@ -50,7 +50,7 @@ func (b *Bridge) Input(ctx context.Context, r InputRequest) (string, error) {
 	case a := <-reply:
 		return a.text, a.err
 	case <-ctx.Done():
-		b.ch <- cancelDialogMsg{}
+		b.ch <- cancelDialogMsg{reply}
 		return "", ctx.Err()
 	}
 }

@@ -84,13 +84,16 @@ func mcpTick(d *dialog) tea.Cmd {
 func (m *Model) mcpMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case mcpTickMsg:
+		if m.under == msg.d {
+			return mcpTick(msg.d), true // under a sign-in screen: it comes back
+		}
 		if m.dialog != msg.d {
 			return nil, true // closed: the ticks stop
 		}
 		msg.d.mcp.build(msg.d, false)
 		return mcpTick(msg.d), true
 	case mcpViewMsg:
-		if m.dialog == msg.d {
+		if m.dialog == msg.d || m.under == msg.d {
 			msg.d.mcp.busy = false
 			msg.d.mcp.show(msg.d, msg.view)
 		}

@@ -1,12 +1,14 @@
 package chat
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/mcpclient/mcptest"
 	"github.com/pigo-agent/pigo/internal/pitest"
 )
 
@@ -93,4 +95,80 @@ func (tm *term) moveTo(label string) {
 		tm.keys("Down")
 	}
 	tm.t.Fatalf("never reached %q:\n%s", label, tm.screen())
+}
+
+// TestE2EMCPManagerPastedSignIn: the manager's sign-in for an OAuth MCP server shows the URL
+// and a field for the redirect URL (pi 1.6's sign-in screen) over the manager. Escape cancels
+// the sign-in and the manager comes back saying so; pasting the address a browser on another
+// machine was redirected to signs in (the loopback callback is never reached) and the server
+// connects while the manager is open. Without the field the sign-in could only finish through
+// the callback on this machine.
+func TestE2EMCPManagerPastedSignIn(t *testing.T) {
+	as := mcptest.New(t)
+	bin := t.TempDir()
+	// The person's browser: it records the URL it was asked to open (there is no browser here).
+	write(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\nprintf '%s' \"$1\" > \"$HOME/opened\"\n")
+	if err := os.Chmod(filepath.Join(bin, "xdg-open"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTerm(t, 120, 40, termCfg{
+		env:   []string{"DISPLAY=:99", "PATH=" + bin + ":" + os.Getenv("PATH")},
+		files: map[string]string{".pi/agent/mcp.json": `{"mcpServers": {"secure": {"url": "` + as.URL + `/mcp", "exposure": "direct"}}}`},
+	})
+	tm.ready()
+	opened := filepath.Join(tm.home, "opened")
+	signIn := func() string {
+		t.Helper()
+		_ = os.Remove(opened)
+		tm.typeLine("/mcp")
+		tm.waitFor("MCP servers", "esc close")
+		tm.moveTo("secure")
+		tm.keys("Enter")
+		tm.waitFor("MCP server secure", "Sign in")
+		tm.moveTo("Sign in")
+		tm.keys("Enter")
+		tm.waitFor("Sign in to secure", "If the browser runs on another machine, paste")
+		var u []byte
+		for deadline := time.Now().Add(20 * time.Second); len(u) == 0; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the browser was not opened:\n%s", tm.screen())
+			}
+			u, _ = os.ReadFile(opened)
+		}
+		return string(u)
+	}
+	signIn()
+	tm.keys("Escape")
+	tm.waitFor("MCP server secure", `Sign-in to MCP server "secure" cancelled.`)
+	tm.keys("Escape")
+	tm.waitFor("MCP servers", "esc close")
+	tm.keys("Escape")
+	for deadline := time.Now().Add(20 * time.Second); strings.Contains(tm.screen(), "esc close"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the manager did not close:\n%s", tm.screen())
+		}
+	}
+	tm.ready()
+
+	authURL := signIn()
+	// The browser on the other machine approves; its address bar shows the redirect.
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	redirect := resp.Header.Get("Location")
+	if !strings.Contains(redirect, "code=") {
+		t.Fatalf("no redirect with a code from %s: %s", authURL, resp.Status)
+	}
+	tm.keys("-l", redirect)
+	tm.keys("Enter")
+	s := tm.waitFor("MCP server secure", "State: connected · 2 tools")
+	if strings.Contains(s, "paste") {
+		t.Fatalf("the sign-in screen stayed open:\n%s", s)
+	}
+	if as.Authorizations != 1 {
+		t.Fatalf("authorizations: %d, want 1 (the browser approved once; the cancelled sign-in never reached it)", as.Authorizations)
+	}
 }

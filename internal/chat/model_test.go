@@ -460,3 +460,28 @@ func TestTickOnlyWhileRunning(t *testing.T) {
 		t.Fatal("ticks go on while idle")
 	}
 }
+
+// An aborted call closes its own dialog only: when the question of a call that was aborted is
+// still waiting behind another one (two tool calls asking at once), the open dialog stays and
+// the aborted one never opens.
+func TestCancelClosesOnlyItsDialog(t *testing.T) {
+	m := newTestModel(Options{Session: fake("local/m")}, 80, 24)
+	first := ask(m, writeRequest())
+	second := ask(m, commandRequest())
+	m.Update(cancelDialogMsg{second})
+	if m.dialog == nil || m.dialog.ask.reply != first {
+		t.Fatal("cancelling the waiting question closed the open one")
+	}
+	key(m, "enter")
+	if m.dialog != nil {
+		t.Fatalf("the cancelled question opened after the first was answered: %q", m.dialog.title)
+	}
+	if d := <-first; d.Choice != approve.Allow {
+		t.Fatalf("first answer %+v", d)
+	}
+	third := ask(m, writeRequest())
+	m.Update(cancelDialogMsg{third})
+	if m.dialog != nil {
+		t.Fatal("the aborted open dialog stayed")
+	}
+}

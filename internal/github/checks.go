@@ -70,19 +70,31 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 		}
 		opt.Page = resp.NextPage
 	}
+	// A check suite that ended without a check run is in the snapshot too: a fork PR's
+	// workflow waiting for a maintainer's approval exists only there (action_required).
+	suites, err := runlessSuites(ctx, cl, owner, name, sha)
+	if err != nil {
+		return nil, err
+	}
 	// A check run carries no event: its details_url names the Actions run (and job), and the
-	// commit's workflow runs map run id → event (one extra request, only for Actions checks).
+	// commit's workflow runs map run id → event (one extra request, only for Actions checks
+	// and run-less suites, whose names are their workflow runs').
 	events := map[int64]string{}
+	bySuite := map[int64]*gh.WorkflowRun{}
+	need := len(suites) > 0
 	for _, r := range runs {
-		if actionsRun().MatchString(r.GetDetailsURL()) {
-			wruns, err := workflowRuns(ctx, cl, owner, name, sha)
-			if err != nil {
-				return nil, err
+		need = need || actionsRun().MatchString(r.GetDetailsURL())
+	}
+	if need {
+		wruns, err := workflowRuns(ctx, cl, owner, name, sha)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range wruns {
+			events[w.GetID()] = w.GetEvent()
+			if w.CheckSuiteID != nil {
+				bySuite[w.GetCheckSuiteID()] = w
 			}
-			for _, w := range wruns {
-				events[w.GetID()] = w.GetEvent()
-			}
-			break
 		}
 	}
 	out := []Check{}
@@ -111,7 +123,50 @@ func commitChecks(ctx context.Context, cl *gh.Client, owner, name, sha string) (
 		}
 		out = append(out, c)
 	}
+	for _, su := range suites {
+		c := Check{Name: su.GetApp().GetSlug(), Bucket: suiteBucket(su)}
+		if w := bySuite[su.GetID()]; w != nil {
+			id, event := w.GetID(), w.GetEvent()
+			c.Name, c.Link, c.RunID, c.Event = w.GetName(), w.HTMLURL, &id, &event
+		}
+		out = append(out, c)
+	}
 	return out, nil
+}
+
+// runlessSuites are the commit's check suites that completed without any check run.
+func runlessSuites(ctx context.Context, cl *gh.Client, owner, name, sha string) ([]*gh.CheckSuite, error) {
+	var out []*gh.CheckSuite
+	opt := &gh.ListCheckSuiteOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	for {
+		res, resp, err := cl.Checks.ListCheckSuitesForRef(ctx, owner, name, sha, opt)
+		if err != nil {
+			return nil, err
+		}
+		for _, su := range res.CheckSuites {
+			if su.GetStatus() == "completed" && su.GetLatestCheckRunsCount() == 0 {
+				out = append(out, su)
+			}
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// suiteBucket judges a run-less completed suite: action_required is a workflow awaiting a
+// maintainer's approval, which never starts by itself.
+func suiteBucket(su *gh.CheckSuite) string {
+	switch su.GetConclusion() {
+	case "action_required":
+		return "awaiting_approval"
+	case "success":
+		return "pass"
+	case "failure", "timed_out", "cancelled", "startup_failure":
+		return "fail"
+	}
+	return "skipped"
 }
 
 var (
@@ -173,7 +228,7 @@ func roundText(subject string, round int, checks []Check) string {
 }
 
 type pollResult struct {
-	outcome string // completed, fail_fast, timeout
+	outcome string // completed, fail_fast, timeout, awaiting_approval
 	checks  []Check
 	elapsed time.Duration
 }
@@ -213,10 +268,15 @@ func (c *Client) poll(ctx context.Context, cl *gh.Client, subject, owner, name, 
 			if progress != nil {
 				progress(roundText(subject, round, checks))
 			}
-			pending, failed := false, false
+			pending, failed, awaiting := false, false, false
 			for _, ch := range checks {
 				pending = pending || ch.Bucket == "pending"
 				failed = failed || ch.Bucket == "fail"
+				awaiting = awaiting || ch.Bucket == "awaiting_approval"
+			}
+			if awaiting {
+				// Polling is pointless: the workflow starts only when a maintainer approves it.
+				return pollResult{"awaiting_approval", last, c.now().Sub(start)}, nil
 			}
 			if !pending {
 				return pollResult{"completed", last, c.now().Sub(start)}, nil
@@ -310,6 +370,20 @@ func verdict(subject string, p pollResult, jobs []FailedJob, enrichErr string) (
 		}
 	}
 	total := len(p.checks)
+	if p.outcome == "awaiting_approval" {
+		var lines []string
+		for _, c := range p.checks {
+			if c.Bucket == "awaiting_approval" {
+				l := "- " + icon("action_required") + " **" + displayName(c) + "**"
+				if c.Link != nil && *c.Link != "" {
+					l += " — [view run](" + *c.Link + ")"
+				}
+				lines = append(lines, l)
+			}
+		}
+		return "awaiting_approval", fmt.Sprintf("## %s CI Checks - AWAITING APPROVAL\n\n%d workflow(s) wait for a maintainer to approve them and will not start on their own:\n\n%s",
+			subject, len(lines), strings.Join(lines, "\n"))
+	}
 	if len(failed) == 0 && p.outcome == "completed" {
 		return "success", fmt.Sprintf("## %s CI Checks - PASSED\n\nAll %d check(s) passed.", subject, total)
 	}

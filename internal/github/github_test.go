@@ -44,6 +44,7 @@ type server struct {
 	pending   int
 	polls     int
 	fail      bool
+	awaiting  bool // a fork PR's workflow waits for approval: a run-less action_required suite
 	queries   []string
 	downloads int
 }
@@ -114,12 +115,24 @@ func newServer(t *testing.T) *server {
 		{"id":200,"name":"build","status":`+status+`,"conclusion":`+concl+`,"started_at":"2026-11-03T10:01:00Z","html_url":"https://github.com/octo/demo/actions/runs/100/job/200","details_url":"https://github.com/octo/demo/actions/runs/100/job/200","check_suite":{"id":900},"app":{"slug":"github-actions"}},
 		{"id":201,"name":"lint","status":"completed","conclusion":"skipped","started_at":null,"details_url":"https://github.com/octo/demo/actions/runs/100/job/201","check_suite":{"id":900}}]}`)
 	}))
+	mux.HandleFunc("GET /repos/octo/demo/commits/"+sha+"/check-suites", auth(func(w http.ResponseWriter, r *http.Request) {
+		suites := `{"id":900,"status":"completed","conclusion":"success","latest_check_runs_count":2,"app":{"slug":"github-actions"}},
+		{"id":902,"status":"queued","conclusion":null,"latest_check_runs_count":0,"app":{"slug":"some-app"}}`
+		if s.awaiting {
+			suites += `,{"id":901,"status":"completed","conclusion":"action_required","latest_check_runs_count":0,"app":{"slug":"github-actions"}}`
+		}
+		j(w, `{"total_count":3,"check_suites":[`+suites+`]}`)
+	}))
 	mux.HandleFunc("GET /repos/octo/demo/actions/runs", auth(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("head_sha") != sha {
 			j(w, `{"total_count":0,"workflow_runs":[]}`)
 			return
 		}
-		j(w, `{"total_count":1,"workflow_runs":[{"id":100,"name":"CI","event":"pull_request","check_suite_id":900,"html_url":"https://github.com/octo/demo/actions/runs/100"}]}`)
+		runs := `{"id":100,"name":"CI","event":"pull_request","check_suite_id":900,"html_url":"https://github.com/octo/demo/actions/runs/100"}`
+		if s.awaiting {
+			runs += `,{"id":101,"name":"Deploy preview","event":"pull_request_target","status":"completed","conclusion":"action_required","check_suite_id":901,"html_url":"https://github.com/octo/demo/actions/runs/101"}`
+		}
+		j(w, `{"total_count":2,"workflow_runs":[`+runs+`]}`)
 	}))
 	job := func(id int, status, concl string) string {
 		return fmt.Sprintf(`{"id":%d,"run_id":100,"run_url":"https://api.github.com/repos/Octo/Demo/actions/runs/100","name":"build","status":%q,"conclusion":%s,
@@ -368,6 +381,23 @@ func TestWaitChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden(t, "wait-github-commit-checks-fail", render(r, progress))
+	})
+	t.Run("awaiting approval", func(t *testing.T) {
+		// The seed: a fork PR's workflow waiting for a maintainer's approval exists only as
+		// a run-less check suite; the wait returns at once (it would never start by itself),
+		// the entry named after its workflow run.
+		s := newServer(t)
+		s.pending = 1 << 30
+		s.awaiting = true
+		c, clk := newClient(t, s)
+		r, err := c.WaitPRChecks(ctx, "", "", 8, false, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(clk.sleeps) != 0 {
+			t.Errorf("slept %v waiting for a workflow that needs approval", clk.sleeps)
+		}
+		golden(t, "wait-github-pr-checks-awaiting", render(r, nil))
 	})
 	t.Run("deadline", func(t *testing.T) {
 		s := newServer(t)

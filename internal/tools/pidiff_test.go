@@ -93,7 +93,7 @@ var diffCalls = []diffCall{
 	{"bash", `{"command":"seq 1 3000"}`},
 	{"bash", `{"command":"head -c 60000 /dev/zero | tr '\\0' a"}`},
 	{"bash", `{"command":"for i in $(seq 1 2000); do echo 0123456789012345678901234567890; done"}`},
-	{"bash", `{"command":"echo before; sleep 5","timeout":0.5}`},
+	{"bash", `{"command":"echo before; sleep 30","timeout":2}`}, // 2 s: under load a sandboxed bash may not print within 0.5 s
 	{"bash", `{"command":"echo x","timeout":-1}`},
 	{"bash", `{"command":"cat crlf.txt; cat multi.txt"}`},
 	{"bash", `{"command":"seq 1 300000"}`},
