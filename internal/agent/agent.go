@@ -230,6 +230,10 @@ func New(cfg Config) *Agent {
 	if cfg.Settings.FollowUpMode == "" {
 		cfg.Settings.FollowUpMode = OneAtATime
 	}
+	if cfg.Options.Memo == nil {
+		// Each turn's request extends the last one's message array (llm.BodyMemo).
+		cfg.Options.Memo = new(llm.BodyMemo)
+	}
 	a := &Agent{cfg: cfg}
 	a.steering.mode = cfg.Settings.SteeringMode
 	a.followUp.mode = cfg.Settings.FollowUpMode
@@ -465,5 +469,5 @@ func (a *Agent) dropTrailingAssistant(onlyFailed bool) {
 	if onlyFailed && a.messages[n-1].StopReason != llm.StopError && a.messages[n-1].StopReason != llm.StopLength {
 		return
 	}
-	a.messages = a.messages[:n-1]
+	a.messages = a.messages[: n-1 : n-1] // the next append must not overwrite a view's last message
 }

@@ -486,6 +486,7 @@ func (a *Agent) summarize(ctx context.Context, prompt string, maxTokens int, rea
 	// pi's completeSummarization: no cache writes for a one-off summary, no tools.
 	opts.CacheRetention = "none"
 	opts.ToolChoice = "none"
+	opts.Memo = nil // a one-off body: the session's stays remembered
 	if !a.cfg.Model.Reasoning {
 		opts.ThinkingLevel = ""
 	}

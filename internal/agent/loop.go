@@ -162,7 +162,10 @@ func (a *Agent) streamAssistant(ctx context.Context) *llm.Message {
 		h(ctx)
 	}
 	a.mu.Lock()
-	msgs := append([]llm.Message(nil), a.messages...)
+	// A view, not a copy: the transcript is only appended to (past its length or into a new
+	// array) or replaced whole, and dropTrailingAssistant clips what it cuts, so what the
+	// provider reads is never written while it reads.
+	msgs := a.messages[:len(a.messages):len(a.messages)]
 	system := a.cfg.SystemPrompt
 	a.mu.Unlock()
 	var tools []llm.Tool

@@ -1,8 +1,8 @@
 package llm
 
 import (
-	"encoding/json"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -80,6 +80,11 @@ func (w *fastWriter) value(b []byte, depth int) ([]byte, bool) {
 			}
 		}
 	case c == '"':
+		if end := w.canonicalStr(); end > 0 {
+			b = append(b, w.in[w.i:end]...)
+			w.i = end
+			return b, true
+		}
 		s, ok := w.str()
 		if !ok {
 			return b, false
@@ -150,6 +155,62 @@ func (w *fastWriter) object(b []byte, depth int) ([]byte, bool) {
 	}
 }
 
+// canonicalStr returns the end of the string at the cursor when its bytes are already what
+// AppendJSString writes for it (JSON.stringify's own escapes only, valid UTF-8), so that
+// they can be copied as they are; else 0. Tool-call arguments are mostly such strings.
+func (w *fastWriter) canonicalStr() int {
+	in := w.in
+	for j := w.i + 1; j < len(in); {
+		c := in[j]
+		switch {
+		case c == '"':
+			return j + 1
+		case c < 0x20:
+			return 0
+		case c == '\\':
+			if j+1 >= len(in) {
+				return 0
+			}
+			switch in[j+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				j += 2
+				continue
+			case 'u':
+				// Only a control character without a short escape, as AppendJSString spells it.
+				if j+5 >= len(in) || in[j+2] != '0' || in[j+3] != '0' || (in[j+4] != '0' && in[j+4] != '1') {
+					return 0
+				}
+				h := in[j+5]
+				var v byte
+				switch {
+				case h >= '0' && h <= '9':
+					v = h - '0'
+				case h >= 'a' && h <= 'f':
+					v = h - 'a' + 10
+				default:
+					return 0
+				}
+				v |= (in[j+4] - '0') << 4
+				if v == '\b' || v == '\f' || v == '\n' || v == '\r' || v == '\t' {
+					return 0
+				}
+				j += 6
+				continue
+			}
+			return 0
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, n := utf8.DecodeRune(in[j:])
+			if r == utf8.RuneError && n == 1 {
+				return 0
+			}
+			j += n
+		}
+	}
+	return 0
+}
+
 // str reads the string at the cursor as encoding/json decodes it. Without escapes and with
 // valid UTF-8 it is a view of the input (not copied: the writer only reads it while it runs);
 // otherwise encoding/json unquotes it (each invalid byte becomes U+FFFD, so two different
@@ -167,11 +228,7 @@ func (w *fastWriter) str() (string, bool) {
 				}
 				return unsafe.String(&s[0], len(s)), true
 			}
-			var s string
-			if json.Unmarshal(w.in[start:j+1], &s) != nil {
-				return "", false
-			}
-			return s, true
+			return unquote(w.in[start+1 : j])
 		case c == '\\':
 			escaped = true
 			j++
@@ -235,4 +292,99 @@ func (w *fastWriter) literal(b []byte, lit string) ([]byte, bool) {
 	}
 	w.i += len(lit)
 	return append(b, lit...), true
+}
+
+// unquote decodes the inside of a JSON string literal whose bytes are all at or above 0x20,
+// as encoding/json decodes it: a lone or unpaired surrogate escape and each byte of invalid
+// UTF-8 become U+FFFD; ok is false for an invalid escape.
+func unquote(s []byte) (string, bool) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, r)
+			} else {
+				out = append(out, s[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if c != '\\' {
+			j := i + 1
+			for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
+				j++
+			}
+			out = append(out, s[i:j]...)
+			i = j
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r1, ok := hex4(s, i+2)
+			if !ok {
+				return "", false
+			}
+			i += 6
+			r := r1
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					if r2, ok := hex4(s, i+2); ok {
+						if d := utf16.DecodeRune(r1, r2); d != utf8.RuneError {
+							r = d
+							i += 6
+						}
+					}
+				}
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	if len(out) == 0 {
+		return "", true
+	}
+	return unsafe.String(&out[0], len(out)), true
+}
+
+// hex4 reads the four hex digits at s[i:].
+func hex4(s []byte, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

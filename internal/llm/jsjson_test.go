@@ -69,6 +69,9 @@ func TestShortHash(t *testing.T) {
 
 // stringifySeeds are inputs of every kind for the one-pass writer and the tree to agree on.
 var stringifySeeds = []string{
+	// Strings copied as they are, and the escapes that must not be (canonicalStr).
+	`{"content":"a\"b\\c\n\t\r\b\f\u0001\u001f é ✓"}`, `["\u0008","\u000a","\u0020","\u00e9","\u001F","\/","\u0041"]`,
+	"[\"\xff\",\"\xed\xa0\x80\",\"ok\"]",
 	`{ "b" : 1, "a":[1.0, 2e3, -0.5e-8,"x\u00e9\/"], "b": 2 }`, `"<\u2028>\u0001"`, `1e21`,
 	`123456789012345678901234`, `-0`, `0.0`, `1e400`, `-1e400`, `1e-400`, `[]`, `{}`, ` [ ] `,
 	`{"a":{"a":{"a":1}},"b":[{"a":1,"b":2},{"b":1,"a":2}]}`, `"\ud800x"`, `"\udc00\ud800"`,

@@ -104,6 +104,10 @@ func AppendJSON(b []byte, v any) []byte {
 			return append(b, "null"...)
 		}
 		return append(b, buf.Bytes()...)
+	case *memoArray:
+		return appendMemo(b, t)
+	case JSONText:
+		return AppendJSString(b, string(AppendJSON(nil, json.RawMessage(t))))
 	case map[string]string:
 		keys := make([]string, 0, len(t))
 		for k := range t {
@@ -169,6 +173,20 @@ func sizeHint(v any) int {
 		return len(t) + 2
 	case json.RawMessage:
 		return len(t)
+	case JSONText:
+		return len(t) + len(t)/8 + 2
+	case *memoArray:
+		// The last body's bytes count their escapes: a hint short of them would have the
+		// body copied as it grows.
+		n := 2
+		for i, e := range t.elems {
+			if p := t.prev; p != nil && i < len(p.enc) {
+				n += 1 + len(p.enc[i])
+			} else {
+				n += 1 + sizeHint(e)
+			}
+		}
+		return n
 	case map[string]string:
 		n := 2
 		for k, e := range t {

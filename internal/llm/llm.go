@@ -340,6 +340,9 @@ type Options struct {
 	// runs (copying what it keeps), so the provider may pass its live message instead of a
 	// copy per event ([Builder.Live]). Nothing of it is sent.
 	LivePartials bool
+	// Memo, when set, extends the last request body of the session instead of rebuilding its
+	// message array ([BodyMemo]); the body is the same bytes either way. Nothing of it is sent.
+	Memo *BodyMemo
 }
 
 // HTTPDoer is the part of *http.Client a provider uses.

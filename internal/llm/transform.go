@@ -31,70 +31,7 @@ func (m *Model) HasInput(kind string) bool {
 func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *Message) string) []Message {
 	idMap := map[string]string{}
 	out := make([]Message, 0, len(msgs))
-	transformed := make([]Message, 0, len(msgs))
-	for i := range msgs {
-		msg := msgs[i]
-		if !m.HasInput("image") && (msg.Role == RoleUser || msg.Role == RoleToolResult) {
-			ph := nonVisionUserImage
-			if msg.Role == RoleToolResult {
-				ph = nonVisionToolImage
-			}
-			msg.Content = replaceImages(msg.Content, ph)
-		}
-		switch msg.Role {
-		case RoleToolResult:
-			if n, ok := idMap[msg.ToolCallID]; ok && n != msg.ToolCallID {
-				msg.ToolCallID = n
-			}
-		case RoleAssistant:
-			same := msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID
-			var content []Content
-			for _, b := range msg.Content {
-				switch b.Type {
-				case TypeThinking:
-					if b.Redacted {
-						if same {
-							content = append(content, b)
-						}
-						continue
-					}
-					if same && b.ThinkingSignature != "" {
-						content = append(content, b)
-						continue
-					}
-					if strings.TrimSpace(b.Thinking) == "" {
-						continue
-					}
-					if same {
-						content = append(content, b)
-					} else {
-						content = append(content, TextBlock(b.Thinking))
-					}
-				case TypeText:
-					if same {
-						content = append(content, b)
-					} else {
-						content = append(content, TextBlock(b.Text))
-					}
-				case TypeToolCall:
-					if !same {
-						b.ThoughtSignature = ""
-						if normalize != nil {
-							if n := normalize(b.ID, &msgs[i]); n != b.ID {
-								idMap[b.ID] = n
-								b.ID = n
-							}
-						}
-					}
-					content = append(content, b)
-				default:
-					content = append(content, b)
-				}
-			}
-			msg.Content = content
-		}
-		transformed = append(transformed, msg)
-	}
+	vision := m.HasInput("image")
 	var pending []Content
 	have := map[string]bool{}
 	flush := func() {
@@ -106,32 +43,118 @@ func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *
 			}
 		}
 		pending = nil
-		have = map[string]bool{}
+		if len(have) > 0 {
+			have = map[string]bool{}
+		}
 	}
-	for _, msg := range transformed {
+	for i := range msgs {
+		msg := msgs[i]
+		if !vision && (msg.Role == RoleUser || msg.Role == RoleToolResult) {
+			ph := nonVisionUserImage
+			if msg.Role == RoleToolResult {
+				ph = nonVisionToolImage
+			}
+			msg.Content = replaceImages(msg.Content, ph)
+		}
 		switch msg.Role {
+		case RoleToolResult:
+			if n, ok := idMap[msg.ToolCallID]; ok && n != msg.ToolCallID {
+				msg.ToolCallID = n
+			}
+			have[msg.ToolCallID] = true
 		case RoleAssistant:
+			msg.Content = transformAssistant(&msgs[i], msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID, normalize, idMap)
 			flush()
 			if msg.StopReason == StopError || msg.StopReason == StopAborted {
 				continue
 			}
 			if tcs := msg.ToolCalls(); len(tcs) > 0 {
 				pending = tcs
-				have = map[string]bool{}
 			}
-			out = append(out, msg)
-		case RoleToolResult:
-			have[msg.ToolCallID] = true
-			out = append(out, msg)
 		case RoleUser:
 			flush()
-			out = append(out, msg)
-		default:
-			out = append(out, msg)
 		}
+		out = append(out, msg)
 	}
 	flush()
 	return out
+}
+
+// transformAssistant is an assistant message's content as another model (same: the same
+// one) is sent it. A message of the same model whose blocks all stay keeps its slice.
+func transformAssistant(src *Message, same bool, normalize func(id string, src *Message) string, idMap map[string]string) []Content {
+	var content []Content
+	copied := false
+	keep := func(i int, b Content, changed bool) {
+		if !copied && !changed {
+			return
+		}
+		if !copied {
+			content = append(make([]Content, 0, len(src.Content)), src.Content[:i]...)
+			copied = true
+		}
+		content = append(content, b)
+	}
+	drop := func(i int) {
+		if !copied {
+			content = append(make([]Content, 0, len(src.Content)), src.Content[:i]...)
+			copied = true
+		}
+	}
+	for i, b := range src.Content {
+		switch b.Type {
+		case TypeThinking:
+			if b.Redacted {
+				if same {
+					keep(i, b, false)
+				} else {
+					drop(i)
+				}
+				continue
+			}
+			if same && b.ThinkingSignature != "" {
+				keep(i, b, false)
+				continue
+			}
+			if strings.TrimSpace(b.Thinking) == "" {
+				drop(i)
+				continue
+			}
+			if same {
+				keep(i, b, false)
+			} else {
+				keep(i, TextBlock(b.Thinking), true)
+			}
+		case TypeText:
+			if same {
+				keep(i, b, false)
+			} else {
+				keep(i, TextBlock(b.Text), true)
+			}
+		case TypeToolCall:
+			changed := false
+			if !same {
+				changed = true
+				b.ThoughtSignature = ""
+				if normalize != nil {
+					if n := normalize(b.ID, src); n != b.ID {
+						idMap[b.ID] = n
+						b.ID = n
+					}
+				}
+			}
+			keep(i, b, changed)
+		default:
+			keep(i, b, false)
+		}
+	}
+	if !copied {
+		content = src.Content
+	}
+	if len(content) == 0 {
+		return nil // as a message whose every block was dropped
+	}
+	return content
 }
 
 func replaceImages(content []Content, ph string) []Content {

@@ -180,6 +180,7 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 		return nil, err
 	}
 	defer f.Close()
+	defer holdGC(fi.Size())()
 	lr := newLineReader(f, path, fi.Size())
 	var (
 		header   bool

@@ -153,6 +153,9 @@ func (s *Session) Replay(msgs []llm.Message) {
 		if !ok {
 			continue
 		}
+		if !mayHoldReads(m.Details) {
+			continue
+		}
 		var d struct {
 			Reads map[string]json.RawMessage `json:"reads"`
 		}
@@ -183,4 +186,27 @@ func (s *Session) Replay(msgs []llm.Message) {
 	for _, fn := range hooks {
 		fn(s, msgs)
 	}
+}
+
+// mayHoldReads reports whether details may have a key encoding/json matches to "reads": it
+// has the five letters in any case, or an escape or a non-ASCII byte (a key spelled with
+// either may fold to it). Details without it are not decoded: a long session's tool results
+// were each decoded at every start for nothing.
+func mayHoldReads(d []byte) bool {
+	const word = "reads"
+	for i, c := range d {
+		if c == '\\' || c >= 0x80 {
+			return true
+		}
+		if c|0x20 == 'r' && i+len(word) <= len(d) {
+			k := 1
+			for k < len(word) && d[i+k]|0x20 == word[k] {
+				k++
+			}
+			if k == len(word) {
+				return true
+			}
+		}
+	}
+	return false
 }

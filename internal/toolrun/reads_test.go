@@ -175,3 +175,27 @@ func TestMutationQueueSerialises(t *testing.T) {
 	s.WithFile(filepath.Join(d, "y"), func() error { return nil })
 	close(b)
 }
+
+// TestMayHoldReads: the pre-check never skips details encoding/json would read reads from.
+func TestMayHoldReads(t *testing.T) {
+	for _, d := range []string{`{"reads":{}}`, `{"READS":{}}`, `{"ReAdS":{}}`, `{"r\u0065ads":{}}`, "{\"read\u017f\":{}}",
+		`{"x":1,"reads":null}`, `{"a":"reads"}`} {
+		if !mayHoldReads([]byte(d)) {
+			t.Errorf("%s skipped", d)
+		}
+	}
+	for _, d := range []string{`{}`, `{"truncation":{"lines":3}}`, `{"read":1,"ads":2}`, `{"rea ds":1}`, ``} {
+		if mayHoldReads([]byte(d)) {
+			t.Errorf("%s not skipped", d)
+		}
+	}
+	// The ones kept are exactly those encoding/json finds the key in, on these inputs.
+	for _, d := range []string{`{"READS":{"/a":{}}}`, "{\"read\u017f\":{\"/a\":{}}}", `{"r\u0065ads":{"/a":{}}}`} {
+		var v struct {
+			Reads map[string]json.RawMessage `json:"reads"`
+		}
+		if json.Unmarshal([]byte(d), &v) != nil || len(v.Reads) != 1 {
+			t.Errorf("encoding/json does not read %s", d)
+		}
+	}
+}

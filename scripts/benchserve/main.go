@@ -38,23 +38,42 @@ func main() {
 	<-sig
 }
 
-// toolResults counts the tool-result messages of a request body as it is read, keeping only
-// the last bytes (a marker may straddle two reads).
+// toolResults counts the tool-result messages after the last user message of a request body
+// as it is read, keeping only the last bytes (a marker may straddle two reads).
 func toolResults(r io.Reader) int {
-	marker := []byte(`"role":"tool"`)
+	const role = `"role":"`
 	buf := make([]byte, 256<<10)
 	n, carry := 0, 0
 	for {
 		k, err := r.Read(buf[carry:])
 		data := buf[:carry+k]
-		n += bytes.Count(data, marker)
-		keep := min(len(marker)-1, len(data))
-		// Bytes kept for the next read cannot hold a whole marker, so nothing is counted twice.
-		copy(buf, data[len(data)-keep:])
-		carry = keep
+		// Tool results since the last user message: a continued session's earlier turns do not
+		// count, so the script plays out the same way whatever came before.
+		end := len(data) - (len(role) + 5) // a marker and its value: a whole one must fit
+		if err != nil {
+			end = len(data)
+		}
+		i := 0
+		for i < end {
+			j := bytes.Index(data[i:], []byte(role))
+			if j < 0 || i+j >= end {
+				break
+			}
+			v := data[i+j+len(role):]
+			switch {
+			case bytes.HasPrefix(v, []byte(`tool"`)):
+				n++
+			case bytes.HasPrefix(v, []byte(`user"`)):
+				n = 0
+			}
+			i += j + 1
+		}
 		if err != nil {
 			return n
 		}
+		// What was not looked at yet is kept for the next read.
+		i = max(i, end)
+		carry = copy(buf, data[i:])
 	}
 }
 

@@ -84,6 +84,7 @@ type params struct {
 	thinkingOption bool // a reasoning level was requested
 	// oauth: the key is a Claude subscription token (sk-ant-oat…), sent as Claude Code sends it.
 	oauth bool
+	memo  *llm.BodyMemo
 }
 
 // IsOAuthToken reports a Claude Pro/Max access token, which pi sends as Claude Code does
@@ -127,6 +128,7 @@ func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options, compat Compat) 
 		}
 		p.sessionID = o.SessionID
 		budgets = o.ThinkingBudgets
+		p.memo = o.Memo
 	}
 	if p.retention != "none" {
 		p.cacheControl = llm.Obj{{K: "type", V: "ephemeral"}}
@@ -334,7 +336,11 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 
 func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj {
 	msgs := llm.TransformMessages(c.Messages, m, normalizeToolCallID)
-	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: convertMessages(msgs, p.cacheControl, compat, p.oauth)},
+	var messages any = convertMessages(msgs, p.cacheControl, compat, p.oauth)
+	if p.memo != nil {
+		messages = llm.MemoArray(p.memo, messages.([]llm.Obj))
+	}
+	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: messages},
 		{K: "max_tokens", V: p.maxTokens}, {K: "stream", V: true}}
 	sysBlock := func(text string) llm.Obj {
 		sys := llm.Obj{{K: "type", V: "text"}, {K: "text", V: text}}

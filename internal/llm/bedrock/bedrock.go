@@ -693,7 +693,11 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := llm.Obj{{K: "messages", V: msgs}}
+	var messages any = msgs
+	if o != nil && o.Memo != nil {
+		messages = llm.MemoArray(o.Memo, msgs)
+	}
+	body := llm.Obj{{K: "messages", V: messages}}
 	if c.SystemPrompt != "" {
 		sys := []any{llm.Obj{{K: "text", V: c.SystemPrompt}}}
 		if ret != "none" && promptCaching(m) {

@@ -305,7 +305,11 @@ func buildBody(m *llm.Model, c *llm.Context, o *llm.Options) (llm.Obj, error) {
 	if cs == nil {
 		cs = []any{}
 	}
-	body := llm.Obj{{K: "contents", V: cs}}
+	var contents any = cs
+	if o != nil && o.Memo != nil {
+		contents = llm.MemoArray(o.Memo, cs)
+	}
+	body := llm.Obj{{K: "contents", V: contents}}
 	if c.SystemPrompt != "" {
 		body = append(body, llm.Field{K: "systemInstruction", V: llm.Obj{{K: "parts", V: []any{llm.Obj{{K: "text", V: c.SystemPrompt}}}}, {K: "role", V: "user"}}})
 	}

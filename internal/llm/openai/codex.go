@@ -139,8 +139,12 @@ func buildCodexBody(m *llm.Model, c *llm.Context, o *llm.Options) llm.Obj {
 		opt.additionalTools = tools
 	}
 	compat := ResponsesCompat{SupportsDeveloperRole: cc.SupportsDeveloperRole == nil || *cc.SupportsDeveloperRole}
+	var input any = convertResponsesInput(m, c, compat, opt)
+	if o != nil && o.Memo != nil {
+		input = llm.MemoArray(o.Memo, input.([]any))
+	}
 	body := llm.Obj{{K: "model", V: m.ID}, {K: "store", V: false}, {K: "stream", V: true},
-		{K: "input", V: convertResponsesInput(m, c, compat, opt)},
+		{K: "input", V: input},
 		{K: "text", V: llm.Obj{{K: "verbosity", V: "low"}}},
 		{K: "include", V: []string{"reasoning.encrypted_content"}}}
 	if o.Retention() != "none" && o != nil && o.SessionID != "" {

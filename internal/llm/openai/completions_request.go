@@ -16,6 +16,7 @@ type params struct {
 	retention       string
 	sessionID       string
 	budgets         map[string]int
+	memo            *llm.BodyMemo
 }
 
 func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options) params {
@@ -28,6 +29,7 @@ func resolveParams(m *llm.Model, c *llm.Context, o *llm.Options) params {
 		}
 		p.sessionID = o.SessionID
 		p.budgets = o.ThinkingBudgets
+		p.memo = o.Memo
 	}
 	return p
 }
@@ -218,7 +220,7 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 						args = json.RawMessage("{}")
 					}
 					tcs = append(tcs, llm.Obj{{K: "id", V: tc.ID}, {K: "type", V: "function"},
-						{K: "function", V: llm.Obj{{K: "name", V: tc.Name}, {K: "arguments", V: string(llm.AppendJSON(nil, args))}}}})
+						{K: "function", V: llm.Obj{{K: "name", V: tc.Name}, {K: "arguments", V: llm.JSONText(args)}}}})
 				}
 				am = am.Set("tool_calls", tcs)
 			}
@@ -478,6 +480,10 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 	}
 	if len(compat.OpenRouterRouting) > 0 {
 		body = append(body, llm.Field{K: "provider", V: compat.OpenRouterRouting})
+	}
+	if p.memo != nil {
+		// After the cache marker is placed: the memo compares what is written.
+		body = body.Set("messages", llm.MemoArray(p.memo, messages))
 	}
 	return body
 }

@@ -249,7 +249,7 @@ func convertResponsesInput(m *llm.Model, c *llm.Context, compat ResponsesCompat,
 						item = append(item, llm.Field{K: "id", V: itemID})
 					}
 					item = append(item, llm.Field{K: "call_id", V: callID}, llm.Field{K: "name", V: b.Name},
-						llm.Field{K: "arguments", V: string(llm.AppendJSON(nil, args))})
+						llm.Field{K: "arguments", V: llm.JSONText(args)})
 					items = append(items, item)
 				}
 			}
@@ -289,6 +289,7 @@ type responsesParams struct {
 	effort    string
 	retention string
 	sessionID string
+	memo      *llm.BodyMemo
 }
 
 func resolveResponsesParams(m *llm.Model, c *llm.Context, o *llm.Options) responsesParams {
@@ -300,6 +301,7 @@ func resolveResponsesParams(m *llm.Model, c *llm.Context, o *llm.Options) respon
 			}
 		}
 		p.sessionID = o.SessionID
+		p.memo = o.Memo
 	}
 	return p
 }
@@ -311,7 +313,11 @@ func BuildResponsesBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 }
 
 func buildResponsesParams(m *llm.Model, c *llm.Context, compat ResponsesCompat, p responsesParams) llm.Obj {
-	body := llm.Obj{{K: "model", V: m.ID}, {K: "input", V: convertResponsesMessages(m, c, compat)}, {K: "stream", V: true}}
+	var input any = convertResponsesMessages(m, c, compat)
+	if p.memo != nil {
+		input = llm.MemoArray(p.memo, input.([]any))
+	}
+	body := llm.Obj{{K: "model", V: m.ID}, {K: "input", V: input}, {K: "stream", V: true}}
 	if p.retention != "none" && p.sessionID != "" {
 		body = append(body, llm.Field{K: "prompt_cache_key", V: clampCacheKey(p.sessionID)})
 	}

@@ -18,8 +18,42 @@ func BenchmarkRequestBody(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
 			b.SetBytes(int64(mb << 20))
 			b.ReportAllocs()
+			defer llmtest.CPUTimer(b)()
 			for b.Loop() {
 				if len(BuildBody(m, c, &llm.Options{})) < mb<<20 {
+					b.Fatal("short body")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNextTurnBody is the same body for the next turn of the session when the last
+// one's is remembered (llm.BodyMemo, as the agent does): the context of BenchmarkRequestBody
+// plus one new round, alternating between two different new rounds so that each build writes
+// that round anew and copies the rest.
+func BenchmarkNextTurnBody(b *testing.B) {
+	m := &llm.Model{Provider: "p", ID: "m", API: CompletionsAPI, BaseURL: "http://127.0.0.1:1/v1", Reasoning: true, MaxTokens: 32000}
+	for _, mb := range []int{1, 4, 16} {
+		c := llmtest.LongContext(mb << 20)
+		round := llmtest.LongContext(1).Messages[:4]
+		var next [2]*llm.Context
+		for i := range next {
+			cc := *c
+			cc.Messages = append(append([]llm.Message(nil), c.Messages...), round...)
+			cc.Messages[len(cc.Messages)-4].Content = []llm.Content{llm.TextBlock(fmt.Sprintf("Round %d.", i))}
+			next[i] = &cc
+		}
+		o := &llm.Options{Memo: new(llm.BodyMemo)}
+		BuildBody(m, c, o)
+		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
+			b.SetBytes(int64(mb << 20))
+			b.ReportAllocs()
+			defer llmtest.CPUTimer(b)()
+			i := 0
+			for b.Loop() {
+				i++
+				if len(BuildBody(m, next[i%2], o)) < mb<<20 {
 					b.Fatal("short body")
 				}
 			}
