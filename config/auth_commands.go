@@ -1,9 +1,12 @@
 package config
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -233,4 +236,28 @@ func ProviderName(id string) string {
 		return info.Name
 	}
 	return id
+}
+
+// Login is `pigo auth login PROVIDER` once the provider is known and a person sits at the
+// terminal (in, out): an API key (apiKey) or the account sign-in (with a browser unless
+// noBrowser), saved in auth.json. It returns what to print on success; the error's text is
+// what to print otherwise ("Login cancelled." when ctx ended or the person cancelled).
+func (c *Config) Login(ctx context.Context, provider string, apiKey, noBrowser bool, in *os.File, out io.Writer) (string, error) {
+	method, err := auth.LoginMethod(provider, apiKey, c.KnownCustomProvider(provider))
+	if err != nil {
+		return "", err
+	}
+	ui := &auth.Terminal{In: bufio.NewReader(in), Fd: int(in.Fd()), Out: out, Provider: provider, Browser: !noBrowser, APIKey: method == auth.TypeAPIKey}
+	cred, err := auth.Login(ctx, auth.NewStore(c.AgentDir), provider, method, ui)
+	name := ProviderName(provider)
+	if err != nil {
+		if ctx.Err() != nil || err.Error() == "Login cancelled" {
+			return "", errors.New("Login cancelled.")
+		}
+		return "", fmt.Errorf("Failed to log in to %s: %v", name, err)
+	}
+	if cred.Type == auth.TypeOAuth {
+		return fmt.Sprintf("Logged in to %s. Credentials saved to %s", name, auth.Path(c.AgentDir)), nil
+	}
+	return fmt.Sprintf("Saved API key for %s. Credentials saved to %s", name, auth.Path(c.AgentDir)), nil
 }

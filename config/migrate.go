@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -455,4 +456,38 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// Run is `pigo config migrate sandbox` once the migration is planned: nothing to do (or only
+// the old file to remove with removeOld), else the diff, then — unless dryRun — the write;
+// what happened goes to w. An error is Write's (an *EditError, a refused or changed file, or an
+// I/O failure).
+func (m *Migration) Run(w io.Writer, dryRun, removeOld bool) error {
+	if m.Done {
+		if removeOld && m.From != m.To && !dryRun {
+			if err := m.Write(true); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s already holds the migrated policy; removed %s\n", m.To, m.From)
+			return nil
+		}
+		fmt.Fprintf(w, "%s is already in the current shape: nothing to migrate\n", m.To)
+		return nil
+	}
+	fmt.Fprint(w, m.Diff())
+	if dryRun {
+		return nil
+	}
+	if err := m.Write(removeOld); err != nil {
+		return err
+	}
+	switch {
+	case m.From == m.To:
+		fmt.Fprintf(w, "migrated %s to the current shape\n", m.To)
+	case removeOld:
+		fmt.Fprintf(w, "migrated %s to %s and removed %s\n", m.From, m.To, m.From)
+	default:
+		fmt.Fprintf(w, "migrated %s to %s; %s is left as it was (pass --remove-old to remove it)\n", m.From, m.To, m.From)
+	}
+	return nil
 }

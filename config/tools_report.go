@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/pattern"
 	"github.com/pigo-agent/pigo/internal/validate"
 )
@@ -48,4 +50,33 @@ func (res *Resolution) UnknownToolFlags(flags map[string][]string) diag.List {
 		}
 	}
 	return l
+}
+
+// WriteTools prints `pigo tools`' text: the sub-agent (agent, nil for none), the model and the
+// file toolset, then the registry's table (fit is the width left for its last column).
+func (res *Resolution) WriteTools(w io.Writer, agent *AgentInfo, fit func(...[]string) int) error {
+	if agent != nil {
+		fmt.Fprintf(w, "agent: %s (%s)   tools: %s   sandbox: fs=%s network=%s\n", agent.Name, agent.File,
+			engine.ListOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
+	}
+	fmt.Fprintf(w, "model: %s   file toolset: %s\n", res.Model.Line(), res.Tools.FileIO)
+	return res.Tools.WriteText(w, fit)
+}
+
+// Explain is `pigo explain TOOL`'s resolution steps for name; a name no declaration has is a
+// *Refusal, with the closest declared name when there is one.
+func (res *Resolution) Explain(name string) (engine.ExplainResult, error) {
+	ex, ok := res.Tools.Explain(name)
+	if ok {
+		return ex, nil
+	}
+	var names []string
+	for _, t := range res.Tools.Tools {
+		names = append(names, t.Name)
+	}
+	msg := fmt.Sprintf("no tool %q is declared", name)
+	if s := validate.Suggest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ex, &Refusal{msg}
 }

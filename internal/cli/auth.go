@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -203,28 +202,13 @@ func runAuthLogin(c *CLI, a *args) int {
 		fmt.Fprintln(c.Stderr, `"pigo auth login <provider> [--api-key] [--no-browser]" requires an interactive terminal`)
 		return 1
 	}
-	method, err := auth.LoginMethod(provider, a.has("--api-key"), cfg.KnownCustomProvider(provider))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	msg, err := cfg.Login(ctx, provider, a.has("--api-key"), a.has("--no-browser"), in, c.Stdout)
 	if err != nil {
 		fmt.Fprintln(c.Stderr, err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	ui := &auth.Terminal{In: bufio.NewReader(in), Fd: int(in.Fd()), Out: c.Stdout, Provider: provider, Browser: !a.has("--no-browser"), APIKey: method == auth.TypeAPIKey}
-	cred, err := auth.Login(ctx, auth.NewStore(cfg.AgentDir), provider, method, ui)
-	name := config.ProviderName(provider)
-	if err != nil {
-		if ctx.Err() != nil || err.Error() == "Login cancelled" {
-			fmt.Fprintln(c.Stderr, "Login cancelled.")
-		} else {
-			fmt.Fprintf(c.Stderr, "Failed to log in to %s: %v\n", name, err)
-		}
-		return 1
-	}
-	if cred.Type == auth.TypeOAuth {
-		fmt.Fprintf(c.Stdout, "Logged in to %s. Credentials saved to %s\n", name, auth.Path(cfg.AgentDir))
-	} else {
-		fmt.Fprintf(c.Stdout, "Saved API key for %s. Credentials saved to %s\n", name, auth.Path(cfg.AgentDir))
-	}
+	fmt.Fprintln(c.Stdout, msg)
 	return 0
 }

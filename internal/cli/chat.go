@@ -28,7 +28,7 @@ func (c *CLI) runChat(a *args) int {
 	b := chat.NewBridge()
 	rw := chat.NewRewind("")
 	s, ac, st, err := c.openAppWith(a, app.Options{Frontend: b, Approver: b, Dialog: chatDialog{b}, OpenURL: auth.OpenBrowser, Rewind: rw, Stderr: c.Stderr,
-		Session: app.SessionSpec{MissingCwd: c.askMissingCwd}}, func(ac *appconfig.Config, st *app.Setup) []app.Command { return ac.SettingsCommands(st.Settings) })
+		Session: app.SessionSpec{MissingCwd: func(stored, cwd string) string { return app.AskMissingCwdTerminal(c.Stdin, c.Stderr, stored, cwd) }}}, func(ac *appconfig.Config, st *app.Setup) []app.Command { return ac.SettingsCommands(st.Settings) })
 	if errors.Is(err, app.ErrCancelled) {
 		return ExitOK // the person cancelled the start (a --session whose folder is gone)
 	}

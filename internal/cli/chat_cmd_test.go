@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/app"
+	"github.com/pigo-agent/pigo/internal/printmode"
 )
 
 // appRun opens a session through the command line's wiring (flags → app.Options) over a
@@ -34,7 +35,7 @@ func appRun(t *testing.T, argv ...string) (*app.Session, *CLI, string) {
 	env := map[string]string{"HOME": root}
 	var stderr strings.Builder
 	c := &CLI{Getenv: func(k string) string { return env[k] }, Stderr: &stderr}
-	s, err := c.openApp(a, app.Options{Frontend: &printFrontend{c: c}})
+	s, err := c.openApp(a, app.Options{Frontend: &printmode.Frontend{Stderr: c.Stderr}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

@@ -19,22 +19,6 @@ func init() {
 	})
 }
 
-type checkFileJSON struct {
-	Path    string `json:"path"`
-	Kind    string `json:"kind"`
-	Scope   string `json:"scope"`
-	Applied bool   `json:"applied"`
-}
-
-type checkJSON struct {
-	Version     int                   `json:"version"`
-	Files       []checkFileJSON       `json:"files"`
-	Diagnostics []diag.JSONDiagnostic `json:"diagnostics"`
-	Errors      int                   `json:"errors"`
-	Warnings    int                   `json:"warnings"`
-	Infos       int                   `json:"infos"`
-}
-
 func runCheck(c *CLI, a *args) int {
 	format, ok := c.format(a, "text", "json", "github", "sarif")
 	if !ok {
@@ -72,20 +56,10 @@ func runCheck(c *CLI, a *args) int {
 		cfg.AddEmbedded()
 	}
 	list = cfg.Check()
-	errs, warns, infos := list.Count()
-	userFiles := 0
-	for _, f := range cfg.Files {
-		if f.Scope != config.Builtin {
-			userFiles++
-		}
-	}
+	errs, warns, _ := list.Count()
 	switch format {
 	case "json":
-		out := checkJSON{Version: 1, Files: []checkFileJSON{}, Diagnostics: diag.ToJSON(list), Errors: errs, Warnings: warns, Infos: infos}
-		for _, f := range cfg.Files {
-			out.Files = append(out.Files, checkFileJSON{Path: f.Path, Kind: string(f.Kind), Scope: string(f.Scope), Applied: f.Applied})
-		}
-		if code := c.writeJSON(out); code != ExitOK {
+		if code := c.writeJSON(cfg.CheckReport(list)); code != ExitOK {
 			return code
 		}
 	case "github":
@@ -97,21 +71,10 @@ func runCheck(c *CLI, a *args) int {
 		}
 	default:
 		diag.WriteText(c.Stdout, list, diag.Style{Color: c.color(a)})
-		if len(a.pos) == 0 && userFiles == 0 {
-			fmt.Fprintf(c.Stdout, "no user config found (looked in %s and %s); checked the embedded declarations\n",
-				config.DisplayDir(cfg.AgentDir), config.DisplayDir(cfg.ProjectOverlay()))
-		}
-		fmt.Fprintf(c.Stdout, "%s, %s in %s\n", plural(errs, "error"), plural(warns, "warning"), plural(len(cfg.Files), "file"))
+		cfg.WriteCheckSummary(c.Stdout, list, len(a.pos) == 0)
 	}
 	if errs > 0 || (a.has("--strict") && warns > 0) {
 		return ExitFailed
 	}
 	return ExitOK
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

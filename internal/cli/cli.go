@@ -276,62 +276,14 @@ func (c *CLI) loadOptions(a *args) config.Options {
 }
 
 // checkPlaces refuses, as usage errors, the places named on the command line that do not
-// exist (-C, --agent-dir, -e) and a --model that names nothing; an agent dir named by
-// $PI_CODING_AGENT_DIR that does not exist is a warning (pigo then reads no user config).
+// exist and a --model that names nothing (config.CheckPlaces); its notices are printed first.
 func (c *CLI) checkPlaces(a *args) int {
-	dir := func(flag, p string) int {
-		st, err := os.Stat(p)
-		switch {
-		case err != nil && os.IsNotExist(err):
-			fmt.Fprintf(c.Stderr, "pigo: %s %s: the directory does not exist\n", flag, p)
-			return ExitUsage
-		case err != nil:
-			fmt.Fprintf(c.Stderr, "pigo: %s %s: %v\n", flag, p, statMessage(err))
-			return ExitUsage
-		case !st.IsDir():
-			fmt.Fprintf(c.Stderr, "pigo: %s %s: not a directory\n", flag, p)
-			return ExitUsage
-		}
-		return ExitOK
-	}
-	if p := a.str("-C"); a.has("-C") {
-		if code := dir("-C", p); code != ExitOK {
-			return code
-		}
-	}
-	home := c.getenv("HOME")
-	if p := a.str("--agent-dir"); a.has("--agent-dir") {
-		if code := dir("--agent-dir", config.ResolveAgentDir(config.Options{AgentDir: p}, home)); code != ExitOK {
-			return code
-		}
-	} else if env := c.getenv("PI_CODING_AGENT_DIR"); env != "" {
-		p := config.ResolveAgentDir(config.Options{Getenv: c.getenv}, home)
-		if _, err := os.Stat(p); err != nil && os.IsNotExist(err) {
-			var l diag.List
-			l.Add(diag.FileSpan(diag.NewSource(p, nil)), diag.Warning, "no-agent-dir", "",
-				"the agent dir named by $PI_CODING_AGENT_DIR does not exist: no user config is read")
-			c.notice(l)
-		}
-	}
-	for _, e := range a.list("-e") {
-		if config.IsPackageSource(e) {
-			continue // npm:, git:, a git URL or a package folder (pi's -e): resolved as a package
-		}
-		st, err := os.Stat(e)
-		switch {
-		case err != nil && os.IsNotExist(err):
-			fmt.Fprintf(c.Stderr, "pigo: -e %s: the file does not exist\n", e)
-			return ExitUsage
-		case err == nil && st.IsDir() && config.CodeExtension(e) == "":
-			fmt.Fprintf(c.Stderr, "pigo: -e %s: is a directory, not an extension file or a pi package\n", e)
-			return ExitUsage
-		}
-	}
-	if m := a.str("--model"); a.has("--model") {
-		if p, id, ok := strings.Cut(m, "/"); strings.TrimSpace(m) == "" || ok && (strings.TrimSpace(p) == "" || strings.TrimSpace(id) == "") {
-			fmt.Fprintf(c.Stderr, "pigo: --model %q: expected PROVIDER/ID or a model id\n", m)
-			return ExitUsage
-		}
+	notes, err := config.CheckPlaces(config.Places{Dir: a.str("-C"), HasDir: a.has("-C"), AgentDir: a.str("--agent-dir"),
+		HasAgentDir: a.has("--agent-dir"), Extensions: a.list("-e"), Model: a.str("--model"), HasModel: a.has("--model"), Getenv: c.getenv})
+	c.notice(notes)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+		return ExitUsage
 	}
 	return ExitOK
 }

@@ -118,43 +118,21 @@ func runConfigGet(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	var value []byte
-	scope := ""
+	var sp *config.Scope
 	if a.has("--scope") {
 		s, _, ok := c.scope("config get", a, cfg)
 		if !ok {
 			return ExitUsage
 		}
-		scope = string(s)
-		v, found, err := cfg.Get(k, s, key)
-		if err != nil {
-			fmt.Fprintf(c.Stderr, "pigo config get: %v\n", err)
-			return ExitFailed
-		}
-		if !found {
-			if cfg.Layer(k, s) == nil {
-				fmt.Fprintf(c.Stderr, "pigo config get: %s: the %s file does not exist (%s)\n", k, s, cfg.Path(k, s))
-			} else {
-				fmt.Fprintf(c.Stderr, "pigo config get: %s: %s is not set in %s\n", k, key, cfg.Layer(k, s).Path)
-			}
-			return ExitFailed
-		}
-		value = v
-	} else {
-		e, err := cfg.Effective(k)
-		if err != nil {
-			fmt.Fprintf(c.Stderr, "pigo config get: %v\n", err)
-			return ExitInternal
-		}
-		c.configIgnoredNotices("config get", e)
-		if len(path) == 0 {
-			value = e.JSON()
-		} else if v := e.Lookup(path); v != nil {
-			value = v.JSON()
-		} else {
-			fmt.Fprintf(c.Stderr, "pigo config get: %s: %s is not set in the effective configuration\n", k, key)
-			return ExitFailed
-		}
+		sp = &s
+	}
+	value, err := cfg.GetValue(k, sp, key, path, c.Stderr, "pigo config get: ")
+	if err != nil {
+		return c.editFailure("config get", err)
+	}
+	scope := ""
+	if sp != nil {
+		scope = string(*sp)
 	}
 	if format == "json" {
 		return c.writeJSON(getJSON{Version: 1, File: string(k), Key: key, Scope: scope, Value: value})
@@ -167,13 +145,6 @@ func runConfigGet(c *CLI, a *args) int {
 	b.WriteByte('\n')
 	c.Stdout.Write(b.Bytes())
 	return ExitOK
-}
-
-// configIgnoredNotices prints one line per layer left out of the effective configuration (D14).
-func (c *CLI) configIgnoredNotices(cmd string, e *config.Effective) {
-	for _, ig := range e.Ignored {
-		fmt.Fprintf(c.Stderr, "pigo %s: note: %s is not applied: %s\n", cmd, ig.File.Path, ig.Reason)
-	}
 }
 
 func runConfigEdit(op string) func(c *CLI, a *args) int {
@@ -248,11 +219,15 @@ func runConfigEdit(op string) func(c *CLI, a *args) int {
 	}
 }
 
-// editFailure reports a refused or failed edit: exit 1 for a refusal (with the diagnostics that
-// refused it), 3 for an I/O failure.
+// editFailure reports a refused or failed command: exit 1 for a refusal (with the diagnostics
+// that refused an edit), 3 for an I/O failure.
 func (c *CLI) editFailure(cmd string, err error) int {
 	var ee *config.EditError
+	var refusal *config.Refusal
 	switch {
+	case errors.As(err, &refusal):
+		fmt.Fprintf(c.Stderr, "pigo %s: %s\n", cmd, refusal.Msg)
+		return ExitFailed
 	case errors.As(err, &ee):
 		fmt.Fprintf(c.Stderr, "pigo %s: %s: %s\n", cmd, ee.File, ee.Msg)
 		if ee.Hint != "" {
@@ -331,31 +306,8 @@ func runConfigMigrate(c *CLI, a *args) int {
 	if err != nil {
 		return c.editFailure("config migrate", err)
 	}
-	if m.Done {
-		if a.has("--remove-old") && m.From != m.To && !a.has("--dry-run") {
-			if err := m.Write(true); err != nil {
-				return c.editFailure("config migrate", err)
-			}
-			fmt.Fprintf(c.Stdout, "%s already holds the migrated policy; removed %s\n", m.To, m.From)
-			return ExitOK
-		}
-		fmt.Fprintf(c.Stdout, "%s is already in the current shape: nothing to migrate\n", m.To)
-		return ExitOK
-	}
-	fmt.Fprint(c.Stdout, m.Diff())
-	if a.has("--dry-run") {
-		return ExitOK
-	}
-	if err := m.Write(a.has("--remove-old")); err != nil {
+	if err := m.Run(c.Stdout, a.has("--dry-run"), a.has("--remove-old")); err != nil {
 		return c.editFailure("config migrate", err)
-	}
-	switch {
-	case m.From == m.To:
-		fmt.Fprintf(c.Stdout, "migrated %s to the current shape\n", m.To)
-	case a.has("--remove-old"):
-		fmt.Fprintf(c.Stdout, "migrated %s to %s and removed %s\n", m.From, m.To, m.From)
-	default:
-		fmt.Fprintf(c.Stdout, "migrated %s to %s; %s is left as it was (pass --remove-old to remove it)\n", m.From, m.To, m.From)
 	}
 	return ExitOK
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/pigo-agent/pigo/config"
@@ -40,8 +38,8 @@ type lspDiagnosticsJSON struct {
 	Failed      []lsp.Skipped    `json:"failed"`
 }
 
-// lspPlan loads the configuration and plans FILE. It prints problems itself; a nil plan comes
-// with the exit code.
+// lspPlan loads the configuration and plans FILE (config.LSPPlan). It prints problems itself;
+// a nil plan comes with the exit code.
 func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 	if len(a.pos) != 1 {
 		fmt.Fprintf(c.Stderr, "pigo %s: expected one FILE\nusage: pigo %s FILE\n", name, name)
@@ -54,7 +52,7 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 		return nil, "", ExitInternal
 	}
 	if st, err := os.Stat(abs); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %s: %v\n", name, file, statMessage(err))
+		fmt.Fprintf(c.Stderr, "pigo %s: %s: %v\n", name, file, config.StatMessage(err))
 		return nil, "", ExitFailed
 	} else if st.IsDir() {
 		fmt.Fprintf(c.Stderr, "pigo %s: %s is a directory, not a file\n", name, file)
@@ -64,47 +62,11 @@ func (c *CLI) lspPlan(a *args, name string) (*lsp.Plan, string, int) {
 	if cfg == nil {
 		return nil, "", code
 	}
-	lc, eff, err := cfg.LSPConfig()
-	if eff != nil && c.lspLayerProblems(eff) {
-		fmt.Fprintf(c.Stderr, "pigo %s: lsp.json has errors (see above); no server is started\n", name)
-		return nil, "", ExitFailed
-	}
+	plan, err := cfg.LSPPlan(abs, name != "lsp plan", c.Stderr)
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitFailed
-	}
-	cwd, err := filepath.Abs(cfg.ProjectDir)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitInternal
-	}
-	lc.DeferCommands = name == "lsp plan" // planning runs nothing; only starting does
-	plan, err := lc.Plan(cwd, abs, lsp.OSEnv())
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return nil, "", ExitFailed
+		return nil, "", c.editFailure(name, err)
 	}
 	return plan, file, ExitOK
-}
-
-func statMessage(err error) string {
-	if os.IsNotExist(err) {
-		return "no such file"
-	}
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// lspLayerProblems prints the lsp.json layers' problems (config.LayerProblems) and reports
-// whether a layer with errors was left out.
-func (c *CLI) lspLayerProblems(e *config.Effective) bool {
-	lines, broken := e.LayerProblems()
-	for _, l := range lines {
-		fmt.Fprintln(c.Stderr, l)
-	}
-	return broken
 }
 
 func runLSPPlan(c *CLI, a *args) int {
@@ -132,42 +94,9 @@ func runLSPDiagnostics(c *CLI, a *args) int {
 	if plan == nil {
 		return code
 	}
-	failed := []lsp.Skipped{}
-	for _, s := range plan.Skipped {
-		if s.Error {
-			failed = append(failed, s)
-			fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: server %q: %s\n", s.ID, s.Reason)
-		}
-	}
-	if len(plan.Servers) == 0 && len(failed) == 0 {
-		fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: no server handles %s\n", file)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var ds []lsp.Diagnostic
-	if len(plan.Servers) > 0 {
-		var progress func(server, what string)
-		if format == "text" {
-			var mu sync.Mutex
-			progress = func(server, what string) {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s: %s\n", server, what)
-			}
-		}
-		var err error
-		var notes []string
-		ds, notes, err = lsp.DiagnosticsWith(ctx, plan, file, lsp.Options{Progress: progress})
-		for _, n := range notes {
-			fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: note: %s\n", n)
-		}
-		if err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(c.Stderr, "pigo lsp diagnostics: %s\n", line)
-			}
-			failed = append(failed, plan.Failures(err)...)
-		}
-	}
+	ds, failed := plan.Check(ctx, file, c.Stderr, "pigo lsp diagnostics: ", format == "text")
 	if format == "json" {
 		if ds == nil {
 			ds = []lsp.Diagnostic{}

@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os/exec"
+	"io"
 	"strconv"
 
 	"github.com/pigo-agent/pigo/config"
@@ -83,40 +82,10 @@ func runMCPAdd(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	// pi's validation of the one entry first, with its message.
-	if msg := config.ValidateMCPEntry(name, entry); msg != "" {
-		fmt.Fprintln(c.Stderr, "pigo mcp add: "+msg)
-		return ExitFailed
-	}
-	scope := mcpScope(a)
-	path := cfg.Path(config.MCP, scope)
-	replaced := cfg.MCPDefines(scope, name)
-	ch, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpSet, Path: "mcpServers." + mcp.PathKey(name), Value: entry})
-	if err != nil {
+	if err := cfg.AddMCPServer(mcpScope(a), name, entry, flags.NeedsSignInHint(), c.Stdout); err != nil {
 		return c.editFailure("mcp add", err)
 	}
-	_ = ch
-	verb := "Added"
-	if replaced {
-		verb = "Replaced"
-	}
-	fmt.Fprintf(c.Stdout, "%s %s MCP server %q in %s.\n", verb, scopeWord(scope), name, path)
-	if scope == config.Project && !cfg.ProjectTrusted() {
-		fmt.Fprintf(c.Stdout, "The project is not trusted, so %s is ignored until you trust it (pigo trust).\n", path)
-	}
-	hint := ""
-	if flags.NeedsSignInHint() {
-		hint = ". If it requires sign-in: pigo mcp login " + name
-	}
-	fmt.Fprintf(c.Stdout, "Check it with: pigo mcp list%s\n", hint)
 	return ExitOK
-}
-
-func scopeWord(s config.Scope) string {
-	if s == config.Project {
-		return "project"
-	}
-	return "global"
 }
 
 func runMCPRemove(c *CLI, a *args) int {
@@ -129,28 +98,9 @@ func runMCPRemove(c *CLI, a *args) int {
 	if cfg == nil {
 		return code
 	}
-	scope := mcpScope(a)
-	path := cfg.Path(config.MCP, scope)
-	if !cfg.MCPDefines(scope, name) {
-		msg := fmt.Sprintf("No %s MCP server named %q in %s.", scopeWord(scope), name, path)
-		other := config.Global
-		if scope == config.Global {
-			other = config.Project
-		}
-		if cfg.MCPDefines(other, name) {
-			hint := "; omit --local"
-			if other == config.Project {
-				hint = "; use --local"
-			}
-			msg += fmt.Sprintf(" It is defined in %s%s.", cfg.Path(config.MCP, other), hint)
-		}
-		fmt.Fprintln(c.Stderr, "pigo mcp remove: "+msg)
-		return ExitFailed
-	}
-	if _, err := cfg.Apply(config.MCP, scope, false, config.EditOp{Op: config.OpUnset, Path: "mcpServers." + mcp.PathKey(name)}); err != nil {
+	if err := cfg.RemoveMCPServer(mcpScope(a), name, c.Stdout); err != nil {
 		return c.editFailure("mcp remove", err)
 	}
-	fmt.Fprintf(c.Stdout, "Removed %s MCP server %q from %s.\n", scopeWord(scope), name, path)
 	return ExitOK
 }
 
@@ -253,27 +203,11 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	pol, _, _ := cfg.SandboxPolicy()
 	opts := c.runConfig(a).MCPOptions(cfg, pol)
 	opts.Auth = auth
-	prompt := mcpclient.SignInPrompt{ShowURL: func(u string) {
-		fmt.Fprintf(c.Stdout, "Sign in to MCP server %q in your browser:\n%s\n", name, u)
-		c.openURL(u)
-	}}
+	var in io.Reader
 	if c.Terminal && c.Stdin != nil {
-		prompt.PastedURL = func(ctx context.Context) string {
-			fmt.Fprint(c.Stderr, "If the browser cannot reach this machine, paste the URL it was redirected to: ")
-			line := make(chan string, 1)
-			go func() {
-				r := bufio.NewReader(c.Stdin)
-				s, _ := r.ReadString('\n')
-				line <- s
-			}()
-			select {
-			case s := <-line:
-				return s
-			case <-ctx.Done():
-				return ""
-			}
-		}
+		in = c.Stdin
 	}
+	prompt := mcpclient.TerminalPrompt(name, in, c.Stdout, c.Stderr, c.openURL)
 	if err := mcpclient.Login(s, opts, auth, timeout, prompt, c.Stdout); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo mcp login: %v\n", err)
 		return ExitFailed
@@ -281,27 +215,11 @@ func (c *CLI) mcpLogin(a *args, logout bool) int {
 	return ExitOK
 }
 
-// openURL opens a URL in the user's browser: $BROWSER, else xdg-open or open when installed.
-// Failures are ignored: the URL is printed too. Tests set CLI.OpenURL.
+// openURL opens a URL in the user's browser (mcpclient.Browser); tests set CLI.OpenURL.
 func (c *CLI) openURL(u string) {
 	if c.OpenURL != nil {
 		c.OpenURL(u)
 		return
 	}
-	prog := c.getenv("BROWSER")
-	if prog == "" {
-		for _, p := range []string{"xdg-open", "open"} {
-			if _, err := exec.LookPath(p); err == nil {
-				prog = p
-				break
-			}
-		}
-	}
-	if prog == "" {
-		return
-	}
-	cmd := exec.Command(prog, u)
-	if cmd.Start() == nil {
-		go func() { _ = cmd.Wait() }()
-	}
+	mcpclient.Browser(c.getenv)(u)
 }

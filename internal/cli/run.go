@@ -1,23 +1,16 @@
 package cli
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 
-	"github.com/pigo-agent/pigo/internal/agent"
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/appconfig"
-	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/printmode"
 	"github.com/pigo-agent/pigo/internal/prompt"
 )
 
@@ -129,31 +122,14 @@ func (c *CLI) runSession(argv []string) int {
 	if !print {
 		return c.runChat(a)
 	}
-	var prompts, files []string
-	for _, w := range append(append([]string{}, a.pos...), a.rest...) {
-		if strings.HasPrefix(w, "@") {
-			files = append(files, w[1:])
-		} else {
-			prompts = append(prompts, w)
-		}
-	}
 	cwd := a.str("-C")
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	fileText, err := prompt.FileArgs(cwd, files)
+	prompts, err := prompt.Initial(cwd, append(append([]string{}, a.pos...), a.rest...), c.pipedStdin)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitUsage
-	}
-	// pi's buildInitialMessage: the piped text, the @file text, then the first prompt, joined
-	// as they are.
-	if head := c.pipedStdin() + fileText; head != "" {
-		if len(prompts) == 0 {
-			prompts = []string{head}
-		} else {
-			prompts[0] = head + prompts[0]
-		}
 	}
 	if len(prompts) == 0 {
 		if !a.has("-p") && mode == "text" && len(argv) == 0 {
@@ -168,12 +144,7 @@ func (c *CLI) runSession(argv []string) int {
 		fmt.Fprintln(c.Stderr, "pigo: --resume needs a terminal to pick a session; use --session PATH|ID or -c (continue the newest one)")
 		return ExitUsage
 	}
-	var out *jsonWriter
-	fe := &printFrontend{c: c}
-	if mode == "json" {
-		out = &jsonWriter{w: bufio.NewWriter(c.Stdout)}
-		fe.events = out
-	}
+	fe := printmode.NewFrontend(mode, c.Stdout, c.Stderr)
 	s, err := c.openApp(a, app.Options{Frontend: fe, SyncEvents: true, Stderr: c.Stderr})
 	if err != nil {
 		return c.exitCode(err)
@@ -186,7 +157,7 @@ func (c *CLI) runSession(argv []string) int {
 		}
 		return ExitFailed
 	}
-	return c.execute(s, out, mode, prompts)
+	return fe.Run(s, mode, prompts, c.Stdout)
 }
 
 // openApp checks the run's flags, loads the configuration and opens the session.
@@ -281,141 +252,4 @@ func (c *CLI) pipedStdin() string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
-}
-
-// printFrontend is a run's front end without a person: events as JSON lines (--mode json),
-// notices on stderr.
-type printFrontend struct {
-	c      *CLI
-	events *jsonWriter
-}
-
-func (p *printFrontend) Event(e agent.Event) {
-	if p.events != nil {
-		p.events.line(e)
-	}
-}
-
-func (p *printFrontend) Notice(n app.Notice) { fmt.Fprintln(p.c.Stderr, "pigo: "+n.Text) }
-
-// jsonWriter prints events as JSON lines, serialised.
-type jsonWriter struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	err error
-}
-
-func (j *jsonWriter) line(v any) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	b, err := json.Marshal(v)
-	if err != nil {
-		if j.err == nil {
-			j.err = err
-		}
-		return
-	}
-	j.w.Write(b)
-	j.w.WriteByte('\n')
-	if err := j.w.Flush(); err != nil && j.err == nil {
-		j.err = err
-	}
-}
-
-// execute runs the prompts one after another and prints the result.
-func (c *CLI) execute(s *app.Session, out *jsonWriter, mode string, prompts []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if out != nil {
-		h := s.Header()
-		out.line(&h)
-	}
-	cmdOut := c.Stdout
-	if mode == "json" {
-		cmdOut = c.Stderr // keep stdout JSON lines only
-	}
-	code := ExitOK
-	var last *llm.Message
-	for i, p := range prompts {
-		r, err := s.Prompt(ctx, p, cmdOut)
-		if err != nil {
-			fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
-			code = ExitFailed
-		}
-		if r.Handled {
-			continue
-		}
-		last = r.Message
-		failed := last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted)
-		if failed {
-			code = ExitFailed
-		}
-		// pi settles after each prompt; every settled line carries the exit code so far, and
-		// the last one is the run's.
-		if out != nil && i < len(prompts)-1 && ctx.Err() == nil {
-			out.line(settled{"agent_settled", code})
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	failed := last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted)
-	if mode == "text" {
-		if failed {
-			msg := last.ErrorMessage
-			if msg == "" {
-				msg = "Request " + last.StopReason
-			}
-			fmt.Fprintln(c.Stderr, msg)
-		} else if m := lastWithText(s.Messages()); m != nil {
-			for _, b := range m.Content {
-				if b.Type == llm.TypeText {
-					fmt.Fprintln(c.Stdout, b.Text)
-				}
-			}
-		}
-	} else if failed && last.ErrorMessage != "" {
-		fmt.Fprintln(c.Stderr, last.ErrorMessage)
-	}
-	// Nothing the run did may be lost silently: a session entry that could not be written is
-	// an I/O failure (exit 3), whatever the model did.
-	if err := s.StoreErr(); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo: the session file could not be written: %v\n", err)
-		code = ExitInternal
-	}
-	if err := s.Close(); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo: session: %v\n", err)
-		code = ExitInternal
-	}
-	if out != nil {
-		if out.err != nil {
-			fmt.Fprintf(c.Stderr, "pigo: writing events: %v\n", out.err)
-			code = ExitInternal
-		}
-		out.line(settled{"agent_settled", code})
-	}
-	return code
-}
-
-// settled is pigo's agent_settled line: pi's, plus the exit code.
-type settled struct {
-	Type     string `json:"type"`
-	ExitCode int    `json:"exit_code"`
-}
-
-// lastWithText is the last assistant message that has text: a run that ended on a tool turn
-// still prints what the model last said.
-func lastWithText(msgs []llm.Message) *llm.Message {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := &msgs[i]
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		for _, b := range m.Content {
-			if b.Type == llm.TypeText && b.Text != "" {
-				return m
-			}
-		}
-	}
-	return nil
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/printmode"
 )
 
 func TestSplitModelFlag(t *testing.T) {
@@ -42,5 +44,13 @@ func TestIsRun(t *testing.T) {
 		if got := c.isRun(x.argv, name); got != x.run {
 			t.Errorf("isRun(%q) = %v, want %v", x.argv, got, x.run)
 		}
+	}
+}
+
+// The exit codes print mode ends with (and writes in its agent_settled lines) are the command
+// line's.
+func TestPrintModeExitCodes(t *testing.T) {
+	if printmode.ExitOK != ExitOK || printmode.ExitFailed != ExitFailed || printmode.ExitInternal != ExitInternal {
+		t.Fatal("printmode's exit codes differ from cli.md's")
 	}
 }

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
@@ -196,39 +192,7 @@ func runSandboxRun(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
 		return ExitFailed
 	}
-	if n := pl.OffNotice(); n != "" {
-		fmt.Fprintln(c.Stderr, n)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := sandbox.Run(ctx, pl, line, sandbox.Options{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Timeout: timeout})
-	for _, r := range res.Restored {
-		fmt.Fprintf(c.Stderr, "pigo: %s\n", r)
-	}
-	var te *sandbox.TimeoutError
-	var ae *sandbox.AbortError
-	var se *sandbox.SetupError
-	switch {
-	case errors.As(err, &se):
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return ExitFailed
-	case errors.As(err, &te):
-		fmt.Fprintf(c.Stderr, "pigo: the command was killed after its timeout of %s (%v)\n", timeout, err)
-		return sandbox.ExitTimeout
-	case errors.As(err, &ae):
-		fmt.Fprintf(c.Stderr, "pigo: the command was interrupted and killed\n")
-		return 130
-	case err != nil:
-		fmt.Fprintf(c.Stderr, "pigo %s: %v\n", name, err)
-		return ExitFailed
-	}
-	if res.ExitCode != 0 && pl.Sandboxed {
-		fmt.Fprintf(c.Stderr, "pigo: the command ran in the sandbox: %s\n", pl.Limits())
-	}
-	if res.ExitCode < 0 || res.ExitCode > 255 {
-		return ExitFailed
-	}
-	return res.ExitCode
+	return sandbox.RunCommand(pl, line, sandbox.Options{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Timeout: timeout}, "pigo "+name+": ")
 }
 
 // ---- approve ----------------------------------------------------------------------------

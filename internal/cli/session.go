@@ -84,12 +84,7 @@ func runSessionShow(c *CLI, a *args) int {
 		return code
 	}
 	l := c.sessionLocation(cfg, a)
-	path, _, err := session.Resolve(l, a.pos[0])
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo session show: %v\n", err)
-		return ExitFailed
-	}
-	s, err := session.Read(path)
+	s, err := session.Find(l, a.pos[0])
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo session show: %v\n", err)
 		return ExitFailed

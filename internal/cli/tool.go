@@ -13,8 +13,8 @@ import (
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/app"
 	"github.com/pigo-agent/pigo/internal/appconfig"
-	"github.com/pigo-agent/pigo/internal/engine"
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/printmode"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -69,68 +69,22 @@ func runToolRun(c *CLI, a *args) int {
 	ro := config.ResolveOptions{Model: a.str("--model"), Tools: a.csv("--tools"), ExcludeTools: a.csv("--exclude-tools"),
 		NoBuiltinTools: a.has("--no-builtin-tools"), NoTools: a.has("--no-tools"), NoMCP: a.has("--no-mcp"), Headless: true}
 	// --agent resolves for the sub-agent: its tools list, its model and its fixed sandbox.
-	var sub *config.ResolvedAgent
 	if n := a.str("--agent"); n != "" {
 		if _, code := c.applyAgent(cfg, n, &ro); code != ExitOK {
 			return code
 		}
-		if sub, err = cfg.Agent(n); err != nil {
-			fmt.Fprintf(c.Stderr, "pigo tool run: --agent: %v\n", err)
-			return ExitFailed
-		}
 	}
-	res, err := cfg.Resolve(ro)
+	res, sub, err := appconfig.ToolResolve(cfg, name, ro, a.str("--agent"), c.runConfig(a))
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
-		return ExitUsage
-	}
-	if row, _ := toolrun.Row(res.Tools, name); row == nil && strings.HasPrefix(name, "mcp__") && !a.has("--no-mcp") && len(cfg.MCP().Servers) > 0 {
-		// A server's tool the schema cache does not list (yet): the servers connect once, as
-		// `pigo mcp list` connects them, which caches their tools, and the registry is resolved
-		// again.
-		pol, _, _ := cfg.SandboxPolicy()
-		if sub != nil {
-			pol = sub.Sandbox
-		}
-		c.runConfig(a).CacheMCPTools(cfg, pol)
-		if res, err = cfg.Resolve(ro); err != nil {
-			fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
-			return ExitUsage
-		}
+		return c.toolFailed(err)
 	}
 	c.notice(res.Diags)
-	if row, ok := toolrun.Row(res.Tools, name); !ok {
-		if row == nil {
-			fmt.Fprintf(c.Stderr, "pigo tool run: unknown tool %q\n", name)
-		} else {
-			fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is %s: %s\n", name, row.State, row.Reason)
-		}
-		return ExitUsage
-	} else if row.State == engine.CodemodeOnly {
-		// A session never offers it to the model: only a codemode script can call it.
-		fmt.Fprintf(c.Stderr, "pigo tool run: tool %q is codemode-only: a session calls it from a codemode script (run codemode with a script that calls it)\n", name)
-		return ExitUsage
+	st, err := appconfig.ToolSetup(cfg, res, sub, name, c.runConfig(a))
+	if err != nil {
+		return c.toolFailed(err)
 	}
-	st := &app.Setup{}
-	if sub != nil {
-		// A sub-agent runs in its own fixed sandbox (D12), never the user's sandbox.json.
-		st.Policy, st.FixedSandbox = sub.Sandbox, true
-	} else {
-		// A sandbox policy that cannot be read refuses the commands (fail closed), not the
-		// tools that run none.
-		st.Policy, _, st.PolicyErr = cfg.SandboxPolicy()
-	}
-	if err := appconfig.Fill(st, cfg, res, c.runConfig(a)); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
-		return ExitInternal
-	}
-	if row, _ := toolrun.Row(res.Tools, name); appconfig.ReachesMCP(row) {
-		// An MCP tool (or one that reaches MCP tools) runs once the servers connected; other
-		// tools start no server.
-		if !a.has("--no-mcp") {
-			c.notice(appconfig.MCPWidened(cfg))
-		}
-		st.MCP = appconfig.MCP(cfg, res, st.Policy, c.runConfig(a))
+	if row, _ := toolrun.Row(res.Tools, name); appconfig.ReachesMCP(row) && !a.has("--no-mcp") {
+		c.notice(appconfig.MCPWidened(cfg))
 	}
 	spec := app.SessionSpec{InMemory: true}
 	if p := a.str("--session"); p != "" {
@@ -139,7 +93,7 @@ func runToolRun(c *CLI, a *args) int {
 	// As a session does, a talk tool's run is an agent of the mailbox while the tool runs
 	// (talk-list-agents answers with itself, talk-send has a sender).
 	s, err := app.Open(app.Options{Config: c.appConfig(a, cfg), Setup: st, Session: spec, ToolsOnly: true,
-		Talk: strings.HasPrefix(name, "talk-"), Frontend: &printFrontend{c: c}, Getenv: c.getenv})
+		Talk: strings.HasPrefix(name, "talk-"), Frontend: &printmode.Frontend{Stderr: c.Stderr}, Getenv: c.getenv})
 	if err != nil {
 		var ae *app.Error
 		if errors.As(err, &ae) {
@@ -209,4 +163,19 @@ func (c *CLI) toolArgs(a *args) (json.RawMessage, error) {
 		return nil, fmt.Errorf("--args: not JSON: %v", err)
 	}
 	return json.RawMessage(raw), nil
+}
+
+// toolFailed prints why a tool cannot run: a usage error (exit 2), a refusal (1) or an I/O
+// failure (3).
+func (c *CLI) toolFailed(err error) int {
+	var ae *app.Error
+	if !errors.As(err, &ae) {
+		fmt.Fprintf(c.Stderr, "pigo tool run: %v\n", err)
+		return ExitInternal
+	}
+	fmt.Fprintf(c.Stderr, "pigo tool run: %s\n", ae.Msg)
+	if ae.Usage {
+		return ExitUsage
+	}
+	return ExitFailed
 }

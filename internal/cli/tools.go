@@ -67,7 +67,8 @@ func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentI
 	if m := a.str("--model"); m != "" {
 		c.notice(cfg.ModelRefDiags("--model", m))
 	}
-	c.unknownToolFlags(res, map[string][]string{"--tools": o.Tools, "--exclude-tools": o.ExcludeTools})
+	// --tools and --exclude-tools names that no declaration has select nothing: most likely a typo.
+	c.notice(res.UnknownToolFlags(map[string][]string{"--tools": o.Tools, "--exclude-tools": o.ExcludeTools}))
 	// The load notices lead the JSON warnings of tools, explain and commands.
 	res.Tools.Warnings = append(c.noteWarnings(), res.Tools.Warnings...)
 	res.Commands.Warnings = append(c.noteWarnings(), res.Commands.Warnings...)
@@ -102,13 +103,7 @@ func runTools(c *CLI, a *args) int {
 		}
 		return c.writeJSON(out)
 	}
-	w := c.Stdout
-	if agent != nil {
-		fmt.Fprintf(w, "agent: %s (%s)   tools: %s   sandbox: fs=%s network=%s\n", agent.Name, agent.File,
-			engine.ListOrNone(agent.Tools), agent.Sandbox.FS.Mode, agent.Sandbox.Network.Mode)
-	}
-	fmt.Fprintf(w, "model: %s   file toolset: %s\n", res.Model.Line(), r.FileIO)
-	if err := r.WriteText(w, c.fitWidth); err != nil {
+	if err := res.WriteTools(c.Stdout, agent, c.fitWidth); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		return ExitInternal
 	}
@@ -134,28 +129,13 @@ func runExplain(c *CLI, a *args) int {
 	if res == nil {
 		return code
 	}
-	ex, ok := res.Tools.Explain(name)
-	if !ok {
-		var names []string
-		for _, t := range res.Tools.Tools {
-			names = append(names, t.Name)
-		}
-		msg := fmt.Sprintf("pigo explain: no tool %q is declared", name)
-		if s := suggestName(name, names); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		fmt.Fprintln(c.Stderr, msg)
-		return ExitFailed
+	ex, err := res.Explain(name)
+	if err != nil {
+		return c.editFailure("explain", err)
 	}
 	if format == "json" {
 		return c.writeJSON(explainJSON{Version: 1, ExplainResult: ex})
 	}
 	ex.WriteText(c.Stdout, res.Model.Line())
 	return ExitOK
-}
-
-// unknownToolFlags warns about --tools and --exclude-tools names that no declaration has: they
-// select nothing, which is most likely a typo.
-func (c *CLI) unknownToolFlags(res *config.Resolution, flags map[string][]string) {
-	c.notice(res.UnknownToolFlags(flags))
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/pigo-agent/pigo/config"
 )
@@ -20,13 +19,6 @@ func init() {
 		},
 		run: runTrust,
 	})
-}
-
-type trustJSON struct {
-	Version  int    `json:"version"`
-	Dir      string `json:"dir"`
-	Decision string `json:"decision"`
-	File     string `json:"file"`
 }
 
 // runTrust writes the trust decision for DIR (default: -C, else the current directory) into
@@ -61,39 +53,21 @@ func runTrust(c *CLI, a *args) int {
 		fmt.Fprintf(c.Stderr, "pigo trust: %s: the directory does not exist\n", dir)
 		return ExitUsage
 	}
-	abs, err := filepath.Abs(dir)
+	agentDir := config.ResolveAgentDir(config.Options{AgentDir: a.str("--agent-dir"), Getenv: c.getenv}, c.getenv("HOME"))
+	decision := "always"
+	if a.has("--never") {
+		decision = "never"
+	} else if a.has("--once") {
+		decision = "once"
+	}
+	r, err := config.TrustFolder(agentDir, dir, decision)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo trust: %v\n", err)
 		return ExitInternal
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	agentDir := config.ResolveAgentDir(config.Options{AgentDir: a.str("--agent-dir"), Getenv: c.getenv}, c.getenv("HOME"))
-	var decision *bool
-	word := "trusted"
-	switch {
-	case a.has("--never"):
-		f := false
-		decision, word = &f, "not trusted"
-	case a.has("--once"):
-		word = "left without a saved decision of its own"
-	default:
-		t := true
-		decision = &t
-	}
-	path, err := config.SaveTrust(agentDir, abs, decision)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pigo trust: %s: %v\n", path, err)
-		return ExitInternal
-	}
 	if format == "json" {
-		d := "once"
-		if decision != nil {
-			d = map[bool]string{true: "always", false: "never"}[*decision]
-		}
-		return c.writeJSON(trustJSON{Version: 1, Dir: abs, Decision: d, File: path})
+		return c.writeJSON(r)
 	}
-	fmt.Fprintf(c.Stdout, "%s is %s (%s)\n", abs, word, path)
+	r.WriteText(c.Stdout)
 	return ExitOK
 }

@@ -1,10 +1,12 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // WriteText prints the plan for file as `pigo lsp plan` does: each server with its root,
@@ -79,4 +81,44 @@ func (p *Plan) Failures(err error) []Skipped {
 		}
 	}
 	return out
+}
+
+// Check is `pigo lsp diagnostics FILE` over p: the servers start, open file and report; the
+// servers that failed (in the plan or while running) come back in failed. What happens goes to
+// log, each line after prefix: the failed servers, "no server handles", the servers' progress
+// when progress is set, notes and errors.
+func (p *Plan) Check(ctx context.Context, file string, log io.Writer, prefix string, progress bool) (ds []Diagnostic, failed []Skipped) {
+	failed = []Skipped{}
+	for _, s := range p.Skipped {
+		if s.Error {
+			failed = append(failed, s)
+			fmt.Fprintf(log, "%sserver %q: %s\n", prefix, s.ID, s.Reason)
+		}
+	}
+	if len(p.Servers) == 0 && len(failed) == 0 {
+		fmt.Fprintf(log, "%sno server handles %s\n", prefix, file)
+	}
+	if len(p.Servers) == 0 {
+		return nil, failed
+	}
+	var o Options
+	if progress {
+		var mu sync.Mutex
+		o.Progress = func(server, what string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(log, "%s%s: %s\n", prefix, server, what)
+		}
+	}
+	ds, notes, err := DiagnosticsWith(ctx, p, file, o)
+	for _, n := range notes {
+		fmt.Fprintf(log, "%snote: %s\n", prefix, n)
+	}
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(log, "%s%s\n", prefix, line)
+		}
+		failed = append(failed, p.Failures(err)...)
+	}
+	return ds, failed
 }

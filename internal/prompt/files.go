@@ -41,3 +41,30 @@ func FileArgs(cwd string, files []string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// Initial is pi's buildInitialMessage over a run's words: the @file words become FileArgs'
+// text (relative to cwd); the piped text (read after the files, "" for none), then that text,
+// then the first prompt, joined as they are, make the first prompt; the other words are the
+// prompts that follow.
+func Initial(cwd string, words []string, piped func() string) ([]string, error) {
+	var prompts, files []string
+	for _, w := range words {
+		if strings.HasPrefix(w, "@") {
+			files = append(files, w[1:])
+		} else {
+			prompts = append(prompts, w)
+		}
+	}
+	fileText, err := FileArgs(cwd, files)
+	if err != nil {
+		return nil, err
+	}
+	if head := piped() + fileText; head != "" {
+		if len(prompts) == 0 {
+			prompts = []string{head}
+		} else {
+			prompts[0] = head + prompts[0]
+		}
+	}
+	return prompts, nil
+}

@@ -257,3 +257,13 @@ func Fork(source, cwd, dir string) (*Session, error) {
 }
 
 func trimSpace(s string) string { return strings.TrimSpace(s) }
+
+// Find reads the session arg names in l (Resolve: a path, a session id or a unique id prefix),
+// as `pigo session show` does.
+func Find(l Location, arg string) (*Session, error) {
+	path, _, err := Resolve(l, arg)
+	if err != nil {
+		return nil, err
+	}
+	return Read(path)
+}
