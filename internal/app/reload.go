@@ -25,17 +25,7 @@ func (s *Session) Reload() (string, error) {
 		return "", err
 	}
 	s.mu.Lock()
-	st := *s.setup
-	st.Registry, st.Commands, st.Settings, st.SystemPrompt = next.Registry, next.Commands, next.Settings, next.SystemPrompt
-	st.Vision, st.Agents = next.Vision, next.Agents
-	s.setup = &st
-	raw := s.settings
-	s.settings = parseSettings(next.Settings)
-	// The tool session keeps its shell settings: the tools stay as bound.
-	s.settings.shellPath, s.settings.shellCommandPrefix, s.settings.hideSessionEnv = raw.shellPath, raw.shellCommandPrefix, raw.hideSessionEnv
-	vision.SetVision(s.tools, st.Vision)
-	spawn.SetAgents(s.tools, st.Agents)
-	s.rebuild()
+	s.adoptLocked(next, false)
 	s.mu.Unlock()
 	text := ReloadText
 	if n := strings.TrimSpace(strings.Join(next.Notes, "\n")); n != "" {
@@ -69,17 +59,30 @@ func (s *Session) sessionStarted(r Result) Result {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.adoptLocked(next, true)
+	return r
+}
+
+// adoptLocked takes a configuration loaded again: its registry, commands, settings, system
+// prompt and the values describe_image and spawn-agent use. The tool session keeps its shell
+// settings. rebind also takes the resolved model and binds the new registry's tools (a new
+// session's model); without it the tools stay as bound (/reload). s.mu is held.
+func (s *Session) adoptLocked(next *Setup, rebind bool) {
 	st := *s.setup
-	st.Registry, st.Commands, st.Settings, st.SystemPrompt, st.Model = next.Registry, next.Commands, next.Settings, next.SystemPrompt, next.Model
+	st.Registry, st.Commands, st.Settings, st.SystemPrompt = next.Registry, next.Commands, next.Settings, next.SystemPrompt
 	st.Vision, st.Agents = next.Vision, next.Agents
+	if rebind {
+		st.Model = next.Model
+	}
 	s.setup = &st
 	raw := s.settings
 	s.settings = parseSettings(next.Settings)
 	s.settings.shellPath, s.settings.shellCommandPrefix, s.settings.hideSessionEnv = raw.shellPath, raw.shellCommandPrefix, raw.hideSessionEnv
 	vision.SetVision(s.tools, st.Vision)
 	spawn.SetAgents(s.tools, st.Agents)
-	s.tools.FileIO = next.Registry.FileIO
-	s.runner = toolrun.New(next.Registry, s.impls, s.tools)
+	if rebind {
+		s.tools.FileIO = next.Registry.FileIO
+		s.runner = toolrun.New(next.Registry, s.impls, s.tools)
+	}
 	s.rebuild()
-	return r
 }
