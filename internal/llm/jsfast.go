@@ -2,9 +2,10 @@ package llm
 
 import (
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/pigo-agent/pigo/internal/jsonesc"
 )
 
 // maxFastDepth bounds the nesting the one-pass writer follows; deeper input takes the tree
@@ -320,71 +321,13 @@ func unquote(s []byte) (string, bool) {
 			i = j
 			continue
 		}
-		if i+1 >= len(s) {
+		var ok bool
+		if out, i, ok = jsonesc.AppendEscape(out, s, i); !ok {
 			return "", false
 		}
-		switch e := s[i+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r1, ok := hex4(s, i+2)
-			if !ok {
-				return "", false
-			}
-			i += 6
-			r := r1
-			if utf16.IsSurrogate(r) {
-				r = utf8.RuneError
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					if r2, ok := hex4(s, i+2); ok {
-						if d := utf16.DecodeRune(r1, r2); d != utf8.RuneError {
-							r = d
-							i += 6
-						}
-					}
-				}
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default:
-			return "", false
-		}
-		i += 2
 	}
 	if len(out) == 0 {
 		return "", true
 	}
 	return unsafe.String(&out[0], len(out)), true
-}
-
-// hex4 reads the four hex digits at s[i:].
-func hex4(s []byte, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

@@ -4,9 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/pigo-agent/pigo/internal/jsonesc"
 )
 
 // A session file is read once, each line decoded by one pass of this reader straight into the
@@ -239,38 +240,7 @@ func (r *jreader) strSlow(start int) ([]byte, bool) {
 		if b[i] == '"' {
 			return out, true
 		}
-		i++
-		switch b[i] {
-		case '"', '\\', '/':
-			out = append(out, b[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			c1, _ := hex4(b, i+1)
-			i += 4
-			ru := rune(c1)
-			if utf16.IsSurrogate(ru) {
-				ru = utf8.RuneError
-				if i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
-					if c2, ok := hex4(b, i+3); ok {
-						if d := utf16.DecodeRune(rune(c1), rune(c2)); d != utf8.RuneError {
-							ru = d
-							i += 6
-						}
-					}
-				}
-			}
-			out = utf8.AppendRune(out, ru)
-		}
-		i++
+		out, i, _ = jsonesc.AppendEscape(out, b, i)
 	}
 }
 
@@ -296,27 +266,6 @@ func plainRun(b []byte, i int) (int, uint64) {
 		high |= w & highs
 	}
 	return i, high
-}
-
-func hex4(b []byte, i int) (uint16, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var v uint16
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint16(c)
-	}
-	return v, true
 }
 
 // str reads a string field (null leaves it "").
@@ -515,7 +464,7 @@ func (r *jreader) skipString() (escaped, ok bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if _, ok := hex4(b, i+2); !ok {
+				if _, ok := jsonesc.Hex4(b, i+2); !ok {
 					return false, r.fail(errSyntax)
 				}
 				i += 6
