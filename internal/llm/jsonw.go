@@ -176,13 +176,16 @@ func sizeHint(v any) int {
 	case JSONText:
 		return len(t) + len(t)/8 + 2
 	case *memoArray:
-		// The last body's bytes count their escapes: a hint short of them would have the
-		// body copied as it grows.
+		// Written into the last body's buffer (see BodyMemo), the array needs no room in this
+		// one: only the elements past the last body's are counted (appendMemo grows the buffer
+		// to what it needs when it cannot write in place).
 		n := 2
+		p := t.prev
+		if p != nil && !p.free() {
+			p = nil
+		}
 		for i, e := range t.elems {
-			if p := t.prev; p != nil && i < len(p.enc) {
-				n += 1 + len(p.enc[i])
-			} else {
+			if p == nil || i >= len(p.elems) {
 				n += 1 + sizeHint(e)
 			}
 		}

@@ -3,7 +3,10 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -14,22 +17,52 @@ import (
 // everything after a compaction or a model switch). Equality is of the values being written
 // (strings, numbers, raw JSON, nested objects and arrays), so the body is byte for byte the
 // one a full rebuild writes, whatever changed; values are compared without being written, and
-// a string still held from the last turn compares by its pointer. A nil *BodyMemo memoises
-// nothing. It is safe for concurrent use (each body reads one remembered state and leaves
-// its own).
+// a string still held from the last turn compares by its pointer.
+//
+// When the bytes before the array are the last body's too (they are unless the model or
+// something written before the messages changed), the next body is written into the last
+// body's buffer: the bytes of its leading equal elements stay where they are, the rest of the
+// array and what follows it are written after them (later equal elements are copied from a
+// saved copy of their bytes), so a turn costs what it adds, not a copy of the whole body.
+// The last body's bytes after its kept prefix are then overwritten: a body built through a
+// memo is good until the next one is built through it ([Open] sends it through a reader that
+// fails instead of sending changed bytes, should a request still be reading it).
+//
+// A nil *BodyMemo memoises nothing. It is safe for concurrent use (each body reads one
+// remembered state and leaves its own; a state is written into by one body only, and a body
+// that finds it taken is written whole).
 type BodyMemo struct {
 	mu    sync.Mutex
 	last  *memoState
 	stats MemoStats
 }
 
-// MemoStats counts the array elements copied from the last body and written anew.
-type MemoStats struct{ Reused, Written int }
+// MemoStats counts the array elements copied from the last body and written anew, and the
+// bodies written into the last one's buffer.
+type MemoStats struct{ Reused, Written, InPlace int }
 
-// memoState is one body's array: its elements and their bytes (slices of that body).
+// memoState is one body's array: its elements and where their bytes are in buf.
 type memoState struct {
 	elems []any
-	enc   [][]byte
+	// off holds each element's start and end offsets in buf.
+	off []int
+	// buf is the body up to the end of the array; arrStart is the offset of its '['.
+	buf      []byte
+	arrStart int
+
+	mu sync.Mutex
+	// taken: a later body was written into buf, so its bytes after that body's kept prefix
+	// are no longer this body's.
+	taken bool
+}
+
+func (s *memoState) enc(i int) []byte { return s.buf[s.off[2*i]:s.off[2*i+1]] }
+
+// free reports whether no later body was written into s's buffer yet.
+func (s *memoState) free() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.taken
 }
 
 // memoArray is a JSON array AppendJSON writes through a BodyMemo.
@@ -65,36 +98,193 @@ func MemoArray[E any](m *BodyMemo, es []E) any {
 	return &memoArray{m: m, prev: prev, elems: elems}
 }
 
-// appendMemo writes a's elements, copying those equal to the last body's, and remembers
-// this body's. The spans are slices of b as it stands after the array: append never writes
-// into a buffer it has outgrown, so they stay valid whatever the caller appends afterwards.
+// appendMemo writes a's elements after b, copying those equal to the last body's (or leaving
+// them in place: see BodyMemo), and remembers this body's.
 func appendMemo(b []byte, a *memoArray) []byte {
+	prev := a.prev
+	if prev != nil {
+		prev.mu.Lock()
+		switch {
+		case prev.taken:
+			prev.mu.Unlock()
+			prev = nil
+		case len(b) == prev.arrStart && bytes.Equal(b, prev.buf[:prev.arrStart]):
+			prev.taken = true
+			prev.mu.Unlock()
+			return appendMemoInPlace(a, prev)
+		default:
+			// Copied from: nobody writes into it meanwhile.
+			defer prev.mu.Unlock()
+		}
+	}
+	if prev != nil {
+		need := 2
+		for i, e := range a.elems {
+			if i < len(prev.elems) {
+				need += 1 + prev.off[2*i+1] - prev.off[2*i]
+			} else {
+				need += 1 + sizeHint(e)
+			}
+		}
+		b = slices.Grow(b, need+64<<10)
+	}
+	arrStart := len(b)
 	b = append(b, '[')
-	spans := make([]int, 0, 2*len(a.elems))
+	off := make([]int, 0, 2*len(a.elems))
 	reused := 0
 	for i, e := range a.elems {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		start := len(b)
-		if p := a.prev; p != nil && i < len(p.elems) && sameJSON(p.elems[i], e) {
-			b = append(b, p.enc[i]...)
+		if prev != nil && i < len(prev.elems) && sameJSON(prev.elems[i], e) {
+			b = append(b, prev.enc(i)...)
 			reused++
 		} else {
 			b = AppendJSON(b, e)
 		}
-		spans = append(spans, start, len(b))
+		off = append(off, start, len(b))
 	}
-	enc := make([][]byte, len(a.elems))
-	for i := range enc {
-		enc[i] = b[spans[2*i]:spans[2*i+1]:spans[2*i+1]]
+	b = append(b, ']')
+	a.m.remember(&memoState{elems: a.elems, off: off, buf: b, arrStart: arrStart}, reused, len(a.elems)-reused, false)
+	return b
+}
+
+// appendMemoInPlace writes a's array and what follows it into prev's buffer, which holds the
+// same bytes before the array: the leading elements equal to prev's stay where they are.
+func appendMemoInPlace(a *memoArray, prev *memoState) []byte {
+	n := len(a.elems)
+	k := 0
+	for k < n && k < len(prev.elems) && sameJSON(prev.elems[k], a.elems[k]) {
+		k++
 	}
-	a.m.mu.Lock()
-	a.m.last = &memoState{elems: a.elems, enc: enc}
-	a.m.stats.Reused += reused
-	a.m.stats.Written += len(a.elems) - reused
-	a.m.mu.Unlock()
-	return append(b, ']')
+	keep := prev.arrStart + 1
+	if k > 0 {
+		keep = prev.off[2*k-1]
+	}
+	// Later elements equal to prev's: their bytes are about to be overwritten, so they are
+	// copied out first (one copy of the span from the first to the last of them).
+	same := make([]bool, n)
+	lo, hi := -1, -1
+	for i := k; i < n && i < len(prev.elems); i++ {
+		if sameJSON(prev.elems[i], a.elems[i]) {
+			same[i] = true
+			if lo < 0 {
+				lo = prev.off[2*i]
+			}
+			hi = prev.off[2*i+1]
+		}
+	}
+	var saved []byte
+	if lo >= 0 {
+		saved = append([]byte(nil), prev.buf[lo:hi]...)
+	}
+	b := prev.buf[:keep]
+	need := len(saved) + 64<<10
+	for i := k; i < n; i++ {
+		if !same[i] {
+			need += 1 + sizeHint(a.elems[i])
+		}
+	}
+	if cap(b)-len(b) < need {
+		// A quarter to spare: the next turns append without copying the body again.
+		b = slices.Grow(b, need+len(b)/4)
+	}
+	off := make([]int, 2*n)
+	copy(off, prev.off[:2*k])
+	reused := k
+	for i := k; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		start := len(b)
+		if same[i] {
+			b = append(b, saved[prev.off[2*i]-lo:prev.off[2*i+1]-lo]...)
+			reused++
+		} else {
+			b = AppendJSON(b, a.elems[i])
+		}
+		off[2*i], off[2*i+1] = start, len(b)
+	}
+	b = append(b, ']')
+	a.m.remember(&memoState{elems: a.elems, off: off, buf: b, arrStart: prev.arrStart}, reused, n-reused, true)
+	return b
+}
+
+func (m *BodyMemo) remember(s *memoState, reused, written int, inPlace bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last = s
+	m.stats.Reused += reused
+	m.stats.Written += written
+	if inPlace {
+		m.stats.InPlace++
+	}
+}
+
+// guard is the remembered state whose buffer body is (nil when it is none of them).
+func (m *BodyMemo) guard(body []byte) *memoState {
+	if m == nil || cap(body) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	s := m.last
+	m.mu.Unlock()
+	if s == nil || cap(s.buf) == 0 || &body[:1][0] != &s.buf[:1][0] {
+		return nil
+	}
+	return s
+}
+
+// ErrBodySuperseded is what a request still reading a body gets once a later body was written
+// into its buffer (see BodyMemo): it fails rather than send other bytes.
+var ErrBodySuperseded = errors.New("the request body was superseded by a later request's")
+
+// guardedBody reads a body written through a BodyMemo, checking that no later body was written
+// into its buffer meanwhile (under the lock a later body takes to claim it).
+type guardedBody struct {
+	s    *memoState
+	body []byte
+	off  int
+}
+
+func (r *guardedBody) Read(p []byte) (int, error) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.s.taken {
+		return 0, ErrBodySuperseded
+	}
+	if r.off >= len(r.body) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.body[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// WriteTo writes the body in pieces of 1 MiB, each under the lock: the writer gets the bytes
+// without a copy through a small buffer.
+func (r *guardedBody) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		r.s.mu.Lock()
+		if r.s.taken {
+			r.s.mu.Unlock()
+			return total, ErrBodySuperseded
+		}
+		if r.off >= len(r.body) {
+			r.s.mu.Unlock()
+			return total, nil
+		}
+		piece := r.body[r.off:min(len(r.body), r.off+1<<20)]
+		n, err := w.Write(piece)
+		r.s.mu.Unlock()
+		r.off += n
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // sameJSON reports whether a and b are values AppendJSON writes identically, judged without

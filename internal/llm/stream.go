@@ -39,12 +39,25 @@ func Open(ctx context.Context, b *Builder, o *Options, r Request) (io.ReadCloser
 		method = http.MethodPost
 	}
 	var body io.Reader
-	if r.Body != nil {
+	var guarded *memoState
+	if o != nil {
+		guarded = o.Memo.guard(r.Body)
+	}
+	if guarded != nil {
+		// A body written through a memo: the next one may be written into its buffer.
+		body = &guardedBody{s: guarded, body: r.Body}
+	} else if r.Body != nil {
 		body = bytes.NewReader(r.Body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.URL, body)
 	if err != nil {
 		return nil, b.Fail(ctx, err.Error())
+	}
+	if guarded != nil {
+		req.ContentLength = int64(len(r.Body))
+		req.GetBody = func() (io.ReadCloser, error) {
+			return io.NopCloser(&guardedBody{s: guarded, body: r.Body}), nil
+		}
 	}
 	for _, h := range r.Headers {
 		req.Header.Set(h.Name, h.Value)

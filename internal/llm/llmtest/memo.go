@@ -23,7 +23,10 @@ type BuildFunc func(m *llm.Model, c *llm.Context, o *llm.Options) []byte
 // system prompt and tool set, an errored reply and a tool call left without a result, an
 // image, a compaction, a navigation to an earlier entry and a fork with a different prompt,
 // an earlier message edited in place, and turns after each. It also fails when the memo
-// copied nothing on the plain turns (the extension would not be happening).
+// copied nothing on the plain turns (the extension would not be happening) or copied the
+// body on them instead of writing into the last one's buffer (llm.BodyMemo's in-place path,
+// which the steps after them exercise: a changed element early in the array has the later
+// equal ones moved, a shorter array truncates).
 func CheckMemo(t *testing.T, build BuildFunc, models [2]*llm.Model) {
 	t.Helper()
 	memo := new(llm.BodyMemo)
@@ -96,6 +99,12 @@ func CheckMemo(t *testing.T, build BuildFunc, models [2]*llm.Model) {
 	if s := memo.Stats(); s.Reused-before.Reused < 30 {
 		t.Fatalf("the memo copied %d earlier messages over three turns of a 16-message session: the body is rebuilt, not extended", s.Reused-before.Reused)
 	}
+	// Nothing before the messages changed: each of the three was written into the last body's
+	// buffer, not copied.
+	if s := memo.Stats(); s.InPlace-before.InPlace < 3 {
+		t.Fatalf("%d of three plain turns were written into the last body's buffer: the body is copied each turn", s.InPlace-before.InPlace)
+	}
+	check("the same context again (a retry)")
 
 	opts.ThinkingLevel = "off"
 	check("thinking off")
