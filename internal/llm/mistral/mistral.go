@@ -219,7 +219,11 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 	if len(m.Compat) > 0 {
 		_ = json.Unmarshal(m.Compat, &cc)
 	}
-	body := llm.Obj{{K: "model", V: m.ID}, {K: "stream", V: true}, {K: "messages", V: messages(m, c)}}
+	var msgs any = messages(m, c)
+	if o != nil && o.Memo != nil {
+		msgs = llm.MemoArray(o.Memo, msgs.([]any))
+	}
+	body := llm.Obj{{K: "model", V: m.ID}, {K: "stream", V: true}, {K: "messages", V: msgs}}
 	if len(c.Tools) > 0 {
 		var tools []any
 		for _, t := range c.Tools {

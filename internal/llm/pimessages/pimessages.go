@@ -49,6 +49,10 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 	if msgs == nil {
 		msgs = []any{}
 	}
+	var messages any = msgs
+	if o != nil && o.Memo != nil {
+		messages = llm.MemoArray(o.Memo, msgs)
+	}
 	opts := llm.Obj{}
 	if o != nil && o.MaxTokens > 0 {
 		opts = append(opts, llm.Field{K: "maxTokens", V: o.MaxTokens})
@@ -65,7 +69,7 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 	if o != nil && o.ToolChoice != "" {
 		opts = append(opts, llm.Field{K: "toolChoice", V: o.ToolChoice})
 	}
-	return llm.AppendJSON(nil, llm.Obj{{K: "model", V: m.ID}, {K: "context", V: llm.Obj{{K: "messages", V: msgs}}}, {K: "options", V: opts}})
+	return llm.AppendJSON(nil, llm.Obj{{K: "model", V: m.ID}, {K: "context", V: llm.Obj{{K: "messages", V: messages}}}, {K: "options", V: opts}})
 }
 
 // systemTimestamp is the leading system message's time: just before the first message's.
