@@ -50,8 +50,9 @@ func (s *Session) bindTools() {
 	if p := s.file.Path(); p != "" {
 		ts.Env.SessionFile = p
 	}
-	var msgs []llm.Message
-	for _, e := range s.file.Branch("") {
+	branch := s.file.Branch("")
+	msgs := make([]llm.Message, 0, len(branch))
+	for _, e := range branch {
 		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
 			msgs = append(msgs, *e.Message.LLM)
 		}

@@ -48,6 +48,19 @@ type Session struct {
 
 	// now is the clock (tests fix it).
 	now func() time.Time
+
+	// branch is the path from the root to branchLeaf (nil: not built), kept because a
+	// continued session walks its branch several times before its first request (the
+	// model, the thinking level, the tools' replay, the context, compaction's check) and
+	// each walk was a map lookup per entry. index extends it when an entry is appended to
+	// its leaf and drops it on any other change; callers get copies.
+	branch     []*Entry
+	branchLeaf string
+	// ctx is the last Context built (nil: none since the last change), for the same leaf:
+	// a continued session asks for it several times before anything changes, and each
+	// build is an llm.Message per entry (at 64 MB, 19 MB of them).
+	ctx     *Context
+	ctxLeaf string
 }
 
 // Options are the options of New.
@@ -80,6 +93,7 @@ func (s *Session) reset(cwd string, o Options) {
 	s.byID = map[string]*Entry{}
 	s.labels = map[string]string{}
 	s.leaf = ""
+	s.branch, s.ctx = nil, nil
 	s.flushed = false
 	s.hasAssistant = false
 	if s.persist {
@@ -297,6 +311,17 @@ func lineWarning(path string, l line) string {
 }
 
 func (s *Session) index(e *Entry) {
+	s.ctx = nil
+	if s.branch != nil && s.byID[e.ID] == nil && e.ParentID != "" && e.ParentID == s.branchLeaf && e.ParentID == s.leaf &&
+		len(s.branch) <= len(s.entries) && s.branch[0].ParentID != e.ID {
+		// The walk from e is e, then the walk from its parent: the cached path, unchanged
+		// because no id was replaced and e cannot close a cycle (it is not the missing
+		// parent of the path's first entry) nor was the path cut short by one.
+		s.branch = append(s.branch, e)
+		s.branchLeaf = e.ID
+	} else {
+		s.branch = nil
+	}
 	s.entries = append(s.entries, e)
 	s.byID[e.ID] = e
 	s.leaf = e.ID

@@ -116,10 +116,23 @@ func (s *Session) Branch(id string) []*Entry {
 	if id == "" {
 		id = s.leaf
 	}
-	return s.branchLocked(id)
+	return append([]*Entry(nil), s.branchLocked(id)...)
 }
 
+// branchLocked is the path to id; the caller must not change it (the leaf's is cached).
 func (s *Session) branchLocked(id string) []*Entry {
+	if s.branch != nil && id == s.branchLeaf {
+		return s.branch[:len(s.branch):len(s.branch)]
+	}
+	path := s.walk(id)
+	if id == s.leaf && len(path) > 0 {
+		s.branch, s.branchLeaf = path, id
+	}
+	return path[:len(path):len(path)]
+}
+
+// walk follows the parent links from id to the root.
+func (s *Session) walk(id string) []*Entry {
 	var path []*Entry
 	// A parent chain longer than the entry count has a cycle (a hand-edited file): stop.
 	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = s.byID[e.ParentID] {
@@ -140,7 +153,7 @@ func (s *Session) branchLocked(id string) []*Entry {
 func (s *Session) ContextEntries() []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return contextEntries(s.branchLocked(s.leaf))
+	return append([]*Entry(nil), contextEntries(s.branchLocked(s.leaf))...)
 }
 
 func contextEntries(path []*Entry) []*Entry {
@@ -188,6 +201,23 @@ type Context struct {
 func (s *Session) Context() Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ctx == nil || s.ctxLeaf != s.leaf {
+		c := s.buildContext()
+		s.ctx, s.ctxLeaf = &c, s.leaf
+	}
+	// The messages are shared with the cache and earlier callers: clipped, so that an
+	// append copies them; no caller changes a message in place (the agent's transcript is
+	// only appended to or replaced whole).
+	c := *s.ctx
+	c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]
+	if c.Model != nil {
+		m := *c.Model
+		c.Model = &m
+	}
+	return c
+}
+
+func (s *Session) buildContext() Context {
 	path := s.branchLocked(s.leaf)
 	c := Context{ThinkingLevel: "off"}
 	var model ModelRef

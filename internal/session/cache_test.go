@@ -1,0 +1,132 @@
+package session
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/llm"
+)
+
+// uncachedContext is Context built from an uncached walk: the reference for the caches.
+func uncachedContext(s *Session) ([]*Entry, Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, bl, c, cl := s.branch, s.branchLeaf, s.ctx, s.ctxLeaf
+	s.branch, s.ctx = nil, nil
+	defer func() { s.branch, s.branchLeaf, s.ctx, s.ctxLeaf = b, bl, c, cl }()
+	path := s.walk(s.leaf)
+	return path, s.buildContext()
+}
+
+// TestBranchAndContextCaches drives a session through random appends, leaf moves (to
+// earlier entries, before the first entry), duplicate ids, dangling parents, a cycle and a
+// compaction, and checks after each step that the cached Branch and Context equal the ones
+// walked and built from nothing. It fails when index extends the cached branch where it
+// must not (a duplicate id, an entry that is the path's missing root) or when a change
+// leaves a stale Context.
+func TestBranchAndContextCaches(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		s := InMemory(t.TempDir())
+		ids := []string{}
+		for step := 0; step < 300; step++ {
+			var e *Entry
+			switch k := r.Intn(20); {
+			case k < 10:
+				m := user(fmt.Sprint("u", step))
+				if k%2 == 1 {
+					m = assistant(fmt.Sprint("a", step))
+					m.Provider, m.Model = "p", fmt.Sprint("m", step)
+				}
+				e = &Entry{Type: TypeMessage, Message: LLMMessage(m)}
+			case k == 10 && len(ids) > 0:
+				if err := s.SetLeaf(ids[r.Intn(len(ids))]); err != nil {
+					t.Fatal(err)
+				}
+			case k == 11:
+				s.ResetLeaf()
+			case k == 12 && len(ids) > 0:
+				// A duplicate id: the later entry replaces the earlier in the index.
+				e = &Entry{Type: TypeMessage, ID: ids[r.Intn(len(ids))], Message: LLMMessage(user("dup"))}
+			case k == 13:
+				// An entry whose parent is missing, then (sometimes) the missing parent as a
+				// child of the leaf: a cycle through the path's root.
+				miss := fmt.Sprint("missing", step)
+				s.mu.Lock()
+				s.index(&Entry{Type: TypeMessage, ID: fmt.Sprint("d", step), ParentID: miss, Message: LLMMessage(user("dangling"))})
+				s.mu.Unlock()
+				s.Context()
+				if r.Intn(2) == 0 {
+					e = &Entry{Type: TypeMessage, ID: miss, Message: LLMMessage(user("closes a cycle"))}
+				}
+			case k == 14 && len(ids) > 2:
+				e = &Entry{Type: TypeCompaction, Summary: "sum", FirstKeptEntryID: ids[len(ids)-2]}
+			case k == 15:
+				e = &Entry{Type: TypeThinkingLevelChange, ThinkingLevel: fmt.Sprint("t", step)}
+			case k == 16:
+				e = &Entry{Type: TypeModelChange, Provider: "q", ModelID: fmt.Sprint("mc", step)}
+			default:
+				s.Branch("")
+			}
+			if e != nil {
+				if _, err := s.Append(e); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, e.ID)
+			}
+			if r.Intn(3) > 0 {
+				s.Branch("")
+			}
+			if r.Intn(3) > 0 {
+				s.Context()
+			}
+			wantPath, wantCtx := uncachedContext(s)
+			if got := s.Branch(""); !reflect.DeepEqual(got, wantPath) && !(len(got) == 0 && len(wantPath) == 0) {
+				for i := range got {
+					if got[i] != wantPath[i] {
+						t.Logf("%d: %s<-%s vs %s<-%s", i, got[i].ID, got[i].ParentID, wantPath[i].ID, wantPath[i].ParentID)
+					}
+				}
+				t.Fatalf("seed %d step %d: cached branch has %d entries, the walk %d", seed, step, len(got), len(wantPath))
+			}
+			if got := s.Context(); !reflect.DeepEqual(got, wantCtx) {
+				t.Fatalf("seed %d step %d: cached context differs from a new one:\n%+v\n%+v", seed, step, got, wantCtx)
+			}
+		}
+	}
+}
+
+// TestCachesAreNotShared: what Branch, ContextEntries and Context return can be appended
+// to and changed without changing what the next caller gets.
+func TestCachesAreNotShared(t *testing.T) {
+	s := InMemory(t.TempDir())
+	for i := 0; i < 4; i++ {
+		s.AppendMessage(user(fmt.Sprint("u", i)))
+		s.AppendMessage(assistant(fmt.Sprint("a", i)))
+	}
+	b := s.Branch("")
+	b[0] = nil
+	_ = append(b[:2], nil)
+	ce := s.ContextEntries()
+	ce[1] = nil
+	c := s.Context()
+	if cap(c.Messages) != len(c.Messages) {
+		t.Fatal("Context's messages are not clipped: an append would write into the cache")
+	}
+	c.Messages = append(c.Messages, llm.Message{Role: "y"})
+	if c.Model != nil {
+		c.Model.ModelID = "changed"
+	}
+	wantPath, wantCtx := uncachedContext(s)
+	if got := s.Branch(""); !reflect.DeepEqual(got, wantPath) {
+		t.Fatal("a caller's change to Branch's result reached the cache")
+	}
+	if got := s.ContextEntries(); !reflect.DeepEqual(got, wantPath) {
+		t.Fatal("a caller's change to ContextEntries's result reached the cache")
+	}
+	if got := s.Context(); !reflect.DeepEqual(got, wantCtx) {
+		t.Fatal("a caller's change to Context's result reached the cache")
+	}
+}
