@@ -259,11 +259,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Messages returns a copy of the current transcript (the context the next turn sends).
+// Messages returns the current transcript (the context the next turn sends): a clipped
+// view, not a copy (a copy of a long session's transcript was 19 MB for print mode to find
+// the last reply). The transcript is only appended to or replaced whole, so the view never
+// changes; an append to it copies. Callers must not change its messages in place.
 func (a *Agent) Messages() []llm.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]llm.Message(nil), a.messages...)
+	return a.messages[:len(a.messages):len(a.messages)]
 }
 
 func (a *Agent) now() int64 { return a.cfg.Now().UnixMilli() }

@@ -386,3 +386,30 @@ func TestSyncEmitAsksForLivePartials(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesIsAView: Messages does not copy the transcript (print mode asked for it once
+// per run to find the last reply: a copy of every message of a long session), and what a
+// caller appends to it never reaches the transcript or an earlier view.
+func TestMessagesIsAView(t *testing.T) {
+	p := &fakeProvider{}
+	p.add(text("one"))
+	p.add(text("two"))
+	a, _, _ := newTestAgent(t, p, nil, nil)
+	if _, err := a.Prompt(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(10, func() { a.Messages() }); n != 0 {
+		t.Fatalf("Messages allocates %v times, want 0 (a view)", n)
+	}
+	v := a.Messages()
+	_ = append(v, llm.Message{Role: llm.RoleUser})
+	if _, err := a.Prompt(context.Background(), "again"); err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "earlier view", len(v), 2)
+	eq(t, "earlier view's last", v[1].Text(), "one")
+	got := a.Messages()
+	eq(t, "transcript", len(got), 4)
+	eq(t, "transcript's third", got[2].Text(), "again")
+	eq(t, "transcript's last", got[3].Text(), "two")
+}
