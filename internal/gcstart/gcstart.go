@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Limit is the runtime memory (heap, stacks and the runtime's own) below which no cycle
@@ -26,19 +27,39 @@ type sentinel struct {
 	_ [16]byte
 }
 
+// deferred is whether Defer's pacing is still in effect (its first cycle has not run and
+// End was not called).
+var deferred struct {
+	sync.Mutex
+	on bool
+}
+
 // Defer turns collection off until the runtime's memory reaches limit bytes; after the
 // first cycle, the collector paces as usual. A user's own GOGC or GOMEMLIMIT is left alone.
 func Defer(limit int64) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
+	deferred.Lock()
+	deferred.on = true
+	deferred.Unlock()
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
-	runtime.SetFinalizer(&sentinel{}, restore)
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { End() })
 }
 
-// restore puts back the default pacing: GOGC=100 and no memory limit.
-func restore(*sentinel) {
+// End puts back the default pacing now (GOGC=100, no memory limit) if Defer's is still in
+// effect, and reports whether it was. A caller about to allocate far more than the limit
+// (a large session's load) ends the deferral itself so as to pace that work its own way:
+// the first cycle's finalizer would otherwise reset the pacing in the middle of it.
+func End() bool {
+	deferred.Lock()
+	defer deferred.Unlock()
+	if !deferred.on {
+		return false
+	}
+	deferred.on = false
 	debug.SetGCPercent(100)
 	debug.SetMemoryLimit(math.MaxInt64)
+	return true
 }

@@ -76,3 +76,34 @@ func TestUserSettingsWin(t *testing.T) {
 		}
 	}
 }
+
+// TestEnd: End puts the default pacing back at once while Defer's is in effect, only once,
+// and the deferred cycle's finalizer does not reset a target set after it.
+func TestEnd(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	Defer(1 << 40)
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Fatalf("GOGC %d after Defer, want off", p)
+	}
+	if !End() {
+		t.Fatal("End: Defer's pacing was not in effect")
+	}
+	if p := debug.SetGCPercent(400); p != 100 {
+		t.Fatalf("GOGC %d after End, want 100", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("memory limit %d after End, want none", l)
+	}
+	if End() {
+		t.Fatal("a second End found the deferral in effect")
+	}
+	runtime.GC()
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
+	if p := debug.SetGCPercent(100); p != 400 {
+		t.Fatalf("the deferred cycle's finalizer reset GOGC to %d after End", p)
+	}
+}

@@ -3,6 +3,8 @@ package session
 import (
 	"runtime/debug"
 	"sync"
+
+	"github.com/pigo-agent/pigo/internal/gcstart"
 )
 
 // Loading a large session allocates what stays: the file's block and the decoded entries are
@@ -25,8 +27,11 @@ var gcHold struct {
 }
 
 // holdGC raises the collector's target for a load of size bytes; call the result when done.
-// A target that is off (gcstart's deferred first cycle) or higher is left alone, and one that
-// was changed while the loads ran (gcstart turning the pacing back on) is not put back.
+// gcstart's deferred first cycle is ended first (its limit is far below what the load
+// allocates, and its cycle's finalizer would put GOGC=100 back in the middle of the load: at
+// 64 MB the load then ran two collections marking up to 117 MB each); a target that is off
+// otherwise or higher is left alone, and one that was changed while the loads ran is not put
+// back.
 func holdGC(size int64) func() {
 	if size <= holdGCAbove {
 		return func() {}
@@ -34,6 +39,7 @@ func holdGC(size int64) func() {
 	gcHold.Lock()
 	defer gcHold.Unlock()
 	if gcHold.n == 0 {
+		gcstart.End()
 		cur := debug.SetGCPercent(holdGCPercent)
 		gcHold.owned = cur >= 0 && cur < holdGCPercent
 		if gcHold.owned {

@@ -1,8 +1,11 @@
 package session
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/gcstart"
 )
 
 // TestHoldGCRestores: overlapping loads raise the collector's target once and the last one
@@ -50,5 +53,27 @@ func TestHoldGCRestores(t *testing.T) {
 	done()
 	if p := debug.SetGCPercent(100); p != 250 {
 		t.Fatalf("a target set during the load was undone: %d", p)
+	}
+}
+
+// TestHoldGCEndsStartDeferral: a large load in a process whose collector gcstart has
+// deferred (off until 32 MB) ends the deferral and raises the target for the load; without
+// that the load ran with the collector off, then from the deferred cycle on at GOGC=100.
+func TestHoldGCEndsStartDeferral(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	gcstart.Defer(1 << 40)
+	done := holdGC(holdGCAbove + 1)
+	if p := debug.SetGCPercent(holdGCPercent); p != holdGCPercent {
+		t.Fatalf("during the load: GOGC %d, want %d", p, holdGCPercent)
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("during the load: the deferral's memory limit %d is still set", l)
+	}
+	done()
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Fatalf("after the load: GOGC %d, want 100", p)
 	}
 }
