@@ -24,20 +24,33 @@ const MaxProcesses = 1024
 // forks anything, leaves no window in which a process of the sandbox is outside it.
 //
 // wrapperScript's arguments: $1 the cgroup.procs file to join ("" for none), $2 the limit,
-// then the bwrap argv. bash's exec exports SHLVL and PWD whatever the environment held, so
-// the wrapper execs bwrap through env without them: the sandbox still sees exactly the
-// plan's variables (bwrap sets PWD itself).
-const wrapperScript = `ulimit -u "$2" 2>/dev/null; [ -z "$1" ] || echo $$ > "$1" 2>/dev/null; shift 2; exec /usr/bin/env -u SHLVL -u PWD -u OLDPWD -u _ "$@"`
+// then the bwrap argv. bash's exec exports SHLVL, PWD, OLDPWD and _ whatever the environment
+// held; bwrap drops them again (limited adds --unsetenv for each right after bwrap's path), so
+// the sandbox still sees exactly the plan's variables (bwrap sets PWD itself after its
+// chdir). This was `exec /usr/bin/env -u …` before: one exec less per bash call.
+const wrapperScript = `ulimit -u "$2" 2>/dev/null; [ -z "$1" ] || echo $$ > "$1" 2>/dev/null; shift 2; exec "$@"`
 
-// limited returns argv run through the wrapper, and the cgroup to remove after the run
-// ("" when none was made).
-func limited(argv []string, max int) ([]string, string) {
+// wrapperExports are the variables the wrapper's bash adds to what it execs.
+var wrapperExports = []string{"SHLVL", "PWD", "OLDPWD", "_"}
+
+// limited returns argv (whose element at bwrapAt is bwrap's path) run through the wrapper,
+// and the cgroup to remove after the run ("" when none was made).
+func limited(argv []string, bwrapAt, max int) ([]string, string) {
 	cg := newPidsCgroup(max)
 	procs := ""
 	if cg != "" {
 		procs = filepath.Join(cg, "cgroup.procs")
 	}
-	return append([]string{Shell, "-c", wrapperScript, "pigo-limit", procs, strconv.Itoa(max)}, argv...), cg
+	out := make([]string, 0, 6+len(argv)+2*len(wrapperExports))
+	out = append(out, Shell, "-c", wrapperScript, "pigo-limit", procs, strconv.Itoa(max))
+	if bwrapAt < 0 || bwrapAt >= len(argv) {
+		return append(out, argv...), cg
+	}
+	out = append(out, argv[:bwrapAt+1]...)
+	for _, v := range wrapperExports {
+		out = append(out, "--unsetenv", v)
+	}
+	return append(out, argv[bwrapAt+1:]...), cg
 }
 
 var cgroupSeq atomic.Int64

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,7 +133,8 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	if maxProcs <= 0 {
 		maxProcs = MaxProcesses
 	}
-	argv, cg := limited(pl.commandArgv(command, opt.Argv), maxProcs)
+	argv := pl.commandArgv(command, opt.Argv)
+	argv, cg := limited(argv, slices.Index(argv, pl.Bwrap), maxProcs)
 	defer removeCgroup(cg)
 	if o.Stderr == nil {
 		var buf bytes.Buffer
