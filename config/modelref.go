@@ -45,11 +45,17 @@ func (c *Config) modelIndex() *modelIndex {
 	if c.models != nil {
 		return c.models
 	}
-	ix := &modelIndex{}
+	builtin := builtinModels()
+	ix := &modelIndex{models: make([]knownModel, 0, len(builtin)+16)}
 	seen := map[string]bool{}
+	last := "\x00"
 	addProvider := func(p string) {
-		if !seen[strings.ToLower(p)] {
-			seen[strings.ToLower(p)] = true
+		if p == last { // the catalogue lists each provider's models together
+			return
+		}
+		last = p
+		if lp := strings.ToLower(p); !seen[lp] {
+			seen[lp] = true
 			ix.providers = append(ix.providers, p)
 		}
 	}
@@ -82,7 +88,7 @@ func (c *Config) modelIndex() *modelIndex {
 			ix.anyID = oc.ID
 		}
 	}
-	for _, m := range builtinModels() {
+	for _, m := range builtin {
 		addProvider(m.Provider)
 		ix.models = append(ix.models, knownModel{m.Provider, m.ID})
 	}

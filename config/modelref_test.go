@@ -45,3 +45,40 @@ func TestModelRefSeverity(t *testing.T) {
 		}
 	}
 }
+
+// TestModelIndexAllocs: the index is built with one slice of the catalogue's size, and each
+// provider's name is lowered once, not once per model (it grew the slice a step at a time).
+func TestModelIndexAllocs(t *testing.T) {
+	c := &Config{}
+	n := testing.AllocsPerRun(10, func() {
+		c.models = nil
+		c.modelIndex()
+	})
+	if n > 24 {
+		t.Errorf("modelIndex: %v allocations", n)
+	}
+	ix := c.modelIndex()
+	seen := map[string]bool{}
+	for _, p := range ix.providers {
+		if seen[strings.ToLower(p)] {
+			t.Errorf("provider %s listed twice", p)
+		}
+		seen[strings.ToLower(p)] = true
+	}
+	for _, m := range builtinModels() {
+		if !seen[strings.ToLower(m.Provider)] {
+			t.Errorf("provider %s missing", m.Provider)
+		}
+	}
+	if len(ix.models) != len(builtinModels()) {
+		t.Errorf("%d models, the catalogue has %d", len(ix.models), len(builtinModels()))
+	}
+}
+
+func BenchmarkModelIndex(b *testing.B) {
+	c := &Config{}
+	for b.Loop() {
+		c.models = nil
+		c.modelIndex()
+	}
+}
