@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/config"
 	"github.com/pigo-agent/pigo/internal/appconfig"
@@ -402,12 +403,83 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// hasMember reports whether a JSON object has a top-level member named key.
+// hasMember reports whether the JSON object doc (valid JSON: encoding/json's output) has a
+// top-level member named key. It reads the top level's keys and skips the values undecoded
+// (a whole decode into a map was 0.27 ms of `pigo tools`); false for anything else.
 func hasMember(doc []byte, key string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(doc, &m) != nil {
+	i := skipJSONSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
 		return false
 	}
-	_, ok := m[key]
-	return ok
+	for i++; ; i++ {
+		i = skipJSONSpace(doc, i)
+		end := jsonStringEnd(doc, i)
+		if end < 0 {
+			return false
+		}
+		if jsonKeyIs(doc[i:end], key) {
+			return true
+		}
+		if i = skipJSONSpace(doc, end); i >= len(doc) || doc[i] != ':' {
+			return false
+		}
+		if i = skipJSONValue(doc, i+1); i >= len(doc) || doc[i] != ',' {
+			return false // the closing '}' (or not an object)
+		}
+	}
+}
+
+// jsonKeyIs reports whether the quoted JSON string raw decodes to key.
+func jsonKeyIs(raw []byte, key string) bool {
+	if in := raw[1 : len(raw)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in) == key
+	}
+	var k string
+	return json.Unmarshal(raw, &k) == nil && k == key
+}
+
+// skipJSONValue returns the index of the ',' or closing bracket after the value at i.
+func skipJSONValue(doc []byte, i int) int {
+	for depth := 0; i < len(doc); i++ {
+		switch doc[i] {
+		case '"':
+			if i = jsonStringEnd(doc, i) - 1; i < 0 {
+				return len(doc)
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth < 0 {
+				return i
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// jsonStringEnd returns the index after the string starting at doc[i] ('"'), -1 if none.
+func jsonStringEnd(doc []byte, i int) int {
+	if i >= len(doc) || doc[i] != '"' {
+		return -1
+	}
+	for i++; i < len(doc); i++ {
+		switch doc[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+func skipJSONSpace(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
+		i++
+	}
+	return i
 }
