@@ -359,6 +359,17 @@ func TestReadInfoMatchesInfo(t *testing.T) {
 			`not json`,
 			`{"type":"message","id":"d","parentId":"c","timestamp":"t","message":{"role":"user","content":"second","timestamp":1767225700000}}`},
 		"empty-branch": {testHeader, `{"type":"session_info","id":"n","parentId":null,"timestamp":"t","name":"x"}`},
+		// Version 1 (no ids, a compaction by index, pi's old hookMessage role, an entry
+		// with an id of its own, lines that are not entries): skimmed without migrating.
+		"v1": {`{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w","parentSession":"/p.jsonl"}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"hookMessage","customType":"x","content":"hook text","display":true,"timestamp":3}}`,
+			`{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"old"},{"type":"text","text":"question"}],"timestamp":1}}`,
+			`[1,2]`,
+			`{"type":"message","id":"x","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"old answer"}],"timestamp":1735689603000}}`,
+			`{"type":"compaction","timestamp":"2025-01-01T00:00:04.000Z","summary":"S","firstKeptEntryIndex":2,"tokensBefore":10}`,
+			`{"type":"session_info","timestamp":"t","name":"old name"}`,
+			`{"type":"message","id":"x","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"new"}}`},
+		"v1-empty": {`{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}`},
 		"v2": {`{"type":"session","version":2,"id":"s2","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`,
 			`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"old"}}`},
 		"cycle": {testHeader,
@@ -402,6 +413,8 @@ func TestReadInfoMatchesInfo(t *testing.T) {
 func FuzzReadInfo(f *testing.F) {
 	f.Add([]byte(testHeader + "\n" + strings.Join(decodeSeeds, "\n")))
 	f.Add([]byte(testHeader + "\n" + decodeSeeds[0] + "\n" + decodeSeeds[1]))
+	f.Add([]byte(`{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}` + "\n" + strings.Join(decodeSeeds, "\n")))
+	f.Add([]byte(`{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/"}` + "\n" + decodeSeeds[0]))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "f.jsonl")
 		os.WriteFile(p, data, 0o644)
