@@ -42,6 +42,8 @@ type Session struct {
 	// starts a new line rather than gluing onto it.
 	needNL bool
 	f      *os.File
+	// sync fsyncs what is appended to f in the background (syncer.go).
+	sync *syncer
 
 	// Warnings are problems met while loading (torn or malformed lines), one sentence each.
 	Warnings []string
@@ -396,12 +398,20 @@ func (s *Session) closeFile() error {
 	if s.f == nil {
 		return nil
 	}
-	err := s.f.Close()
+	var err error
+	if s.sync != nil {
+		err = s.sync.stop()
+		s.sync = nil
+	}
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
 	s.f = nil
 	return err
 }
 
-// Close closes the session's file handle. Entries are already on disk.
+// Close waits for the fsync of the last entries (syncer.go) and closes the file handle; its
+// error is the first fsync or close error. Every entry was written when it was appended.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -432,13 +442,10 @@ func (s *Session) persistEntry(e *Entry) error {
 			f.Close()
 			return err
 		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
 		s.f = f
 		s.flushed = true
-		return nil
+		s.sync = startSyncer(f)
+		return s.sync.request()
 	}
 	return s.appendLine(e)
 }
@@ -464,7 +471,10 @@ func (s *Session) appendLine(e *Entry) error {
 		return err
 	}
 	s.needNL = false
-	return s.f.Sync()
+	if s.sync == nil {
+		s.sync = startSyncer(s.f)
+	}
+	return s.sync.request()
 }
 
 // Append adds e as a child of the current leaf and moves the leaf to it. It fills in ID,
