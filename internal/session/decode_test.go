@@ -438,3 +438,30 @@ func FuzzReadInfo(f *testing.F) {
 		}
 	})
 }
+
+// TestStrSlowExact: a string with escapes is decoded in one pass into a copy of exactly its
+// decoded size (it was sized by a first, validating scan to the source's length), and every
+// kind of bad string is still refused.
+func TestStrSlowExact(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`"x\ny"`, "x\ny"},
+		{`"plain then \u00e9\ud83d\ude00 and \"q\""`, "plain then é😀 and \"q\""},
+		{`"bad \ud800 surrogate"`, "bad \ufffd surrogate"},
+		{"\"invalid \xff utf-8 \\t\"", "invalid \ufffd utf-8 \t"},
+	} {
+		r := jreader{b: []byte(c.in + ",")}
+		got, ok := r.strBytes()
+		if !ok || string(got) != c.want || r.i != len(c.in) {
+			t.Errorf("%s: %q, %v, at %d", c.in, got, ok, r.i)
+		}
+		if cap(got) != len(got) {
+			t.Errorf("%s: the decoded copy has capacity %d for %d bytes", c.in, cap(got), len(got))
+		}
+	}
+	for _, in := range []string{`"a\`, `"a\x"`, `"a\u12"`, "\"a\\n\x01\"", `"a\n`, `"a\ud800\u12"`} {
+		r := jreader{b: []byte(in)}
+		if got, ok := r.strBytes(); ok {
+			t.Errorf("%q accepted as %q", in, got)
+		}
+	}
+}
