@@ -1,6 +1,7 @@
 package toolrun
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/pigo-agent/pigo/internal/jsonesc"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/safefile"
 )
@@ -188,25 +190,123 @@ func (s *Session) Replay(msgs []llm.Message) {
 	}
 }
 
-// mayHoldReads reports whether details may have a key encoding/json matches to "reads": it
-// has the five letters in any case, or an escape or a non-ASCII byte (a key spelled with
-// either may fold to it). Details without it are not decoded: a long session's tool results
-// were each decoded at every start for nothing.
+// mayHoldReads reports whether details may have a top-level key encoding/json matches to
+// "reads" (bytes.EqualFold after decoding its escapes: "READS", "r\u0065ads" and "read\u017f"
+// all match). Only the object's keys are read: values are skipped unread, so a tool result
+// whose details are a long diff (an edit's) is not decoded at every start for nothing — the
+// check before looked for the five letters or any escape anywhere, and every diff has a \n.
+// Anything it does not follow (not an object, a cut or odd document) is left to encoding/json.
 func mayHoldReads(d []byte) bool {
-	const word = "reads"
-	for i, c := range d {
-		if c == '\\' || c >= 0x80 {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '{' {
+		return true
+	}
+	i = skipSpace(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return false
+	}
+	var key []byte
+	for {
+		if i >= len(d) || d[i] != '"' {
 			return true
 		}
-		if c|0x20 == 'r' && i+len(word) <= len(d) {
-			k := 1
-			for k < len(word) && d[i+k]|0x20 == word[k] {
-				k++
-			}
-			if k == len(word) {
-				return true
-			}
+		var ok bool
+		if key, i, ok = readKey(key[:0], d, i+1); !ok || bytes.EqualFold(key, []byte("reads")) {
+			return true
+		}
+		if i = skipSpace(d, i); i >= len(d) || d[i] != ':' {
+			return true
+		}
+		if i, ok = skipValue(d, skipSpace(d, i+1)); !ok {
+			return true
+		}
+		switch i = skipSpace(d, i); {
+		case i < len(d) && d[i] == ',':
+			i = skipSpace(d, i+1)
+		case i < len(d) && d[i] == '}':
+			return false
+		default:
+			return true
 		}
 	}
-	return false
+}
+
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// readKey decodes the string whose contents start at d[i] onto key; it returns the index
+// after the closing quote.
+func readKey(key, d []byte, i int) ([]byte, int, bool) {
+	for i < len(d) {
+		switch c := d[i]; {
+		case c == '"':
+			return key, i + 1, true
+		case c == '\\':
+			var ok bool
+			if key, i, ok = jsonesc.AppendEscape(key, d, i); !ok {
+				return key, i, false
+			}
+		case c < 0x20:
+			return key, i, false
+		default:
+			key = append(key, c)
+			i++
+		}
+	}
+	return key, i, false
+}
+
+// skipValue returns the index after the value that starts at d[i]: a string, an object or
+// array (strings inside skipped whole, brackets counted), or a literal or number.
+func skipValue(d []byte, i int) (int, bool) {
+	depth := 0
+	for i < len(d) {
+		switch c := d[i]; c {
+		case '"':
+			j := i + 1
+			for {
+				k := bytes.IndexByte(d[j:], '"')
+				if k < 0 {
+					return i, false
+				}
+				j += k
+				n := 0
+				for n < j-i-1 && d[j-1-n] == '\\' {
+					n++
+				}
+				j++
+				if n%2 == 0 {
+					break
+				}
+			}
+			i = j
+			if depth == 0 {
+				return i, true
+			}
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i, true // a literal or number just ended
+			}
+			depth--
+			i++
+			if depth == 0 {
+				return i, true
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return i, true
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return i, depth == 0
 }

@@ -176,15 +176,20 @@ func TestMutationQueueSerialises(t *testing.T) {
 	close(b)
 }
 
-// TestMayHoldReads: the pre-check never skips details encoding/json would read reads from.
+// TestMayHoldReads: the pre-check never skips details encoding/json would read reads from,
+// and skips those whose keys say nothing of it (FuzzMayHoldReads checks the first half on any
+// input).
 func TestMayHoldReads(t *testing.T) {
 	for _, d := range []string{`{"reads":{}}`, `{"READS":{}}`, `{"ReAdS":{}}`, `{"r\u0065ads":{}}`, "{\"read\u017f\":{}}",
-		`{"x":1,"reads":null}`, `{"a":"reads"}`} {
+		`{"x":1,"reads":null}`, ` { "x" : [1,{"y":"}"}] , "Reads" : 1 } `, `{"a":"\"","reads":{}}`, `[1]`, `{"a":`, `{"a\u":1}`} {
 		if !mayHoldReads([]byte(d)) {
 			t.Errorf("%s skipped", d)
 		}
 	}
-	for _, d := range []string{`{}`, `{"truncation":{"lines":3}}`, `{"read":1,"ads":2}`, `{"rea ds":1}`, ``} {
+	// Only keys count: a value that says "reads", escapes or non-ASCII text in values (every
+	// edit's diff has a \n) are not reasons to decode.
+	for _, d := range []string{`{}`, ` { } `, `{"truncation":{"lines":3}}`, `{"read":1,"ads":2}`, `{"rea ds":1}`,
+		`{"a":"reads"}`, `{"diff":"-  1 a\n+  1 \"reads\"\u00e9 é\\"}`, `{"x":{"reads":{"/a":{}}}}`, `{"x":["reads",{"reads":1}],"n":-1.5e3,"t":true}`} {
 		if mayHoldReads([]byte(d)) {
 			t.Errorf("%s not skipped", d)
 		}
@@ -198,4 +203,23 @@ func TestMayHoldReads(t *testing.T) {
 			t.Errorf("encoding/json does not read %s", d)
 		}
 	}
+}
+
+// FuzzMayHoldReads: whatever mayHoldReads skips, encoding/json reads no "reads" from.
+func FuzzMayHoldReads(f *testing.F) {
+	for _, d := range []string{`{"reads":{"/a":{}}}`, `{"diff":"a\nb","reads":{}}`, `{"x":[{"reads":1}]}`, "{\"read\u017f\":{\"/a\":{}}}",
+		`{"r\u0065ads":{"/a":1}}`, ` {"a" : "\\\"" , "READS":{"k":2}} `, `{"a":1}`} {
+		f.Add([]byte(d))
+	}
+	f.Fuzz(func(t *testing.T, d []byte) {
+		if mayHoldReads(d) {
+			return
+		}
+		var v struct {
+			Reads map[string]json.RawMessage `json:"reads"`
+		}
+		if json.Unmarshal(d, &v) == nil && v.Reads != nil {
+			t.Fatalf("%q skipped, but encoding/json reads %v from it", d, v.Reads)
+		}
+	})
 }
