@@ -309,37 +309,13 @@ func sameJSON(a, b any) bool {
 		return true
 	case []any:
 		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, sameJSON)
 	case []Obj:
 		y, ok := b.([]Obj)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, func(p, q Obj) bool { return sameJSON(p, q) })
 	case []string:
 		y, ok := b.([]string)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
+		return ok && slices.Equal(x, y)
 	case bool:
 		y, ok := b.(bool)
 		return ok && x == y
