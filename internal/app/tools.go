@@ -51,10 +51,12 @@ func (s *Session) bindTools() {
 		ts.Env.SessionFile = p
 	}
 	branch := s.file.Branch("")
-	msgs := make([]llm.Message, 0, len(branch))
+	// Pointers, not copies: a 64 MB session's branch is ~60,000 messages of ~260 bytes, and
+	// each replay hook walks them all.
+	msgs := make([]*llm.Message, 0, len(branch))
 	for _, e := range branch {
 		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
-			msgs = append(msgs, *e.Message.LLM)
+			msgs = append(msgs, e.Message.LLM)
 		}
 	}
 	ts.Replay(msgs)

@@ -202,7 +202,7 @@ func TestReadsReplayed(t *testing.T) {
 		t.Fatal("Write without a read went through")
 	}
 	isErr := false
-	fresh.s.Replay([]llm.Message{{Role: llm.RoleToolResult, ToolName: "codemode", ToolCallID: "c", Details: r.Details, IsError: &isErr}})
+	fresh.s.Replay([]*llm.Message{{Role: llm.RoleToolResult, ToolName: "codemode", ToolCallID: "c", Details: r.Details, IsError: &isErr}})
 	if res := w(fresh); res.IsError {
 		t.Fatalf("Write after a replayed fs.read: %s", res.Text())
 	}

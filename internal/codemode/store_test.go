@@ -30,11 +30,11 @@ func record(t *testing.T, s *session.Session, id, code string, r toolrun.Result)
 	return leaf
 }
 
-func branch(s *session.Session, leaf string) []llm.Message {
-	var msgs []llm.Message
+func branch(s *session.Session, leaf string) []*llm.Message {
+	var msgs []*llm.Message
 	for _, e := range s.Branch(leaf) {
 		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
-			msgs = append(msgs, *e.Message.LLM)
+			msgs = append(msgs, e.Message.LLM)
 		}
 	}
 	return msgs

@@ -77,7 +77,7 @@ func storeOf(s *toolrun.Session) *store {
 }
 
 func init() {
-	toolrun.OnReplay(func(s *toolrun.Session, msgs []llm.Message) {
+	toolrun.OnReplay(func(s *toolrun.Session, msgs []*llm.Message) {
 		st := storeOf(s)
 		st.mu.Lock()
 		defer st.mu.Unlock()
@@ -87,7 +87,7 @@ func init() {
 
 // Replay rebuilds the store from the codemode results of a branch (oldest first): each
 // result's details.store deletes, then sets, as the seed does.
-func Replay(msgs []llm.Message) map[string]json.RawMessage {
+func Replay(msgs []*llm.Message) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	for _, msg := range msgs {
 		if msg.Role != llm.RoleToolResult || msg.ToolName != Name || len(msg.Details) == 0 {

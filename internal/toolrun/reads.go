@@ -140,7 +140,7 @@ var replayTools = map[string]string{
 // Replay clears every toolset's read state and rebuilds it from the toolResult messages of
 // a branch (oldest first), as the seed does on session_start and session_tree. Entries of
 // the wrong shape are dropped.
-func (s *Session) Replay(msgs []llm.Message) {
+func (s *Session) Replay(msgs []*llm.Message) {
 	for _, ts := range []string{"claude-code", "opencode"} {
 		s.Reads(ts).Clear()
 	}
@@ -183,7 +183,7 @@ func (s *Session) Replay(msgs []llm.Message) {
 		}
 	}
 	replayMu.Lock()
-	hooks := append([]func(*Session, []llm.Message){}, replayHooks...)
+	hooks := append([]func(*Session, []*llm.Message){}, replayHooks...)
 	replayMu.Unlock()
 	for _, fn := range hooks {
 		fn(s, msgs)

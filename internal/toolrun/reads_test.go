@@ -103,10 +103,10 @@ func TestReplay(t *testing.T) {
 	d := tempDir(t)
 	p := filepath.Join(d, "a.go")
 	dg := Digest([]byte("x"))
-	msg := func(tool, details string) llm.Message {
-		return llm.Message{Role: llm.RoleToolResult, ToolName: tool, Details: json.RawMessage(details)}
+	msg := func(tool, details string) *llm.Message {
+		return &llm.Message{Role: llm.RoleToolResult, ToolName: tool, Details: json.RawMessage(details)}
 	}
-	msgs := []llm.Message{
+	msgs := []*llm.Message{
 		{Role: llm.RoleUser},
 		msg("Read", `{"reads":{"`+p+`":{"digest":"`+dg+`","textEditable":true}}}`),
 		msg("read", `{"reads":{"`+p+`":{"digest":"`+dg+`","textEditable":false}}}`),

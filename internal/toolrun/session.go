@@ -181,12 +181,12 @@ func (s *Session) State(key any, mk func() any) any {
 
 var (
 	replayMu    sync.Mutex
-	replayHooks []func(s *Session, msgs []llm.Message)
+	replayHooks []func(s *Session, msgs []*llm.Message)
 )
 
 // OnReplay registers fn to run at the end of every [Session.Replay], so state a package
 // keeps in [Session.State] follows the branch as the read state does. Call it from init.
-func OnReplay(fn func(s *Session, msgs []llm.Message)) {
+func OnReplay(fn func(s *Session, msgs []*llm.Message)) {
 	replayMu.Lock()
 	defer replayMu.Unlock()
 	replayHooks = append(replayHooks, fn)

@@ -355,7 +355,7 @@ func TestClaudeTodoMergesByContent(t *testing.T) {
 		"Only one todo may be in_progress at a time.")
 	// Replayed from the branch: a session whose last TodoWrite listed X alone merges into X.
 	isErr := false
-	e.s.Replay([]llm.Message{{Role: llm.RoleToolResult, ToolName: "TodoWrite", IsError: &isErr,
+	e.s.Replay([]*llm.Message{{Role: llm.RoleToolResult, ToolName: "TodoWrite", IsError: &isErr,
 		Details: json.RawMessage(`{"todos":[{"content":"X","status":"pending","activeForm":"Doing X"}]}`)}})
 	r = e.call("TodoWrite", map[string]any{"todos": []map[string]any{{"content": "Y", "status": "pending", "activeForm": "Doing Y"}}})
 	if got := strings.Join(claudecode.CCTodoWidget(r.Details), "\n"); got != "Progress: 0/2 (0%)\n- [ ] X\n- [ ] Y" {

@@ -33,7 +33,7 @@ func Register(r *toolrun.Impls) {
 	r.Register("claude-code", "TodoWrite", toolrun.Impl{Execute: ccTodoWrite})
 	r.Register("claude-code", "AskUserQuestion", toolrun.Impl{Execute: ccAsk, Sequential: true})
 	// The list follows the session branch: the last TodoWrite result on it is the current one.
-	toolrun.OnReplay(func(s *toolrun.Session, msgs []llm.Message) {
+	toolrun.OnReplay(func(s *toolrun.Session, msgs []*llm.Message) {
 		var last []ccTodo
 		for _, m := range msgs {
 			if m.Role != llm.RoleToolResult || m.ToolName != "TodoWrite" || (m.IsError != nil && *m.IsError) || len(m.Details) == 0 {
