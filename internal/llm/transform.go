@@ -32,20 +32,21 @@ func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *
 	idMap := map[string]string{}
 	out := make([]Message, 0, len(msgs))
 	vision := m.HasInput("image")
+	// pending is the content of the last assistant message with tool calls: its calls
+	// still waiting for results. have is cleared, not remade, at each flush (a long session
+	// flushes once per assistant message).
 	var pending []Content
 	have := map[string]bool{}
 	flush := func() {
 		for _, tc := range pending {
-			if !have[tc.ID] {
+			if tc.Type == TypeToolCall && !have[tc.ID] {
 				isErr := true
 				out = append(out, Message{Role: RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name,
 					Content: []Content{TextBlock(noResultProvided)}, IsError: &isErr})
 			}
 		}
 		pending = nil
-		if len(have) > 0 {
-			have = map[string]bool{}
-		}
+		clear(have)
 	}
 	for i := range msgs {
 		msg := msgs[i]
@@ -68,8 +69,8 @@ func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *
 			if msg.StopReason == StopError || msg.StopReason == StopAborted {
 				continue
 			}
-			if tcs := msg.ToolCalls(); len(tcs) > 0 {
-				pending = tcs
+			if hasToolCall(msg.Content) {
+				pending = msg.Content
 			}
 		case RoleUser:
 			flush()
@@ -78,6 +79,15 @@ func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *
 	}
 	flush()
 	return out
+}
+
+func hasToolCall(content []Content) bool {
+	for i := range content {
+		if content[i].Type == TypeToolCall {
+			return true
+		}
+	}
+	return false
 }
 
 // transformAssistant is an assistant message's content as another model (same: the same
