@@ -465,3 +465,41 @@ func TestStrSlowExact(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeMessageAllocs: a message entry is the entry, one allocation for its message with
+// what it points to, and its content slice. Decoding allocated the LLM message, the bash run
+// and the custom message of every message whatever its role (their addresses were taken for
+// the result), and the usage apart: 7 allocations for this line.
+func TestDecodeMessageAllocs(t *testing.T) {
+	line := []byte(`{"type":"message","id":"a1","parentId":"a0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"x"}},{"type":"text","text":"there"}],"usage":{"input":1,"output":2,"cost":{"total":0.5}},"timestamp":5}}`)
+	var e *Entry
+	n := testing.AllocsPerRun(100, func() { e, _ = decodeEntry(line) })
+	if n > 3 {
+		t.Errorf("%v allocations, want 3", n)
+	}
+	m := e.Message.LLM
+	if m.Usage == nil || m.Usage.Input != 1 || m.Usage.Cost.Total != 0.5 || len(m.Content) != 3 || cap(m.Content) != 3 {
+		t.Errorf("decoded %+v, usage %+v", m, m.Usage)
+	}
+}
+
+// TestDecodeRepeatedUsage: a repeated usage key keeps only its last value, null included (the
+// usage is decoded into a reused value now, no longer a fresh one each time).
+func TestDecodeRepeatedUsage(t *testing.T) {
+	for _, c := range []struct {
+		usage string
+		want  *llm.Usage
+	}{
+		{`"usage":{"input":1,"output":2},"usage":null`, nil},
+		{`"usage":{"input":1,"cacheRead":3},"usage":{"output":2}`, &llm.Usage{Output: 2}},
+		{`"usage":null,"usage":{"output":2}`, &llm.Usage{Output: 2}},
+	} {
+		e, err := decodeEntry([]byte(`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],` + c.usage + `}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Message.LLM.Usage; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: usage %+v, want %+v", c.usage, got, c.want)
+		}
+	}
+}
