@@ -162,3 +162,26 @@ func BenchmarkContext200(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWalk walks a loaded session's branch from its leaf to the root: through the
+// parent pointers (what Branch and Context do) and, for comparison, by id as before.
+func BenchmarkWalk(b *testing.B) {
+	p, _ := benchSession(b)
+	s, err := Open(p, OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		walk func(string) []*Entry
+	}{{"pointers", s.walk}, {"byID", func(id string) []*Entry { return walkByID(s, id) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if len(c.walk(s.leaf)) == 0 {
+					b.Fatal("empty")
+				}
+			}
+		})
+	}
+}

@@ -9,15 +9,47 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
-// uncachedContext is Context built from an uncached walk: the reference for the caches.
+// walkByID is the walk as it was before parent pointers: a map lookup per entry, which
+// always sees the latest entry of an id. It is the reference for the pointers.
+func walkByID(s *Session, id string) []*Entry {
+	var path []*Entry
+	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = s.byID[e.ParentID] {
+		path = append(path, e)
+		if e.ParentID == "" {
+			break
+		}
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// uncachedContext is Context built from an uncached walk by ids: the reference for the
+// caches and the parent pointers.
 func uncachedContext(s *Session) ([]*Entry, Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, bl, c, cl := s.branch, s.branchLeaf, s.ctx, s.ctxLeaf
-	s.branch, s.ctx = nil, nil
 	defer func() { s.branch, s.branchLeaf, s.ctx, s.ctxLeaf = b, bl, c, cl }()
-	path := s.walk(s.leaf)
+	path := walkByID(s, s.leaf)
+	s.branch, s.branchLeaf, s.ctx = path, s.leaf, nil
+	if len(path) == 0 {
+		s.branch = nil
+	}
 	return path, s.buildContext()
+}
+
+// checkWalks compares the pointer walk from every entry with the walk by ids.
+func checkWalks(t *testing.T, s *Session, what string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.entries {
+		if got, want := s.walk(e.ID), walkByID(s, e.ID); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the walk from %s has %d entries, by ids %d", what, e.ID, len(got), len(want))
+		}
+	}
 }
 
 // TestBranchAndContextCaches drives a session through random appends, leaf moves (to
@@ -67,6 +99,15 @@ func TestBranchAndContextCaches(t *testing.T) {
 				e = &Entry{Type: TypeThinkingLevelChange, ThinkingLevel: fmt.Sprint("t", step)}
 			case k == 16:
 				e = &Entry{Type: TypeModelChange, Provider: "q", ModelID: fmt.Sprint("mc", step)}
+			case k == 17 && len(ids) > 0 && r.Intn(4) == 0:
+				// A fork: the session becomes the path to an entry, re-chained.
+				if _, err := s.Branched(ids[r.Intn(len(ids))]); err != nil {
+					t.Fatal(err)
+				}
+				ids = ids[:0]
+				for _, e := range s.Entries() {
+					ids = append(ids, e.ID)
+				}
 			default:
 				s.Branch("")
 			}
@@ -81,6 +122,9 @@ func TestBranchAndContextCaches(t *testing.T) {
 			}
 			if r.Intn(3) > 0 {
 				s.Context()
+			}
+			if step%25 == 0 {
+				checkWalks(t, s, fmt.Sprintf("seed %d step %d", seed, step))
 			}
 			wantPath, wantCtx := uncachedContext(s)
 			if got := s.Branch(""); !reflect.DeepEqual(got, wantPath) && !(len(got) == 0 && len(wantPath) == 0) {
@@ -128,5 +172,58 @@ func TestCachesAreNotShared(t *testing.T) {
 	}
 	if got := s.Context(); !reflect.DeepEqual(got, wantCtx) {
 		t.Fatal("a caller's change to Context's result reached the cache")
+	}
+}
+
+// TestParentPointersFromFiles opens random files whose entries name parents before and after
+// them, missing, themselves and each other (cycles), with repeated ids, and compares the walk
+// from every entry with the walk by ids, then again after appends and leaf moves.
+func TestParentPointersFromFiles(t *testing.T) {
+	for seed := int64(0); seed < 200; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		n := 1 + r.Intn(30)
+		id := func() string { return fmt.Sprint("e", r.Intn(n+3)) }
+		lines := []string{`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`}
+		prev := ""
+		for i := 0; i < n; i++ {
+			me := fmt.Sprint("e", i)
+			if r.Intn(6) == 0 {
+				me = id()
+			}
+			parent := prev
+			switch r.Intn(6) {
+			case 0:
+				parent = id()
+			case 1:
+				parent = ""
+			case 2:
+				parent = me
+			}
+			p := "null"
+			if parent != "" {
+				p = `"` + parent + `"`
+			}
+			lines = append(lines, fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"x","timestamp":1}}`, me, p))
+			prev = me
+		}
+		path := writeFile(t, "p.jsonl", lines...)
+		s, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("seed %d", seed)
+		checkWalks(t, s, what)
+		for i := 0; i < 5; i++ {
+			if r.Intn(2) == 0 {
+				s.SetLeaf(id())
+			}
+			e := &Entry{Type: TypeMessage, Message: LLMMessage(user("more"))}
+			if r.Intn(3) == 0 {
+				e.ID = id()
+			}
+			s.Append(e)
+			checkWalks(t, s, what+" after appends")
+		}
+		s.Close()
 	}
 }

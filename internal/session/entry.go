@@ -93,6 +93,10 @@ type Entry struct {
 
 	// raw is the line as read from the file; it is what gets written back.
 	raw []byte
+	// parent is the entry ParentID names, resolved when the entry is indexed, so that a
+	// walk up the tree follows pointers instead of looking each id up (Session.stale says
+	// when they must be resolved again).
+	parent *Entry
 }
 
 // Timestamp returns t as JavaScript's Date.toISOString does (UTC, milliseconds, "Z").

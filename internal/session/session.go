@@ -63,6 +63,14 @@ type Session struct {
 	// build is an llm.Message per entry (at 64 MB, 19 MB of them).
 	ctx     *Context
 	ctxLeaf string
+
+	// Every indexed entry's parent pointer is byID[ParentID] (nil for a root or a missing
+	// parent) unless stale: an id indexed again (a duplicate replaces the earlier entry in
+	// byID, so pointers to it are out of date) or an id some entry's parent was missing
+	// under (dangling). A walk of a stale session resolves them all again (relink): only a
+	// hand-edited file gets there.
+	stale    bool
+	dangling map[string]struct{}
 }
 
 // Options are the options of New.
@@ -96,6 +104,7 @@ func (s *Session) reset(cwd string, o Options) {
 	s.labels = map[string]string{}
 	s.leaf = ""
 	s.branch, s.ctx = nil, nil
+	s.stale, s.dangling = false, nil
 	s.flushed = false
 	s.hasAssistant = false
 	if s.persist {
@@ -324,8 +333,23 @@ func (s *Session) index(e *Entry) {
 	} else {
 		s.branch = nil
 	}
+	e.parent = nil
+	if e.ParentID != "" {
+		// In a file, an entry's parent is nearly always the entry before it.
+		if n := len(s.entries); n > 0 && s.entries[n-1].ID == e.ParentID {
+			e.parent = s.entries[n-1]
+		} else if e.parent = s.byID[e.ParentID]; e.parent == nil {
+			s.addDangling(e.ParentID)
+		}
+	}
 	s.entries = append(s.entries, e)
+	n := len(s.byID)
 	s.byID[e.ID] = e
+	if len(s.byID) == n {
+		s.stale = true
+	} else if _, ok := s.dangling[e.ID]; ok {
+		s.stale = true
+	}
 	s.leaf = e.ID
 	if e.Type == TypeMessage && e.Message != nil && e.Message.Role == llm.RoleAssistant {
 		s.hasAssistant = true
@@ -337,6 +361,31 @@ func (s *Session) index(e *Entry) {
 			delete(s.labels, e.TargetID)
 		}
 	}
+}
+
+func (s *Session) addDangling(id string) {
+	if s.dangling == nil {
+		s.dangling = map[string]struct{}{}
+	}
+	s.dangling[id] = struct{}{}
+}
+
+// relink resolves every indexed entry's parent pointer again (see Session.stale). An entry
+// that a later one with its id replaced in byID is left as it is: no walk reaches it.
+func (s *Session) relink() {
+	s.dangling = nil
+	for _, e := range s.entries {
+		if s.byID[e.ID] != e {
+			continue
+		}
+		e.parent = nil
+		if e.ParentID != "" {
+			if e.parent = s.byID[e.ParentID]; e.parent == nil {
+				s.addDangling(e.ParentID)
+			}
+		}
+	}
+	s.stale = false
 }
 
 // rewrite writes the whole file (header and entries) atomically: a temporary file renamed

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -131,19 +132,18 @@ func (s *Session) branchLocked(id string) []*Entry {
 	return path[:len(path):len(path)]
 }
 
-// walk follows the parent links from id to the root.
+// walk follows the parent links from id to the root: the parent pointers index resolved
+// (one map lookup per entry here was most of a long session's walk).
 func (s *Session) walk(id string) []*Entry {
+	if s.stale {
+		s.relink()
+	}
 	var path []*Entry
 	// A parent chain longer than the entry count has a cycle (a hand-edited file): stop.
-	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = s.byID[e.ParentID] {
+	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = e.parent {
 		path = append(path, e)
-		if e.ParentID == "" {
-			break
-		}
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return path
 }
 
