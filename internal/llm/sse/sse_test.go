@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -175,5 +176,41 @@ func BenchmarkReader(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// TestLineEnd: the first CR or LF, as bytes.IndexAny finds it, for every string of up to 9
+// bytes of "a", CR and LF and for long runs (past the vectorised searches' blocks).
+func TestLineEnd(t *testing.T) {
+	var all func(prefix string, n int)
+	all = func(prefix string, n int) {
+		if got, want := lineEnd([]byte(prefix)), bytes.IndexAny([]byte(prefix), "\r\n"); got != want {
+			t.Fatalf("lineEnd(%q) = %d, want %d", prefix, got, want)
+		}
+		if n > 0 {
+			for _, c := range []string{"a", "\r", "\n"} {
+				all(prefix+c, n-1)
+			}
+		}
+	}
+	all("", 9)
+	long := strings.Repeat("x", 100)
+	for _, s := range []string{long, long + "\r" + long + "\n", long + "\n" + long + "\r", long + "\r"} {
+		if got, want := lineEnd([]byte(s)), bytes.IndexAny([]byte(s), "\r\n"); got != want {
+			t.Errorf("lineEnd = %d, want %d", got, want)
+		}
+	}
+}
+
+// TestDataLines: one data line is the event's data as is; more are joined with LF, and the
+// next event starts afresh.
+func TestDataLines(t *testing.T) {
+	got, err := readAll(t, strings.NewReader("data: a\ndata: b\ndata: c\n\ndata: d\n\ndata\ndata\n\n"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Event{{Data: "a\nb\nc", Retry: -1}, {Data: "d", Retry: -1}, {Data: "\n", Retry: -1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
 	}
 }
