@@ -25,12 +25,14 @@ const CompletionsAPI = "openai-completions"
 type Completions struct{}
 
 type toolDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function *struct {
-		Name      *string `json:"name"`
-		Arguments string  `json:"arguments"`
-	} `json:"function"`
+	Index    *int          `json:"index"`
+	ID       string        `json:"id"`
+	Function *toolFunction `json:"function"`
+}
+
+type toolFunction struct {
+	Name      *string `json:"name"`
+	Arguments string  `json:"arguments"`
 }
 
 type delta struct {
@@ -47,11 +49,13 @@ type chunk struct {
 	Model   string          `json:"model"`
 	Usage   json.RawMessage `json:"usage"`
 	Error   json.RawMessage `json:"error"`
-	Choices []struct {
-		FinishReason *string         `json:"finish_reason"`
-		Usage        json.RawMessage `json:"usage"`
-		Delta        *delta          `json:"delta"`
-	} `json:"choices"`
+	Choices []choice        `json:"choices"`
+}
+
+type choice struct {
+	FinishReason *string         `json:"finish_reason"`
+	Usage        json.RawMessage `json:"usage"`
+	Delta        *delta          `json:"delta"`
 }
 
 type rawUsage struct {
@@ -216,6 +220,10 @@ func reportedCost(raw json.RawMessage) (float64, bool) {
 	return 0, false
 }
 
+// checkChunk, set by the package's tests, sees every chunk's data (they check the fast decoder
+// against encoding/json on all of them).
+var checkChunk func(data string)
+
 type state struct {
 	text, thinking int // content indexes, -1 = none
 	byIndex        map[int]int
@@ -254,9 +262,15 @@ func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Co
 			done = true
 			return nil
 		}
+		if checkChunk != nil {
+			checkChunk(ev.Data)
+		}
 		var ch chunk
-		if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
-			return llm.Failure(jsonError(ev.Data, err))
+		if !fastChunk(ev.Data, &ch) {
+			ch = chunk{}
+			if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
+				return llm.Failure(jsonError(ev.Data, err))
+			}
 		}
 		if isSet(ch.Error) {
 			return llm.Failure(llm.StreamErrorMessage(ch.Error))
