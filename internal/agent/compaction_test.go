@@ -131,3 +131,44 @@ func TestSerializeConversation(t *testing.T) {
 		strings.Repeat("é", 2000) + "\n\n[... 1 more characters truncated]"
 	eq(t, "serialized", got, want)
 }
+
+// jsLenRunes is jsLen's definition: a UTF-16 code unit per rune, two above U+FFFF (ranging
+// over a string gives a byte of invalid UTF-8 as one U+FFFD).
+func jsLenRunes(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestJSLenMatchesRunes(t *testing.T) {
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", "héllo wörld, long enough", "😀", "ab😀cdefghijklmnop😀",
+		"\xff", "abcdefg\xff\xfe", "abcdefgh\xe2\x82", "\xf0\x9f\x98", strings.Repeat("x", 1000) + "é" + strings.Repeat("y", 13)} {
+		if got, want := jsLen(s), jsLenRunes(s); got != want {
+			t.Errorf("jsLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func FuzzJSLen(f *testing.F) {
+	for _, s := range []string{"", "abcdefgh😀é\xff", strings.Repeat("ab", 9) + "\xf0\x9f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := jsLen(s), jsLenRunes(s); got != want {
+			t.Errorf("jsLen(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+func BenchmarkJSLen(b *testing.B) {
+	s := strings.Repeat("All work and no play makes a long reply. ", 1<<15)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		jsLen(s)
+	}
+}
