@@ -31,35 +31,67 @@ type sentinel struct {
 // End was not called).
 var deferred struct {
 	sync.Mutex
-	on bool
+	on  bool
+	gen uint64 // Defer's calls so far
 }
+
+// CanDefer reports whether Defer changes anything: not when the user set GOGC or GOMEMLIMIT.
+func CanDefer() bool { return os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" }
 
 // Defer turns collection off until the runtime's memory reaches limit bytes; after the
 // first cycle, the collector paces as usual. A user's own GOGC or GOMEMLIMIT is left alone.
 func Defer(limit int64) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if !CanDefer() {
 		return
 	}
 	deferred.Lock()
 	deferred.on = true
+	deferred.gen++
+	gen := deferred.gen
 	deferred.Unlock()
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
-	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { End() })
+	// Only this deferral's sentinel ends it: one left from an earlier deferral (ended by
+	// End, then deferred again: a large session's load) may be finalized late.
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { end(gen, 100) })
 }
 
 // End puts back the default pacing now (GOGC=100, no memory limit) if Defer's is still in
 // effect, and reports whether it was. A caller about to allocate far more than the limit
 // (a large session's load) ends the deferral itself so as to pace that work its own way:
 // the first cycle's finalizer would otherwise reset the pacing in the middle of it.
-func End() bool {
+func End() bool { return end(0, 100) }
+
+// Pace sets GOGC=percent until the next cycle, then puts the default pacing back, as Defer
+// does from its limit. A user's own GOGC or GOMEMLIMIT is left alone.
+func Pace(percent int) {
+	if !CanDefer() {
+		return
+	}
+	deferred.Lock()
+	deferred.on = true
+	deferred.gen++
+	gen := deferred.gen
+	deferred.Unlock()
+	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetGCPercent(percent)
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { end(gen, 100) })
+}
+
+// EndWith is End putting back GOGC=percent instead of 100, straight from the deferral: the
+// default target in between would start a cycle at the next allocation when the heap is
+// already past it.
+func EndWith(percent int) bool { return end(0, percent) }
+
+// end ends the deferral of generation gen (0: whichever is in effect) with GOGC=percent.
+func end(gen uint64, percent int) bool {
 	deferred.Lock()
 	defer deferred.Unlock()
-	if !deferred.on {
+	if !deferred.on || gen != 0 && gen != deferred.gen {
 		return false
 	}
 	deferred.on = false
-	debug.SetGCPercent(100)
-	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetMemoryLimit(math.MaxInt64) // while the collector is still off
+	debug.SetGCPercent(percent)
 	return true
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 
 	"github.com/pigo-agent/pigo/internal/gcstart"
@@ -39,8 +40,10 @@ func holdGC(size int64) func() {
 	gcHold.Lock()
 	defer gcHold.Unlock()
 	if gcHold.n == 0 {
-		gcstart.End()
-		cur := debug.SetGCPercent(holdGCPercent)
+		cur := 100
+		if !gcstart.EndWith(holdGCPercent) {
+			cur = debug.SetGCPercent(holdGCPercent)
+		}
 		gcHold.owned = cur >= 0 && cur < holdGCPercent
 		if gcHold.owned {
 			gcHold.prev = cur
@@ -53,9 +56,37 @@ func holdGC(size int64) func() {
 		gcHold.Lock()
 		defer gcHold.Unlock()
 		if gcHold.n--; gcHold.n == 0 && gcHold.owned {
-			if cur := debug.SetGCPercent(gcHold.prev); cur != holdGCPercent {
+			if gcHold.prev == 100 && gcstart.CanDefer() {
+				// Straight from the load's target to the deferral: GOGC=100 in between
+				// starts a cycle at the next allocation, which the deferral then waits for.
+				if cur := debug.SetGCPercent(-1); cur != holdGCPercent {
+					debug.SetGCPercent(cur) // changed meanwhile: theirs stays
+				} else {
+					deferNextCycle()
+				}
+			} else if cur := debug.SetGCPercent(gcHold.prev); cur != holdGCPercent {
 				debug.SetGCPercent(cur) // changed meanwhile: theirs stays
 			}
 		}
 	}
+}
+
+// deferNextCycle puts the next collection where GOGC=100 would have put it had the loaded
+// heap just been marked: when the heap has doubled. Restoring GOGC=100 alone paces from the
+// last cycle's mark, which ran before the load or early in it, so a cycle started at once,
+// marking the whole session to free next to nothing (a 64 MB file: 151 MB marked, ~50 ms of
+// CPU, one of the three cycles of a continuation), and the first turn's body then paid for
+// another. The target is set for that one cycle (gcstart.Pace); the default is back after
+// it. The collector is off when it is called; the caller checked gcstart.CanDefer.
+func deferNextCycle() {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	percent := 100
+	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 {
+		if marked, heap := s[0].Value.Uint64(), s[1].Value.Uint64(); marked > 0 && heap > marked {
+			// goal = marked × (1 + GOGC/100) = 2 × heap
+			percent = int((2*heap - marked) * 100 / marked)
+		}
+	}
+	gcstart.Pace(percent)
 }

@@ -2,8 +2,11 @@ package session
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	"github.com/pigo-agent/pigo/internal/gcstart"
 )
@@ -12,6 +15,7 @@ import (
 // restores what the process had; a small file and a process with a higher target or the
 // collector off are left alone.
 func TestHoldGCRestores(t *testing.T) {
+	t.Setenv("GOGC", "100") // the user's own: put back as it was (no deferral)
 	orig := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(orig)
 	a := holdGC(holdGCAbove + 1)
@@ -73,7 +77,61 @@ func TestHoldGCEndsStartDeferral(t *testing.T) {
 		t.Fatalf("during the load: the deferral's memory limit %d is still set", l)
 	}
 	done()
-	if p := debug.SetGCPercent(100); p != 100 {
-		t.Fatalf("after the load: GOGC %d, want 100", p)
+	// The next cycle is paced from the loaded heap (TestHoldGCDefersNextCycle), then the
+	// default pacing is back.
+	if !gcstart.End() {
+		t.Fatal("after the load: the next cycle is not paced from the loaded heap")
 	}
+}
+
+// TestHoldGCDefersNextCycle: when a load ends in a process with the default pacing, the
+// next cycle's goal is twice the heap (where GOGC=100 would have put it had the loaded heap
+// been marked), and that cycle puts the default pacing back. Restoring GOGC=100 at once
+// started a cycle right after every large load (its goal was from the mark before the
+// load), marking the whole session to free next to nothing.
+func TestHoldGCDefersNextCycle(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	var live [][]byte
+	for range 16 { // what the process held before: the last mark, well above the 4 MB minimum goal
+		live = append(live, make([]byte, 1<<20))
+	}
+	runtime.GC() // settle: a cycle the test's own setup started is not the load's
+	marked := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(marked)
+	before := numGC()
+	done := holdGC(holdGCAbove + 1)
+	// The load: twice the marked heap again, under the hold's goal of five times it (with
+	// GOGC=100 put back, the goal would be twice the marked heap: below the heap now).
+	for n := uint64(0); n < 2*marked[0].Value.Uint64(); n += 1 << 20 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	if numGC() != before {
+		t.Skip("a cycle ran during the load: the goal after it says nothing")
+	}
+	done()
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if goal, heap := s[0].Value.Uint64(), s[1].Value.Uint64(); goal < 2*heap*9/10 {
+		t.Fatalf("next goal %d MB, want about twice the heap's %d MB", goal>>20, heap>>20)
+	}
+	runtime.GC() // the paced cycle: its finalizer restores the default pacing
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetGCPercent(-1) != 100 {
+		debug.SetGCPercent(-1)
+		if time.Now().After(deadline) {
+			t.Fatal("the default pacing was not restored after the next cycle")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	debug.SetGCPercent(100)
+	runtime.KeepAlive(live)
+}
+
+func numGC() uint32 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.NumGC
 }
