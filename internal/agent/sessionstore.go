@@ -34,7 +34,7 @@ func (st sessionStore) AppendCompaction(c Compaction) error {
 	return err
 }
 
-func (st sessionStore) Context() []llm.Message { return st.s.Context().Messages }
+func (st sessionStore) Context() []llm.Message { return st.s.Transcript() }
 
 func (st sessionStore) Branch() []Entry {
 	path := st.s.Branch("")

@@ -56,7 +56,8 @@ type Store interface {
 	// Branch is the current branch, root first.
 	Branch() []Entry
 	// Context is the branch as the model sees it (latest compaction summary, then the kept
-	// entries), app messages converted.
+	// entries), app messages converted. The loop appends to it: a store gives room after
+	// the messages (capacity) to one caller at most, never to two (see session.Transcript).
 	Context() []llm.Message
 }
 

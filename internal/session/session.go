@@ -63,6 +63,8 @@ type Session struct {
 	// build is an llm.Message per entry (at 64 MB, 19 MB of them).
 	ctx     *Context
 	ctxLeaf string
+	// ctxRoom: the room after ctx's messages was not handed out yet (Transcript).
+	ctxRoom bool
 
 	// Every indexed entry's parent pointer is byID[ParentID] (nil for a root or a missing
 	// parent) unless stale: an id indexed again (a duplicate replaces the earlier entry in

@@ -201,10 +201,7 @@ type Context struct {
 func (s *Session) Context() Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctx == nil || s.ctxLeaf != s.leaf {
-		c := s.buildContext()
-		s.ctx, s.ctxLeaf = &c, s.leaf
-	}
+	s.cachedContext()
 	// The messages are shared with the cache and earlier callers: clipped, so that an
 	// append copies them; no caller changes a message in place (the agent's transcript is
 	// only appended to or replaced whole).
@@ -215,6 +212,34 @@ func (s *Session) Context() Context {
 		c.Model = &m
 	}
 	return c
+}
+
+// Transcript is Context's messages for the one caller that appends to them (the agent's
+// transcript): the first call after a build gets them with the room buildContext leaves
+// after them, so that the turn's first appends do not copy the whole transcript (at 64 MB,
+// 20 MB, with the cache's copy still live); later calls get them clipped, as Context's
+// callers do, so no two callers ever append into the same room.
+func (s *Session) Transcript() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ms := s.cachedContext().Messages
+	if s.ctxRoom {
+		s.ctxRoom = false
+		return ms
+	}
+	return ms[:len(ms):len(ms)]
+}
+
+// transcriptRoom is the number of messages buildContext leaves room for after a context's.
+const transcriptRoom = 32
+
+// cachedContext returns the context of the current leaf, built if it is not cached.
+func (s *Session) cachedContext() *Context {
+	if s.ctx == nil || s.ctxLeaf != s.leaf {
+		c := s.buildContext()
+		s.ctx, s.ctxLeaf, s.ctxRoom = &c, s.leaf, true
+	}
+	return s.ctx
 }
 
 func (s *Session) buildContext() Context {
@@ -236,7 +261,7 @@ func (s *Session) buildContext() Context {
 		c.Model = &model
 	}
 	ces := contextEntries(path)
-	c.Messages = make([]llm.Message, 0, len(ces))
+	c.Messages = make([]llm.Message, 0, len(ces)+transcriptRoom)
 	for _, e := range ces {
 		c.Messages = appendLLM(c.Messages, e)
 	}
