@@ -88,8 +88,12 @@ func customContent(r json.RawMessage) []llm.Content {
 // app role for the cut-point rules.
 func entryOf(e *session.Entry) Entry {
 	ts := millisOf(e.Timestamp)
-	out := Entry{ID: e.ID, Type: e.Type, Timestamp: ts, Summary: e.Summary, FirstKeptEntryID: e.FirstKeptEntryID,
-		TokensBefore: e.TokensBefore, Details: e.Details, FromHook: e.FromHook != nil && *e.FromHook}
+	var d session.EntryData // a message entry may have none
+	if e.EntryData != nil {
+		d = *e.EntryData
+	}
+	out := Entry{ID: e.ID, Type: e.Type, Timestamp: ts, Summary: d.Summary, FirstKeptEntryID: d.FirstKeptEntryID,
+		TokensBefore: d.TokensBefore, Details: d.Details, FromHook: d.FromHook != nil && *d.FromHook}
 	switch e.Type {
 	case session.TypeMessage:
 		m := e.Message

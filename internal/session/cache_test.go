@@ -94,11 +94,11 @@ func TestBranchAndContextCaches(t *testing.T) {
 					e = &Entry{Type: TypeMessage, ID: miss, Message: LLMMessage(user("closes a cycle"))}
 				}
 			case k == 14 && len(ids) > 2:
-				e = &Entry{Type: TypeCompaction, Summary: "sum", FirstKeptEntryID: ids[len(ids)-2]}
+				e = &Entry{Type: TypeCompaction, EntryData: &EntryData{Summary: "sum", FirstKeptEntryID: ids[len(ids)-2]}}
 			case k == 15:
-				e = &Entry{Type: TypeThinkingLevelChange, ThinkingLevel: fmt.Sprint("t", step)}
+				e = &Entry{Type: TypeThinkingLevelChange, EntryData: &EntryData{ThinkingLevel: fmt.Sprint("t", step)}}
 			case k == 16:
-				e = &Entry{Type: TypeModelChange, Provider: "q", ModelID: fmt.Sprint("mc", step)}
+				e = &Entry{Type: TypeModelChange, EntryData: &EntryData{Provider: "q", ModelID: fmt.Sprint("mc", step)}}
 			case k == 17 && len(ids) > 0 && r.Intn(4) == 0:
 				// A fork: the session becomes the path to an entry, re-chained.
 				if _, err := s.Branched(ids[r.Intn(len(ids))]); err != nil {

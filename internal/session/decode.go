@@ -36,39 +36,39 @@ func decodeEntry(b []byte) (*Entry, error) {
 			case "message":
 				e.Message = r.message(b)
 			case "provider":
-				e.Provider = r.str("provider")
+				e.fields().Provider = r.str("provider")
 			case "modelId":
-				e.ModelID = r.str("modelId")
+				e.fields().ModelID = r.str("modelId")
 			case "thinkingLevel":
-				e.ThinkingLevel = r.str("thinkingLevel")
+				e.fields().ThinkingLevel = r.str("thinkingLevel")
 			case "summary":
-				e.Summary = r.str("summary")
+				e.fields().Summary = r.str("summary")
 			case "firstKeptEntryId":
-				e.FirstKeptEntryID = r.str("firstKeptEntryId")
+				e.fields().FirstKeptEntryID = r.str("firstKeptEntryId")
 			case "tokensBefore":
-				e.TokensBefore = int(r.float("tokensBefore"))
+				e.fields().TokensBefore = int(r.float("tokensBefore"))
 			case "fromId":
-				e.FromID = r.str("fromId")
+				e.fields().FromID = r.str("fromId")
 			case "details":
-				e.Details = r.raw()
+				e.fields().Details = r.raw()
 			case "usage":
-				e.Usage = r.raw()
+				e.fields().Usage = r.raw()
 			case "fromHook":
-				e.FromHook = r.boolPtr("fromHook")
+				e.fields().FromHook = r.boolPtr("fromHook")
 			case "customType":
-				e.CustomType = r.str("customType")
+				e.fields().CustomType = r.str("customType")
 			case "data":
-				e.Data = r.raw()
+				e.fields().Data = r.raw()
 			case "content":
-				e.Content = r.raw()
+				e.fields().Content = r.raw()
 			case "display":
-				e.Display = r.boolean("display")
+				e.fields().Display = r.boolean("display")
 			case "targetId":
-				e.TargetID = r.str("targetId")
+				e.fields().TargetID = r.str("targetId")
 			case "label":
-				e.Label = r.strPtr("label")
+				e.fields().Label = r.strPtr("label")
 			case "name":
-				e.Name = r.str("name")
+				e.fields().Name = r.str("name")
 			default:
 				r.skip()
 			}
@@ -76,6 +76,10 @@ func decodeEntry(b []byte) (*Entry, error) {
 	}
 	if err := r.end(); err != nil {
 		return nil, err
+	}
+	if e.EntryData == nil && e.Type != TypeMessage {
+		// Every entry but a message has its fields, set or not (readers check Type only).
+		e.EntryData = new(EntryData)
 	}
 	return e, nil
 }

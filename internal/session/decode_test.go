@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -177,6 +178,11 @@ func exactKnown(k string) bool {
 // message's content, which the oracle re-encoded and the one-pass decoder keeps as written.
 func normalize(e *Entry) {
 	e.raw = nil
+	// The oracle gives every entry its EntryData; the decoder gives one to a message entry
+	// only when it has one of those fields.
+	if e.EntryData != nil && reflect.DeepEqual(*e.EntryData, EntryData{}) {
+		e.EntryData = nil
+	}
 	if e.Message != nil && e.Message.Custom != nil {
 		c := *e.Message.Custom
 		b, _ := json.Marshal(customContent(c.Content))
@@ -501,5 +507,23 @@ func TestDecodeRepeatedUsage(t *testing.T) {
 		if got := e.Message.LLM.Usage; !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: usage %+v, want %+v", c.usage, got, c.want)
 		}
+	}
+}
+
+// TestEntrySize: an entry is its common fields; the other types' fields are behind a pointer
+// (368 bytes an entry before, nearly all of a long session's entries being messages).
+func TestEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(Entry{}); n > 112 {
+		t.Errorf("Entry is %d bytes, want at most 112", n)
+	}
+	e, err := decodeEntry([]byte(`{"type":"label","id":"l","parentId":null,"timestamp":"t"}`))
+	if err != nil || e.EntryData == nil || e.TargetID != "" {
+		t.Errorf("an entry other than a message without its fields: %+v, %v", e, err)
+	}
+	s := InMemory(t.TempDir())
+	s.Append(&Entry{Type: TypeLabel})
+	s.Append(&Entry{Type: TypeCompaction})
+	if c := s.Context(); len(c.Messages) != 1 || s.Label("x") != "" {
+		t.Errorf("entries appended without their fields: %+v", c)
 	}
 }

@@ -87,12 +87,14 @@ func oracleDecodeEntry(b []byte) (*Entry, error) {
 		return nil, err
 	}
 	e := &Entry{
-		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp,
-		Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel,
-		Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: int(w.TokensBefore),
-		FromID: w.FromID, Details: w.Details, Usage: w.Usage, FromHook: w.FromHook,
-		CustomType: w.CustomType, Data: w.Data, Content: w.Content, Display: w.Display,
-		TargetID: w.TargetID, Label: w.Label, Name: w.Name, raw: b,
+		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp, raw: b,
+		EntryData: &EntryData{
+			Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel,
+			Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: int(w.TokensBefore),
+			FromID: w.FromID, Details: w.Details, Usage: w.Usage, FromHook: w.FromHook,
+			CustomType: w.CustomType, Data: w.Data, Content: w.Content, Display: w.Display,
+			TargetID: w.TargetID, Label: w.Label, Name: w.Name,
+		},
 	}
 	if w.ParentID != nil {
 		e.ParentID = *w.ParentID

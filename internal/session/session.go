@@ -325,6 +325,10 @@ func lineWarning(path string, l line) string {
 
 func (s *Session) index(e *Entry) {
 	s.ctx = nil
+	if e.EntryData == nil && e.Type != TypeMessage {
+		// Every entry but a message has its fields, set or not (readers check Type only).
+		e.EntryData = new(EntryData)
+	}
 	if s.branch != nil && s.byID[e.ID] == nil && e.ParentID != "" && e.ParentID == s.branchLeaf && e.ParentID == s.leaf &&
 		len(s.branch) <= len(s.entries) && s.branch[0].ParentID != e.ID {
 		// The walk from e is e, then the walk from its parent: the cached path, unchanged
@@ -563,12 +567,12 @@ func (s *Session) AppendBashExecution(b BashExecution) (string, error) {
 
 // AppendModelChange records a model switch.
 func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
-	return s.Append(&Entry{Type: TypeModelChange, Provider: provider, ModelID: modelID})
+	return s.Append(&Entry{Type: TypeModelChange, EntryData: &EntryData{Provider: provider, ModelID: modelID}})
 }
 
 // AppendThinkingLevelChange records a thinking level switch.
 func (s *Session) AppendThinkingLevelChange(level string) (string, error) {
-	return s.Append(&Entry{Type: TypeThinkingLevelChange, ThinkingLevel: level})
+	return s.Append(&Entry{Type: TypeThinkingLevelChange, EntryData: &EntryData{ThinkingLevel: level}})
 }
 
 // Compaction is what a compaction entry records.
@@ -584,7 +588,7 @@ type Compaction struct {
 
 // AppendCompaction appends a compaction summary.
 func (s *Session) AppendCompaction(c Compaction) (string, error) {
-	e := &Entry{Type: TypeCompaction, Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: c.TokensBefore, FromHook: c.FromHook}
+	e := &Entry{Type: TypeCompaction, EntryData: &EntryData{Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: c.TokensBefore, FromHook: c.FromHook}}
 	var err error
 	if e.Details, err = rawOf(c.Details); err != nil {
 		return "", err
@@ -603,7 +607,7 @@ func (s *Session) AppendCustom(customType string, data any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.Append(&Entry{Type: TypeCustom, CustomType: customType, Data: raw})
+	return s.Append(&Entry{Type: TypeCustom, EntryData: &EntryData{CustomType: customType, Data: raw}})
 }
 
 // AppendCustomMessage appends an extension message that takes part in the context. content
@@ -617,13 +621,13 @@ func (s *Session) AppendCustomMessage(customType string, content any, display bo
 	if err != nil {
 		return "", err
 	}
-	return s.Append(&Entry{Type: TypeCustomMessage, CustomType: customType, Content: c, Display: display, Details: d})
+	return s.Append(&Entry{Type: TypeCustomMessage, EntryData: &EntryData{CustomType: customType, Content: c, Display: display, Details: d}})
 }
 
 // AppendSessionInfo sets the session's display name (newlines become spaces, as pi does).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
 	name = strings.TrimSpace(newlines().ReplaceAllString(name, " "))
-	return s.Append(&Entry{Type: TypeSessionInfo, Name: name})
+	return s.Append(&Entry{Type: TypeSessionInfo, EntryData: &EntryData{Name: name}})
 }
 
 // AppendLabel sets (or, with "", clears) the label of an entry.
@@ -633,7 +637,7 @@ func (s *Session) AppendLabel(targetID, label string) (string, error) {
 	if _, ok := s.byID[targetID]; !ok {
 		return "", fmt.Errorf("entry %s not found", targetID)
 	}
-	e := &Entry{Type: TypeLabel, TargetID: targetID}
+	e := &Entry{Type: TypeLabel, EntryData: &EntryData{TargetID: targetID}}
 	if label != "" {
 		e.Label = &label
 	}
@@ -663,7 +667,7 @@ func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, err
 	if from == "" {
 		from = "root"
 	}
-	e := &Entry{Type: TypeBranchSummary, FromID: from, Summary: b.Summary, FromHook: b.FromHook}
+	e := &Entry{Type: TypeBranchSummary, EntryData: &EntryData{FromID: from, Summary: b.Summary, FromHook: b.FromHook}}
 	var err error
 	if e.Details, err = rawOf(b.Details); err != nil {
 		return "", err

@@ -332,7 +332,7 @@ func (s *Session) Branched(leafID string) (string, error) {
 	}
 	for _, l := range labels {
 		label := l.label
-		e := &Entry{Type: TypeLabel, ID: newEntryID(func(id string) bool { return ids[id] }), ParentID: parent, Timestamp: l.ts, TargetID: l.target, Label: &label}
+		e := &Entry{Type: TypeLabel, ID: newEntryID(func(id string) bool { return ids[id] }), ParentID: parent, Timestamp: l.ts, EntryData: &EntryData{TargetID: l.target, Label: &label}}
 		ids[e.ID] = true
 		parent = e.ID
 		s.index(e)
