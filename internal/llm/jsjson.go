@@ -144,7 +144,7 @@ func AppendJSNumber(b []byte, f float64) []byte {
 		return append(b, '0')
 	}
 	a := math.Abs(f)
-	if a >= 1e-7 && a < 1e21 {
+	if a >= 1e-6 && a < 1e21 {
 		return strconv.AppendFloat(b, f, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(f, 'e', -1, 64)

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -158,6 +159,23 @@ func TestToolsJSLenMatchesMarshal(t *testing.T) {
 		if !f("t", "d", s) {
 			t.Errorf("parameters %q: %d, marshalled %d", s, toolsJSLen([]Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(s)}}),
 				toolsJSLenMarshal([]Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(s)}}))
+		}
+	}
+}
+
+// TestAppendJSNumber: JavaScript's Number#toString, as node 22 prints each value in
+// JSON.stringify: exponent form below 1e-6 (1e-7 was written 0.0000001) and from 1e21.
+func TestAppendJSNumber(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{1e-7, "1e-7"}, {1.5e-7, "1.5e-7"}, {9.99e-7, "9.99e-7"}, {1e-6, "0.000001"}, {0.0000015, "0.0000015"},
+		{-2.5e-7, "-2.5e-7"}, {1e21, "1e+21"}, {9.99e20, "999000000000000000000"}, {123e-20, "1.23e-18"},
+		{0.1, "0.1"}, {math.Copysign(0, -1), "0"}, {5e-324, "5e-324"},
+	} {
+		if got := string(AppendJSNumber(nil, c.f)); got != c.want {
+			t.Errorf("%v: %s, JavaScript %s", c.f, got, c.want)
 		}
 	}
 }
