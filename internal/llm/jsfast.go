@@ -331,3 +331,190 @@ func unquote(s []byte) (string, bool) {
 	}
 	return unsafe.String(&out[0], len(out)), true
 }
+
+// stringifiedOff turns isStringified off (tests compare bodies written both ways).
+var stringifiedOff bool
+
+// isStringified reports whether raw is already JSON.stringify(JSON.parse(raw)) byte for byte,
+// so that it can be written as it is: no space between tokens, every string as
+// AppendJSString writes it (canonicalStr), every number as JavaScript prints it, no key
+// repeated in an object, nesting within maxFastDepth. Tool-call arguments written by pi or
+// pigo are in this form; checking it costs one pass and no output buffer, where
+// appendStringified writes a copy. A false answer only means the slower writer is used.
+func isStringified(raw []byte) bool {
+	if stringifiedOff || len(raw) == 0 {
+		return false
+	}
+	c := stringifiedCheck{in: raw}
+	return c.value(0) && c.i == len(raw)
+}
+
+type stringifiedCheck struct {
+	in []byte
+	i  int
+	// keys holds the [start, end) of the keys of the objects being checked, innermost last.
+	keys []int
+}
+
+func (c *stringifiedCheck) value(depth int) bool {
+	if c.i >= len(c.in) || depth > maxFastDepth {
+		return false
+	}
+	switch b := c.in[c.i]; {
+	case b == '{':
+		return c.object(depth)
+	case b == '[':
+		c.i++
+		if c.i < len(c.in) && c.in[c.i] == ']' {
+			c.i++
+			return true
+		}
+		for {
+			if !c.value(depth + 1) {
+				return false
+			}
+			if c.i >= len(c.in) {
+				return false
+			}
+			switch c.in[c.i] {
+			case ',':
+				c.i++
+			case ']':
+				c.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case b == '"':
+		return c.str()
+	case b == '-' || '0' <= b && b <= '9':
+		return c.number()
+	case b == 't':
+		return c.literal("true")
+	case b == 'f':
+		return c.literal("false")
+	case b == 'n':
+		return c.literal("null")
+	}
+	return false
+}
+
+func (c *stringifiedCheck) str() bool {
+	w := fastWriter{in: c.in, i: c.i}
+	end := w.canonicalStr()
+	if end == 0 {
+		return false
+	}
+	c.i = end
+	return true
+}
+
+func (c *stringifiedCheck) object(depth int) bool {
+	c.i++
+	if c.i < len(c.in) && c.in[c.i] == '}' {
+		c.i++
+		return true
+	}
+	mark := len(c.keys)
+	defer func() { c.keys = c.keys[:mark] }()
+	for {
+		if c.i >= len(c.in) || c.in[c.i] != '"' {
+			return false
+		}
+		start := c.i
+		if !c.str() {
+			return false
+		}
+		// Canonical keys are equal as strings exactly when their bytes are.
+		k := c.in[start:c.i]
+		for j := mark; j < len(c.keys); j += 2 {
+			if string(c.in[c.keys[j]:c.keys[j+1]]) == string(k) {
+				return false
+			}
+		}
+		c.keys = append(c.keys, start, c.i)
+		if c.i >= len(c.in) || c.in[c.i] != ':' {
+			return false
+		}
+		c.i++
+		if !c.value(depth + 1) {
+			return false
+		}
+		if c.i >= len(c.in) {
+			return false
+		}
+		switch c.in[c.i] {
+		case ',':
+			c.i++
+		case '}':
+			c.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// number checks that the number at the cursor is written as JavaScript prints it: an
+// integer of at most 15 digits other than -0 is (it is exact in a float64 and printed
+// without exponent); any other number is parsed and printed as fastWriter.number does, and
+// compared.
+func (c *stringifiedCheck) number() bool {
+	in, j := c.in, c.i
+	digits := func() bool {
+		k := j
+		for j < len(in) && in[j] >= '0' && in[j] <= '9' {
+			j++
+		}
+		return j > k
+	}
+	neg := in[j] == '-'
+	if neg {
+		j++
+	}
+	intStart := j
+	if j < len(in) && in[j] == '0' {
+		j++
+	} else if !digits() {
+		return false
+	}
+	plain := true
+	if j < len(in) && in[j] == '.' {
+		j++
+		plain = false
+		if !digits() {
+			return false
+		}
+	}
+	if j < len(in) && (in[j] == 'e' || in[j] == 'E') {
+		j++
+		plain = false
+		if j < len(in) && (in[j] == '+' || in[j] == '-') {
+			j++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	tok := in[c.i:j]
+	c.i = j
+	if plain && j-intStart <= 15 && !(neg && in[intStart] == '0') {
+		return true
+	}
+	var buf [32]byte
+	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
+	if err != nil {
+		// Out of range: JSON.stringify writes null.
+		return false
+	}
+	return string(AppendJSNumber(buf[:0], f)) == string(tok)
+}
+
+func (c *stringifiedCheck) literal(lit string) bool {
+	if len(c.in)-c.i < len(lit) || string(c.in[c.i:c.i+len(lit)]) != lit {
+		return false
+	}
+	c.i += len(lit)
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"unsafe"
 )
 
 // Obj is a JSON object whose keys keep their order, the way pi's request bodies list them
@@ -86,6 +87,8 @@ func AppendJSON(b []byte, v any) []byte {
 		return appendArray(b, t, AppendJSString)
 	case string:
 		return AppendJSString(b, t)
+	case *JSString:
+		return append(b, t.q...)
 	case bool:
 		return strconv.AppendBool(b, t)
 	case int:
@@ -95,6 +98,9 @@ func AppendJSON(b []byte, v any) []byte {
 	case json.RawMessage:
 		if len(t) == 0 {
 			return append(b, "null"...)
+		}
+		if isStringified(t) {
+			return append(b, t...)
 		}
 		if s, err := JSONStringify(t); err == nil {
 			return append(b, s...)
@@ -107,6 +113,11 @@ func AppendJSON(b []byte, v any) []byte {
 	case *memoArray:
 		return appendMemo(b, t)
 	case JSONText:
+		if isStringified(t) {
+			// Already in JSON.stringify's form (pi's and pigo's own arguments are): escaped
+			// as it is, without a stringified copy.
+			return AppendJSString(b, unsafe.String(&t[0], len(t)))
+		}
 		return AppendJSString(b, string(AppendJSON(nil, json.RawMessage(t))))
 	case map[string]string:
 		keys := make([]string, 0, len(t))
@@ -171,6 +182,8 @@ func sizeHint(v any) int {
 		return n
 	case string:
 		return len(t) + 2
+	case *JSString:
+		return len(t.q)
 	case json.RawMessage:
 		return len(t)
 	case JSONText:

@@ -51,6 +51,9 @@ type Content struct {
 	Name             string          `json:"name,omitempty"`
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
 	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+
+	// quoted is the session file's JSON form of Text or Thinking (see SetQuoted).
+	quoted *JSString
 }
 
 // MarshalJSON writes a text block's "text" even when it is empty (pi always has it), and a

@@ -294,8 +294,12 @@ func sameJSON(a, b any) bool {
 	case nil:
 		return b == nil
 	case string:
-		y, ok := b.(string)
+		// A JSString is written as the string it stands for.
+		y, ok := StringOf(b)
 		return ok && x == y
+	case *JSString:
+		y, ok := StringOf(b)
+		return ok && x.s == y
 	case Obj:
 		y, ok := b.(Obj)
 		if !ok || len(x) != len(y) {

@@ -235,7 +235,11 @@ func (r *jreader) content() contentField {
 	start := r.i
 	switch r.peek() {
 	case '"':
-		c.blocks, c.isString = []llm.Content{llm.TextBlock(r.str("content"))}, true
+		text, q := r.quoted("content")
+		c.blocks, c.isString = []llm.Content{llm.TextBlock(text)}, true
+		if q != "" {
+			c.blocks[0].SetQuoted(text, q)
+		}
 	case 'n':
 		r.null()
 		c.null = true
@@ -276,11 +280,18 @@ func (r *jreader) block() llm.Content {
 		case "type":
 			c.Type = r.str("type")
 		case "text":
-			c.Text = r.str("text")
+			// The quoted form is kept for request bodies (llm.Content.SetQuoted).
+			var q string
+			if c.Text, q = r.quoted("text"); q != "" {
+				c.SetQuoted(c.Text, q)
+			}
 		case "textSignature":
 			c.TextSignature = r.str("textSignature")
 		case "thinking":
-			c.Thinking = r.str("thinking")
+			var q string
+			if c.Thinking, q = r.quoted("thinking"); q != "" {
+				c.SetQuoted(c.Thinking, q)
+			}
 		case "thinkingSignature":
 			c.ThinkingSignature = r.str("thinkingSignature")
 		case "redacted":

@@ -75,6 +75,8 @@ func TestDecodeEveryField(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", role, err)
 		}
+		checkQuoted(t, line, e)
+		unquoteBlocks(e.Message.LLM)
 		if !reflect.DeepEqual(*e.Message.LLM, m) {
 			t.Errorf("%s: decoded\n%#v\nwant\n%#v", role, *e.Message.LLM, m)
 		}
@@ -162,6 +164,32 @@ func oracleIncomparable(b []byte) bool {
 	}
 }
 
+// unquoteBlocks drops the JSON forms recorded on m's content blocks.
+func unquoteBlocks(m *llm.Message) {
+	for i := range m.Content {
+		m.Content[i] = m.Content[i].Unquoted()
+	}
+}
+
+// checkQuoted fails when a JSON form recorded on a block of e is not what AppendJSString
+// writes for the text or thinking it stands for.
+func checkQuoted(t *testing.T, line []byte, e *Entry) {
+	t.Helper()
+	if e == nil || e.Message == nil || e.Message.LLM == nil {
+		return
+	}
+	for _, c := range e.Message.LLM.Content {
+		for _, v := range []struct {
+			s string
+			j any
+		}{{c.Text, c.TextJSON()}, {c.Thinking, c.ThinkingJSON()}} {
+			if got, want := llm.AppendJSON(nil, v.j), llm.AppendJSString(nil, v.s); !bytes.Equal(got, want) {
+				t.Fatalf("line %q: recorded form %s, AppendJSString writes %s", line, got, want)
+			}
+		}
+	}
+}
+
 func exactKnown(k string) bool {
 	for _, t := range []reflect.Type{reflect.TypeOf(oracleEntryWire{}), reflect.TypeOf(oracleMsgWire{}), reflect.TypeOf(llm.Message{}), reflect.TypeOf(llm.Content{}), reflect.TypeOf(llm.Usage{}), reflect.TypeOf(llm.Cost{})} {
 		for i := 0; i < t.NumField(); i++ {
@@ -174,7 +202,8 @@ func exactKnown(k string) bool {
 	return false
 }
 
-// normalize makes entries from the two decoders comparable: the line bytes, and a custom
+// normalize makes entries from the two decoders comparable: the line bytes, the JSON forms
+// the one-pass decoder records on content blocks (checked by checkQuoted), and a custom
 // message's content, which the oracle re-encoded and the one-pass decoder keeps as written.
 func normalize(e *Entry) {
 	e.raw = nil
@@ -182,6 +211,9 @@ func normalize(e *Entry) {
 	// only when it has one of those fields.
 	if e.EntryData != nil && reflect.DeepEqual(*e.EntryData, EntryData{}) {
 		e.EntryData = nil
+	}
+	if e.Message != nil && e.Message.LLM != nil {
+		unquoteBlocks(e.Message.LLM)
 	}
 	if e.Message != nil && e.Message.Custom != nil {
 		c := *e.Message.Custom
@@ -207,6 +239,7 @@ func checkSameDecode(t *testing.T, line []byte) {
 	if gerr != nil {
 		t.Fatalf("refused %q: %v (encoding/json accepted it)", line, gerr)
 	}
+	checkQuoted(t, line, got)
 	normalize(want)
 	normalize(got)
 	if !reflect.DeepEqual(got, want) {

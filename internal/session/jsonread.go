@@ -181,19 +181,78 @@ var strClass = func() (t [256]uint8) {
 // no escapes and is valid UTF-8; otherwise it is a decoded copy (invalid UTF-8 and lone
 // surrogates become U+FFFD, as encoding/json does).
 func (r *jreader) strBytes() ([]byte, bool) {
+	b, _, ok := r.strBytesCanon()
+	return b, ok
+}
+
+// strBytesCanon is strBytes that also reports whether the string's bytes in the input are
+// exactly what llm.AppendJSString writes for the decoded string (see quoted).
+func (r *jreader) strBytesCanon() (b []byte, canon, ok bool) {
 	if r.peek() != '"' {
-		return nil, r.fail(errSyntax)
+		return nil, false, r.fail(errSyntax)
 	}
 	start := r.i + 1
 	end, high := plainEnd(r.b, start)
 	if end >= len(r.b) {
-		return nil, r.fail(errSyntax)
+		return nil, false, r.fail(errSyntax)
 	}
 	if r.b[end] == '"' && (high == 0 || utf8.Valid(r.b[start:end])) {
+		// No escapes and valid UTF-8 (no control character either: that is a syntax error):
+		// AppendJSString writes such a string as it is.
 		r.i = end + 1
-		return r.b[start:end:end], true
+		return r.b[start:end:end], true, true
 	}
 	return r.strSlow(start, end, high)
+}
+
+// quoted reads a string field as str does and also returns its quoted bytes in the line
+// (quotes included) when they are canonical — exactly what llm.AppendJSString writes for the
+// decoded string —, else "". A request body copies them instead of escaping the text again
+// (llm.Content.SetQuoted).
+func (r *jreader) quoted(field string) (string, string) {
+	if r.peek() != '"' {
+		return r.str(field), ""
+	}
+	start := r.i
+	b, canon, ok := r.strBytesCanon()
+	if !ok {
+		return "", ""
+	}
+	var s, q string
+	if len(b) > 0 {
+		s = unsafe.String(&b[0], len(b))
+	}
+	if canon {
+		q = unsafe.String(&r.b[start], r.i-start)
+	}
+	return s, q
+}
+
+// canonicalEscape reports whether the escape e (from its backslash to its end, as
+// jsonesc.AppendEscape consumed it) is the one AppendJSString writes for the character it
+// stands for: JSON.stringify's short escapes, and \u00xx in lower-case hex for the other
+// control characters. \/, \u0041, upper-case hex and surrogate escapes are not.
+func canonicalEscape(e []byte) bool {
+	switch {
+	case len(e) == 2:
+		switch e[1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			return true
+		}
+	case len(e) == 6 && e[1] == 'u' && e[2] == '0' && e[3] == '0' && (e[4] == '0' || e[4] == '1'):
+		var v byte
+		switch h := e[5]; {
+		case '0' <= h && h <= '9':
+			v = h - '0'
+		case 'a' <= h && h <= 'f':
+			v = h - 'a' + 10
+		default:
+			return false
+		}
+		v |= (e[4] - '0') << 4
+		return v != '\b' && v != '\f' && v != '\n' && v != '\r' && v != '\t'
+	}
+	return false
 }
 
 // plainEnd returns the index of the first byte from i on that needs attention inside a string
@@ -216,7 +275,10 @@ func plainEnd(b []byte, i int) (int, uint64) {
 // never longer). It scanned each such string three times (strBytes to the first escape, a
 // validating skip to size the buffer, then the decode): 22% of a load's CPU. end and high
 // are plainEnd's from start, which strBytes has already scanned.
-func (r *jreader) strSlow(start, end int, high uint64) ([]byte, bool) {
+//
+// canon reports whether every escape was canonical (canonicalEscape) and the rest valid
+// UTF-8: the string's bytes are then what llm.AppendJSString writes for the result.
+func (r *jreader) strSlow(start, end int, high uint64) ([]byte, bool, bool) {
 	b := r.b
 	bufp := slowBuf.Get().(*[]byte)
 	out := (*bufp)[:0]
@@ -224,11 +286,13 @@ func (r *jreader) strSlow(start, end int, high uint64) ([]byte, bool) {
 		*bufp = out[:0]
 		slowBuf.Put(bufp)
 	}()
+	canon := true
 	i, j := start, end
 	for {
 		if high == 0 || utf8.Valid(b[i:j]) {
 			out = append(out, b[i:j]...)
 		} else {
+			canon = false // each invalid byte becomes U+FFFD
 			for k := i; k < j; {
 				ru, size := utf8.DecodeRune(b[k:j])
 				if ru == utf8.RuneError && size == 1 {
@@ -240,19 +304,20 @@ func (r *jreader) strSlow(start, end int, high uint64) ([]byte, bool) {
 			}
 		}
 		if j >= len(b) {
-			return nil, r.fail(errSyntax) // no closing quote
+			return nil, false, r.fail(errSyntax) // no closing quote
 		}
 		switch b[j] {
 		case '"':
 			r.i = j + 1
-			return append(make([]byte, 0, len(out)), out...), true
+			return append(make([]byte, 0, len(out)), out...), canon, true
 		case '\\':
 			var ok bool
 			if out, i, ok = jsonesc.AppendEscape(out, b, j); !ok {
-				return nil, r.fail(errSyntax)
+				return nil, false, r.fail(errSyntax)
 			}
+			canon = canon && canonicalEscape(b[j:i])
 		default:
-			return nil, r.fail(errSyntax) // a control character
+			return nil, false, r.fail(errSyntax) // a control character
 		}
 		j, high = plainEnd(b, i)
 	}

@@ -134,15 +134,16 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 		switch msg.Role {
 		case llm.RoleUser:
 			if msg.StringContent {
-				out = append(out, llm.Obj{{K: "role", V: "user"}, {K: "content", V: msg.Text()}})
+				out = append(out, llm.Obj{{K: "role", V: "user"}, {K: "content", V: joinTexts(msg.Content, "")}})
 				break
 			}
 			var parts []any
-			for _, b := range msg.Content {
+			for k := range msg.Content {
+				b := &msg.Content[k]
 				if b.Type == llm.TypeText {
-					parts = append(parts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.Text}})
+					parts = append(parts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.TextJSON()}})
 				} else if b.Type == llm.TypeImage {
-					parts = append(parts, imageURL(b))
+					parts = append(parts, imageURL(*b))
 				}
 			}
 			if len(parts) == 0 {
@@ -156,19 +157,32 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 			}
 			var textParts []any
 			text := ""
+			// textValue is text as a body value: the one text's recorded JSON form when there
+			// is one text (the usual reply).
+			var textValue any
 			var thinking, calls []llm.Content
-			for _, b := range msg.Content {
+			for k := range msg.Content {
+				b := &msg.Content[k]
 				switch b.Type {
 				case llm.TypeText:
 					if strings.TrimSpace(b.Text) != "" {
-						textParts = append(textParts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.Text}})
+						v := b.TextJSON()
+						textParts = append(textParts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: v}})
+						if text == "" {
+							textValue = v
+						} else {
+							textValue = nil
+						}
 						text += b.Text
 					}
 				case llm.TypeThinking:
-					thinking = append(thinking, b)
+					thinking = append(thinking, *b)
 				case llm.TypeToolCall:
-					calls = append(calls, b)
+					calls = append(calls, *b)
 				}
+			}
+			if textValue == nil {
+				textValue = text
 			}
 			var details json.RawMessage
 			for _, t := range thinking {
@@ -193,14 +207,16 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 					am = am.Set("content", append([]any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: strings.Join(ts, "\n\n")}}}, textParts...))
 				} else {
 					if text != "" {
-						am = am.Set("content", text)
+						am = am.Set("content", textValue)
 					}
 					if details == nil {
 						sig := nonEmpty[0].ThinkingSignature
 						if m.Provider == "opencode-go" && sig == "reasoning" {
 							sig = "reasoning_content"
 						}
-						if isReasoningField(sig) {
+						if isReasoningField(sig) && len(nonEmpty) == 1 {
+							am = am.Set(sig, nonEmpty[0].ThinkingJSON())
+						} else if isReasoningField(sig) {
 							var ts []string
 							for _, t := range nonEmpty {
 								ts = append(ts, t.Thinking)
@@ -210,7 +226,7 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 					}
 				}
 			} else if text != "" {
-				am = am.Set("content", text)
+				am = am.Set("content", textValue)
 			}
 			if len(calls) > 0 {
 				var tcs []any
@@ -234,10 +250,9 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 			}
 			cv, _ := am.Get("content")
 			has := false
-			switch t := cv.(type) {
-			case string:
+			if t, ok := llm.StringOf(cv); ok {
 				has = t != ""
-			case []any:
+			} else if t, ok := cv.([]any); ok {
 				has = len(t) > 0
 			}
 			if _, ok := am.Get("tool_calls"); !has && !ok {
@@ -249,16 +264,13 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 			j := i
 			for ; j < len(msgs) && msgs[j].Role == llm.RoleToolResult; j++ {
 				tm := &msgs[j]
-				var texts []string
 				hasImages := false
-				for _, b := range tm.Content {
-					if b.Type == llm.TypeText {
-						texts = append(texts, b.Text)
-					} else if b.Type == llm.TypeImage {
+				for k := range tm.Content {
+					if tm.Content[k].Type == llm.TypeImage {
 						hasImages = true
 					}
 				}
-				text := strings.Join(texts, "\n")
+				var text any = joinTexts(tm.Content, "\n")
 				if text == "" {
 					text = "(no tool output)"
 					if hasImages {
@@ -293,6 +305,36 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 		lastRole = msg.Role
 	}
 	return out
+}
+
+// joinTexts is the texts of content's text blocks joined with sep, as a body value: one
+// text block's recorded JSON form when it is the only one (a tool result, a user prompt).
+func joinTexts(content []llm.Content, sep string) any {
+	var one *llm.Content
+	n := 0
+	for k := range content {
+		if content[k].Type == llm.TypeText {
+			if n++; n == 1 {
+				one = &content[k]
+			}
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		if one.Text == "" {
+			return "" // the callers compare the text with ""
+		}
+		return one.TextJSON()
+	}
+	texts := make([]string, 0, n)
+	for k := range content {
+		if content[k].Type == llm.TypeText {
+			texts = append(texts, content[k].Text)
+		}
+	}
+	return strings.Join(texts, sep)
 }
 
 func hasToolHistory(msgs []llm.Message) bool {
@@ -514,12 +556,13 @@ func applyCacheControl(messages []llm.Obj, tools []any, cc llm.Obj) {
 
 func addCacheControl(msg llm.Obj, cc llm.Obj) (llm.Obj, bool) {
 	content, _ := msg.Get("content")
-	switch t := content.(type) {
-	case string:
+	if t, ok := llm.StringOf(content); ok {
 		if t == "" {
 			return msg, false
 		}
-		return msg.Set("content", []any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: t}, {K: "cache_control", V: cc}}}), true
+		return msg.Set("content", []any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: content}, {K: "cache_control", V: cc}}}), true
+	}
+	switch t := content.(type) {
 	case []any:
 		for i := len(t) - 1; i >= 0; i-- {
 			if part, ok := t[i].(llm.Obj); ok {

@@ -1,0 +1,11 @@
+package llm
+
+// SetFastPaths turns the recorded JSON forms of texts (JSString) and the copying of raw JSON
+// already in JSON.stringify's form on or off, for tests that compare bodies written both
+// ways.
+func SetFastPaths(on bool) {
+	quotedOff, stringifiedOff = !on, !on
+}
+
+// IsStringified is isStringified, for the external tests.
+var IsStringified = isStringified

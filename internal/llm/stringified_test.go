@@ -1,0 +1,82 @@
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// stringifiedSeeds add, to stringifySeeds, arguments already in JSON.stringify's form (which
+// isStringified must take) and near misses of every kind (which it must refuse).
+var stringifiedSeeds = []string{
+	`{"path":"a.go","offset":10,"limit":200}`, `{"oldText":"x\n\t\"y\"\\","newText":"\u0001é✓<>&\u001f"}`,
+	`{"a":[1,-2,0,1.5,-0.25,1e+21,1e-7,123456789012345,1234567890123456]}`, `9007199254740993`,
+	`{"a":1, "b":2}`, `{"a":1,"b":2} `, ` {"a":1}`, `{"a" :1}`, `[1 ,2]`, `{"a":-0}`, `{"a":0.0}`,
+	`{"a":1.50}`, `{"a":1E5}`, `{"a":1e5}`, `{"a":100000}`, `{"a":1e21}`, `{"a":1e+21}`, `{"a":1e-7}`,
+	`{"a":0.0000001}`, `{"a":12345678901234567890}`, `{"a":1e400}`, `{"a":"\/"}`, `{"a":"\u0041"}`,
+	`{"a":"\u000A"}`, `{"a":"\u000a"}`, `{"a":"\u001F"}`, `{"a":"\u007f"}`, "{\"a\":\"\x7f\u2028\"}",
+	`{"a":"\u2028"}`, `{"a":"\ud83d\ude00"}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}",
+	`{"a":1,"a":1}`, `{"\u0061":1,"a":2}`, `{"a":{"b":1},"b":{"a":1}}`, `[{"a":1},{"a":1}]`,
+	`{"a":true,"b":false,"c":null}`, `{"a":tru}`, `[]`, `{}`, `[[]]`, `""`, `"x"`, `0`, `-1`, `null`,
+	`{"a":1}x`, `{"a":1`, `{"a":}`, `[,1]`, `{,"a":1}`,
+}
+
+// checkStringified: what isStringified takes is JSON.stringify's form exactly (the tree, the
+// reference, writes the same bytes), and what the tree writes unchanged is taken (within the
+// nesting the fast path follows).
+func checkStringified(t *testing.T, raw []byte) {
+	t.Helper()
+	want, err := jsonStringifyTree(raw)
+	same := err == nil && string(want) == string(raw)
+	if got := isStringified(raw); got != same && (got || strings.Count(string(raw), "[")+strings.Count(string(raw), "{") <= maxFastDepth) {
+		t.Fatalf("%q: isStringified %v, JSON.stringify writes %q (err %v)", raw, got, want, err)
+	}
+}
+
+func TestIsStringifiedMatchesTree(t *testing.T) {
+	for _, s := range append(append([]string(nil), stringifySeeds...), stringifiedSeeds...) {
+		checkStringified(t, []byte(s))
+	}
+	deep := strings.Repeat("[", maxFastDepth+2) + strings.Repeat("]", maxFastDepth+2)
+	if isStringified([]byte(deep)) {
+		t.Error("nesting beyond maxFastDepth taken")
+	}
+	// Written pi's way, the usual arguments take the fast path (fails if they do not).
+	for _, s := range stringifiedSeeds[:3] {
+		if !isStringified([]byte(s)) {
+			t.Errorf("%s: not taken", s)
+		}
+	}
+}
+
+func FuzzIsStringified(f *testing.F) {
+	for _, s := range append(append([]string(nil), stringifySeeds...), stringifiedSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkStringified(t, []byte(s)) })
+}
+
+// TestArgumentsWrittenBothWays: JSONText and json.RawMessage values are written the same with
+// the fast path and without it.
+func TestArgumentsWrittenBothWays(t *testing.T) {
+	defer func() { stringifiedOff = false }()
+	for _, s := range append(append([]string(nil), stringifySeeds...), stringifiedSeeds...) {
+		for _, v := range []any{JSONText(s), json.RawMessage(s)} {
+			stringifiedOff = false
+			fast := string(AppendJSON(nil, Obj{{K: "a", V: v}}))
+			stringifiedOff = true
+			slow := string(AppendJSON(nil, Obj{{K: "a", V: v}}))
+			if fast != slow {
+				t.Fatalf("%T %q: fast %s, slow %s", v, s, fast, slow)
+			}
+		}
+	}
+}
+
+func BenchmarkArgumentsText(b *testing.B) {
+	args := JSONText(`{"path":"internal/llm/jsonw.go","oldText":"` + strings.Repeat(`\tif x {\n\t\treturn \"y\"\n\t}\n`, 100) + `","newText":"z"}`)
+	b.SetBytes(int64(len(args)))
+	for b.Loop() {
+		AppendJSON(nil, args)
+	}
+}
