@@ -25,18 +25,28 @@ func (j *JSString) String() string { return j.s }
 // checks each escape as it decodes). The record is used only while c.Text or c.Thinking is
 // still that very string (same bytes in memory and same length): a text changed afterwards
 // — a transform, an edit, a compaction — is escaped anew. The record holds s, so no other
-// string can be given its address while it lives.
+// string can be given its address while it lives. It is kept in the block itself (32 bytes
+// more a block): a record apart was an allocation per text at load.
 func (c *Content) SetQuoted(s, q string) {
-	c.quoted = &JSString{s: s, q: q}
+	c.quoted = JSString{s: s, q: q}
 }
 
 // Quoted reports whether c carries a record of its text's or thinking's JSON form (tests).
-func (c *Content) Quoted() bool { return c.quoted != nil }
+func (c *Content) Quoted() bool { return c.quoted.q != "" }
 
 // Unquoted returns c without the record of its JSON form, as a block built without the
 // session decoder is (tests compare decoded blocks with others).
 func (c Content) Unquoted() Content {
-	c.quoted = nil
+	c.quoted = JSString{}
+	return c
+}
+
+// textBlockOf is TextBlock(s) for a text taken from the block from (its text, or its
+// thinking made text for another model): it keeps from's record of its JSON form, which
+// applies while s is still the recorded string (quotedFor checks it as always).
+func textBlockOf(s string, from *Content) Content {
+	c := TextBlock(s)
+	c.quoted = from.quoted
 	return c
 }
 
@@ -45,8 +55,8 @@ var quotedOff bool
 
 // quotedFor returns the record when it stands for s.
 func (c *Content) quotedFor(s string) *JSString {
-	j := c.quoted
-	if j == nil || quotedOff || len(j.s) != len(s) || unsafe.StringData(j.s) != unsafe.StringData(s) {
+	j := &c.quoted
+	if j.q == "" || quotedOff || len(j.s) != len(s) || unsafe.StringData(j.s) != unsafe.StringData(s) {
 		return nil
 	}
 	return j

@@ -53,7 +53,7 @@ type Content struct {
 	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
 
 	// quoted is the session file's JSON form of Text or Thinking (see SetQuoted).
-	quoted *JSString
+	quoted JSString
 }
 
 // MarshalJSON writes a text block's "text" even when it is empty (pi always has it), and a

@@ -133,13 +133,13 @@ func transformAssistant(src *Message, same bool, normalize func(id string, src *
 			if same {
 				keep(i, b, false)
 			} else {
-				keep(i, TextBlock(b.Thinking), true)
+				keep(i, textBlockOf(b.Thinking, &b), true)
 			}
 		case TypeText:
 			if same {
 				keep(i, b, false)
 			} else {
-				keep(i, TextBlock(b.Text), true)
+				keep(i, textBlockOf(b.Text, &b), true)
 			}
 		case TypeToolCall:
 			changed := false

@@ -2,10 +2,12 @@ package openai
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+	"github.com/pigo-agent/pigo/internal/session"
 )
 
 // BenchmarkRequestBody is what a turn of a long session costs before its request leaves:
@@ -58,5 +60,32 @@ func BenchmarkNextTurnBody(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkGrownSessionBody is the first body of a -p continuation of a real session: the
+// session file named by PIGO_GROWTH_SESSION (scripts/growsession makes one of any size from
+// pi's large-session.jsonl) is loaded once, then its context is converted and written as
+// openai-completions does for the first request (no memo). MB/s is session-file bytes.
+func BenchmarkGrownSessionBody(b *testing.B) {
+	path := os.Getenv("PIGO_GROWTH_SESSION")
+	if path == "" {
+		b.Skip("PIGO_GROWTH_SESSION names no session file")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := session.Read(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &llm.Context{SystemPrompt: "You are pi.", Messages: s.Context().Messages}
+	m := &llm.Model{Provider: "p", ID: "m", API: CompletionsAPI, BaseURL: "http://127.0.0.1:1/v1", Reasoning: true, MaxTokens: 32000}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	defer llmtest.CPUTimer(b)()
+	for b.Loop() {
+		BuildBody(m, c, &llm.Options{})
 	}
 }
