@@ -345,7 +345,9 @@ func isStringified(raw []byte) bool {
 	if stringifiedOff || len(raw) == 0 {
 		return false
 	}
-	c := stringifiedCheck{in: raw}
+	// The keys of a call's arguments fit in the array on the stack.
+	var keys [32]int
+	c := stringifiedCheck{in: raw, keys: keys[:0]}
 	return c.value(0) && c.i == len(raw)
 }
 

@@ -64,25 +64,11 @@ func AppendJSON(b []byte, v any) []byte {
 	case nil:
 		return append(b, "null"...)
 	case Obj:
-		b = append(b, '{')
-		first := true
-		for _, f := range t {
-			if _, skip := f.V.(omit); skip {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = AppendJSString(b, f.K)
-			b = append(b, ':')
-			b = AppendJSON(b, f.V)
-		}
-		return append(b, '}')
+		return appendObj(b, t)
 	case []any:
 		return appendArray(b, t, func(b []byte, e any) []byte { return AppendJSON(b, e) })
 	case []Obj:
-		return appendArray(b, t, func(b []byte, e Obj) []byte { return AppendJSON(b, e) })
+		return appendArray(b, t, appendObj)
 	case []string:
 		return appendArray(b, t, AppendJSString)
 	case string:
@@ -141,6 +127,26 @@ func AppendJSON(b []byte, v any) []byte {
 	return append(b, raw...)
 }
 
+// appendObj appends o as a JSON object (typed: an Obj passed as an any is boxed, an
+// allocation for each element of a []Obj).
+func appendObj(b []byte, o Obj) []byte {
+	b = append(b, '{')
+	first := true
+	for _, f := range o {
+		if _, skip := f.V.(omit); skip {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = AppendJSString(b, f.K)
+		b = append(b, ':')
+		b = AppendJSON(b, f.V)
+	}
+	return append(b, '}')
+}
+
 // appendArray appends es as a JSON array, each element written by each.
 func appendArray[E any](b []byte, es []E, each func([]byte, E) []byte) []byte {
 	b = append(b, '[')
@@ -157,11 +163,7 @@ func appendArray[E any](b []byte, es []E, each func([]byte, E) []byte) []byte {
 func sizeHint(v any) int {
 	switch t := v.(type) {
 	case Obj:
-		n := 2
-		for _, f := range t {
-			n += len(f.K) + 4 + sizeHint(f.V)
-		}
-		return n
+		return objSizeHint(t)
 	case []any:
 		n := 2
 		for _, e := range t {
@@ -171,7 +173,7 @@ func sizeHint(v any) int {
 	case []Obj:
 		n := 2
 		for _, e := range t {
-			n += 1 + sizeHint(e)
+			n += 1 + objSizeHint(e)
 		}
 		return n
 	case []string:
@@ -211,4 +213,13 @@ func sizeHint(v any) int {
 		return n
 	}
 	return 8
+}
+
+// objSizeHint is sizeHint of an Obj (typed, as appendObj).
+func objSizeHint(o Obj) int {
+	n := 2
+	for _, f := range o {
+		n += len(f.K) + 4 + sizeHint(f.V)
+	}
+	return n
 }

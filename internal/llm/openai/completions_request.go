@@ -155,30 +155,28 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 			if compat.RequiresAssistantAfterToolResult {
 				content = ""
 			}
-			var textParts []any
 			text := ""
 			// textValue is text as a body value: the one text's recorded JSON form when there
 			// is one text (the usual reply).
 			var textValue any
-			var thinking, calls []llm.Content
+			// The blocks are referred to, not copied (a block is 224 bytes).
+			var thinking, calls []*llm.Content
 			for k := range msg.Content {
 				b := &msg.Content[k]
 				switch b.Type {
 				case llm.TypeText:
 					if strings.TrimSpace(b.Text) != "" {
-						v := b.TextJSON()
-						textParts = append(textParts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: v}})
 						if text == "" {
-							textValue = v
+							textValue = b.TextJSON()
 						} else {
 							textValue = nil
 						}
 						text += b.Text
 					}
 				case llm.TypeThinking:
-					thinking = append(thinking, *b)
+					thinking = append(thinking, b)
 				case llm.TypeToolCall:
-					calls = append(calls, *b)
+					calls = append(calls, b)
 				}
 			}
 			if textValue == nil {
@@ -191,20 +189,28 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 					break
 				}
 			}
-			var nonEmpty []llm.Content
+			var nonEmpty []*llm.Content
 			for _, t := range thinking {
 				if strings.TrimSpace(t.Thinking) != "" {
 					nonEmpty = append(nonEmpty, t)
 				}
 			}
-			am := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: content}}
+			// Room for the fields set below (content, a reasoning field, tool_calls,
+			// reasoning_details, reasoning_content), so that setting them does not copy.
+			am := append(make(llm.Obj, 0, 6), llm.Field{K: "role", V: "assistant"}, llm.Field{K: "content", V: content})
 			if len(nonEmpty) > 0 {
 				if compat.RequiresThinkingAsText {
 					var ts []string
 					for _, t := range nonEmpty {
 						ts = append(ts, t.Thinking)
 					}
-					am = am.Set("content", append([]any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: strings.Join(ts, "\n\n")}}}, textParts...))
+					parts := []any{llm.Obj{{K: "type", V: "text"}, {K: "text", V: strings.Join(ts, "\n\n")}}}
+					for k := range msg.Content {
+						if b := &msg.Content[k]; b.Type == llm.TypeText && strings.TrimSpace(b.Text) != "" {
+							parts = append(parts, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.TextJSON()}})
+						}
+					}
+					am = am.Set("content", parts)
 				} else {
 					if text != "" {
 						am = am.Set("content", textValue)
@@ -229,14 +235,18 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 				am = am.Set("content", textValue)
 			}
 			if len(calls) > 0 {
-				var tcs []any
-				for _, tc := range calls {
+				// A []llm.Obj (not []any: each element boxed), its objects' fields in one array.
+				tcs := make([]llm.Obj, len(calls))
+				fields := make([]llm.Field, 5*len(calls))
+				for k, tc := range calls {
 					args := tc.Arguments
 					if len(args) == 0 {
 						args = json.RawMessage("{}")
 					}
-					tcs = append(tcs, llm.Obj{{K: "id", V: tc.ID}, {K: "type", V: "function"},
-						{K: "function", V: llm.Obj{{K: "name", V: tc.Name}, {K: "arguments", V: llm.JSONText(args)}}}})
+					f := fields[5*k : 5*k+5 : 5*k+5]
+					f[3], f[4] = llm.Field{K: "name", V: tc.Name}, llm.Field{K: "arguments", V: llm.JSONText(args)}
+					f[0], f[1], f[2] = llm.Field{K: "id", V: tc.ID}, llm.Field{K: "type", V: "function"}, llm.Field{K: "function", V: llm.Obj(f[3:5:5])}
+					tcs[k] = f[0:3:3]
 				}
 				am = am.Set("tool_calls", tcs)
 			}
