@@ -125,3 +125,35 @@ func TestBodiesSameWithRawForms(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGrownSessionBodies is the first body of a loaded session (PIGO_GROWTH_SESSION)
+// for openai-completions and anthropic-messages, with the recorded JSON forms and the
+// stringified arguments copied (fast) and without them (slow).
+func BenchmarkGrownSessionBodies(b *testing.B) {
+	path := os.Getenv("PIGO_GROWTH_SESSION")
+	if path == "" {
+		b.Skip("PIGO_GROWTH_SESSION names no session file")
+	}
+	c := loadContext(b, path)
+	defer llm.SetFastPaths(true)
+	for _, api := range []string{openai.CompletionsAPI, "anthropic-messages"} {
+		m := &llm.Model{Provider: "p", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", Reasoning: true, MaxTokens: 32000}
+		for _, fast := range []bool{true, false} {
+			name := api + "/fast"
+			if !fast {
+				name = api + "/slow"
+			}
+			b.Run(name, func(b *testing.B) {
+				llm.SetFastPaths(fast)
+				b.ReportAllocs()
+				for b.Loop() {
+					if api == openai.CompletionsAPI {
+						openai.BuildBody(m, c, &llm.Options{})
+					} else {
+						anthropic.BuildBody(m, c, &llm.Options{})
+					}
+				}
+			})
+		}
+	}
+}

@@ -167,6 +167,10 @@ func contentBlocks(cs []llm.Content) any {
 			hasImages = true
 		}
 	}
+	if !hasImages && len(cs) == 1 {
+		// One block (a tool's output): its text as the session file wrote it, when it is.
+		return cs[0].TextJSON()
+	}
 	if !hasImages {
 		var ts []string
 		for _, c := range cs {
@@ -222,13 +226,14 @@ func convertMessages(msgs []llm.Message, cc llm.Obj, compat Compat, oauth bool) 
 			out = append(out, llm.Obj{{K: "role", V: "user"}, {K: "content", V: blocks}})
 		case llm.RoleAssistant:
 			var blocks []any
-			for _, b := range msg.Content {
+			for k := range msg.Content {
+				b := &msg.Content[k]
 				switch b.Type {
 				case llm.TypeText:
 					if strings.TrimSpace(b.Text) == "" {
 						continue
 					}
-					blocks = append(blocks, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.Text}})
+					blocks = append(blocks, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.TextJSON()}})
 				case llm.TypeThinking:
 					if b.Redacted {
 						blocks = append(blocks, llm.Obj{{K: "type", V: "redacted_thinking"}, {K: "data", V: b.ThinkingSignature}})
@@ -240,11 +245,11 @@ func convertMessages(msgs []llm.Message, cc llm.Obj, compat Compat, oauth bool) 
 					}
 					switch {
 					case hasSig:
-						blocks = append(blocks, llm.Obj{{K: "type", V: "thinking"}, {K: "thinking", V: b.Thinking}, {K: "signature", V: b.ThinkingSignature}})
+						blocks = append(blocks, llm.Obj{{K: "type", V: "thinking"}, {K: "thinking", V: b.ThinkingJSON()}, {K: "signature", V: b.ThinkingSignature}})
 					case compat.AllowEmptySignature:
-						blocks = append(blocks, llm.Obj{{K: "type", V: "thinking"}, {K: "thinking", V: b.Thinking}, {K: "signature", V: ""}})
+						blocks = append(blocks, llm.Obj{{K: "type", V: "thinking"}, {K: "thinking", V: b.ThinkingJSON()}, {K: "signature", V: ""}})
 					default:
-						blocks = append(blocks, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.Thinking}})
+						blocks = append(blocks, llm.Obj{{K: "type", V: "text"}, {K: "text", V: b.ThinkingJSON()}})
 					}
 				case llm.TypeToolCall:
 					args := b.Arguments
