@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -213,6 +217,9 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 		header   bool
 		nonBlank bool
 		old      [][]byte // a version 1 or 2 file's lines, header first, for the migration
+		// pending: a large file's entry lines, decoded together on every core (below).
+		pending  []line
+		parallel = fi.Size() >= parallelAbove && runtime.GOMAXPROCS(0) > 1
 	)
 	for {
 		l, ok, err := lr.next()
@@ -262,15 +269,15 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 			}
 			continue
 		}
+		if parallel {
+			pending = append(pending, line{b: t, n: l.n, last: l.last})
+			continue
+		}
 		e, err := decodeEntry(t)
-		if err != nil || t[0] != '{' {
-			s.Warnings = append(s.Warnings, lineWarning(path, l))
-			continue
-		}
-		if e.Type == TypeSession {
-			continue
-		}
-		s.index(e)
+		s.add(path, l, t, e, err)
+	}
+	if pending != nil {
+		s.addAll(path, pending)
 	}
 	s.Warnings = append(s.Warnings, lr.warnings...)
 	if !header {
@@ -317,6 +324,66 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 	}
 	s.flushed = true
 	return s, nil
+}
+
+// add indexes the entry decoded from the entry line t (l trimmed), or warns about the line.
+func (s *Session) add(path string, l line, t []byte, e *Entry, err error) {
+	if err != nil || t[0] != '{' {
+		s.Warnings = append(s.Warnings, lineWarning(path, l))
+		return
+	}
+	if e.Type == TypeSession {
+		return
+	}
+	s.index(e)
+}
+
+// A file of at least parallelAbove bytes has its entry lines decoded on every core (the
+// lines are found first, on one: that is a byte search), in runs of parallelRun lines taken
+// in turn, then indexed in file order: entries, warnings and their order are those of the
+// one-core load. A variable so that tests take this path with small files.
+var (
+	parallelAbove int64 = 2 << 20
+	parallelRun         = 256
+)
+
+// addAll decodes pending (entry lines, trimmed, in file order) on GOMAXPROCS goroutines and
+// adds them as add does, in order.
+func (s *Session) addAll(path string, pending []line) {
+	type result struct {
+		e   *Entry
+		err error
+	}
+	out := make([]result, len(pending))
+	run := parallelRun
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(int64(run))) - run
+			if i >= len(pending) {
+				return
+			}
+			for j := i; j < min(i+run, len(pending)); j++ {
+				out[j].e, out[j].err = decodeEntry(pending[j].b)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(pending)+run-1)/run) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if n := len(s.entries) + len(pending); cap(s.entries) < n {
+		// The entries are known: the index is made at its size once.
+		s.entries = slices.Grow(s.entries, n-len(s.entries))
+		byID := make(map[string]*Entry, n)
+		maps.Copy(byID, s.byID)
+		s.byID = byID
+	}
+	for i, l := range pending {
+		s.add(path, l, l.b, out[i].e, out[i].err)
+	}
 }
 
 // lineWarning is the warning for a line that is not JSON: a torn last line (a crash while
