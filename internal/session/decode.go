@@ -88,7 +88,7 @@ func decodeEntry(b []byte) (*Entry, error) {
 // usage, or its bash run, or its custom message): one allocation instead of two or three, and
 // the decoder's locals stay on the stack — taking their addresses for the result made every
 // message allocate all three kinds, 512 bytes a message before its content (a loaded session
-// kept 2.33× its file; see D25.12-load).
+// kept 2.33× its file; see D25.14).
 type (
 	llmMessage struct {
 		Message
