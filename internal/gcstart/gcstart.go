@@ -41,6 +41,16 @@ func CanDefer() bool { return os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT")
 // Defer turns collection off until the runtime's memory reaches limit bytes; after the
 // first cycle, the collector paces as usual. A user's own GOGC or GOMEMLIMIT is left alone.
 func Defer(limit int64) {
+	until(func() {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(limit)
+	})
+}
+
+// until applies a pacing that lasts until the next cycle, whose finalizer puts the default
+// pacing back. Only this pacing's sentinel ends it: one left from an earlier pacing (ended by
+// End, then paced again: a large session's load) may be finalized late.
+func until(apply func()) {
 	if !CanDefer() {
 		return
 	}
@@ -49,10 +59,7 @@ func Defer(limit int64) {
 	deferred.gen++
 	gen := deferred.gen
 	deferred.Unlock()
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(limit)
-	// Only this deferral's sentinel ends it: one left from an earlier deferral (ended by
-	// End, then deferred again: a large session's load) may be finalized late.
+	apply()
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { end(gen, 100) })
 }
 
@@ -65,17 +72,10 @@ func End() bool { return end(0, 100) }
 // Pace sets GOGC=percent until the next cycle, then puts the default pacing back, as Defer
 // does from its limit. A user's own GOGC or GOMEMLIMIT is left alone.
 func Pace(percent int) {
-	if !CanDefer() {
-		return
-	}
-	deferred.Lock()
-	deferred.on = true
-	deferred.gen++
-	gen := deferred.gen
-	deferred.Unlock()
-	debug.SetMemoryLimit(math.MaxInt64)
-	debug.SetGCPercent(percent)
-	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { end(gen, 100) })
+	until(func() {
+		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(percent)
+	})
 }
 
 // EndWith is End putting back GOGC=percent instead of 100, straight from the deferral: the

@@ -375,17 +375,8 @@ func (c *stringifiedCheck) value(depth int) bool {
 			if !c.value(depth + 1) {
 				return false
 			}
-			if c.i >= len(c.in) {
-				return false
-			}
-			switch c.in[c.i] {
-			case ',':
-				c.i++
-			case ']':
-				c.i++
-				return true
-			default:
-				return false
+			if more, ok := c.sep(']'); !more {
+				return ok
 			}
 		}
 	case b == '"':
@@ -443,19 +434,26 @@ func (c *stringifiedCheck) object(depth int) bool {
 		if !c.value(depth + 1) {
 			return false
 		}
-		if c.i >= len(c.in) {
-			return false
+		if more, ok := c.sep('}'); !more {
+			return ok
 		}
+	}
+}
+
+// sep reads what follows an array element or object member: ',' (more follow) or close (ok,
+// none do); anything else fails.
+func (c *stringifiedCheck) sep(close byte) (more, ok bool) {
+	if c.i < len(c.in) {
 		switch c.in[c.i] {
 		case ',':
 			c.i++
-		case '}':
+			return true, true
+		case close:
 			c.i++
-			return true
-		default:
-			return false
+			return false, true
 		}
 	}
+	return false, false
 }
 
 // number checks that the number at the cursor is written as JavaScript prints it: an

@@ -171,7 +171,10 @@ func (p *fastParser) chunk(ch *chunk) bool {
 	})
 }
 
-func (p *fastParser) choices(ch *chunk) bool {
+func (p *fastParser) choices(ch *chunk) bool { return array(p, &ch.Choices, p.choice) }
+
+// array reads a JSON array (or null, leaving *dst nil) whose elements elem reads.
+func array[T any](p *fastParser, dst *[]T, elem func(*T) bool) bool {
 	if p.null() {
 		return true
 	}
@@ -179,14 +182,14 @@ func (p *fastParser) choices(ch *chunk) bool {
 		return false
 	}
 	p.i++
-	ch.Choices = make([]choice, 0, 1)
+	*dst = make([]T, 0, 1)
 	if p.peek() == ']' {
 		p.i++
 		return true
 	}
 	for {
-		ch.Choices = append(ch.Choices, choice{})
-		if !p.choice(&ch.Choices[len(ch.Choices)-1]) {
+		*dst = append(*dst, *new(T))
+		if !elem(&(*dst)[len(*dst)-1]) {
 			return false
 		}
 		switch p.peek() {
@@ -244,35 +247,7 @@ func (p *fastParser) delta(d *delta) bool {
 	})
 }
 
-func (p *fastParser) toolCalls(d *delta) bool {
-	if p.null() {
-		return true
-	}
-	if p.peek() != '[' {
-		return false
-	}
-	p.i++
-	d.ToolCalls = make([]toolDelta, 0, 1)
-	if p.peek() == ']' {
-		p.i++
-		return true
-	}
-	for {
-		d.ToolCalls = append(d.ToolCalls, toolDelta{})
-		if !p.toolDelta(&d.ToolCalls[len(d.ToolCalls)-1]) {
-			return false
-		}
-		switch p.peek() {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
+func (p *fastParser) toolCalls(d *delta) bool { return array(p, &d.ToolCalls, p.toolDelta) }
 
 func (p *fastParser) toolDelta(t *toolDelta) bool {
 	var seen uint32
