@@ -175,7 +175,10 @@ type settlement struct {
 // Run runs one script in a fresh VM on a dedicated goroutine and returns when it has ended
 // and every nested call it started has returned. Cancelling ctx aborts it.
 func Run(ctx context.Context, s Script) Outcome {
-	runCtx, cancel := context.WithCancel(ctx)
+	// The run's context ends only through cancel, after setStop has said why: one that
+	// ended with ctx raced the select below, and the VM, interrupted first, reported a
+	// script error ("InternalError: interrupted") instead of the abort.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	var timedOut <-chan time.Time
 	if s.Timeout > 0 {
