@@ -213,14 +213,7 @@ func (p *fastParser) choice(c *choice) bool {
 		case "usage":
 			return once(&seen, 2) && p.raw(&c.Usage)
 		case "delta":
-			if !once(&seen, 4) {
-				return false
-			}
-			if p.null() {
-				return true
-			}
-			c.Delta = &delta{}
-			return p.delta(c.Delta)
+			return once(&seen, 4) && objectPtr(p, &c.Delta, p.delta)
 		}
 		return p.other(key, choiceFields)
 	})
@@ -247,6 +240,15 @@ func (p *fastParser) delta(d *delta) bool {
 	})
 }
 
+// objectPtr reads an object (or null, leaving *dst nil) into a new *T, read reading it.
+func objectPtr[T any](p *fastParser, dst **T, read func(*T) bool) bool {
+	if p.null() {
+		return true
+	}
+	*dst = new(T)
+	return read(*dst)
+}
+
 func (p *fastParser) toolCalls(d *delta) bool { return array(p, &d.ToolCalls, p.toolDelta) }
 
 func (p *fastParser) toolDelta(t *toolDelta) bool {
@@ -258,14 +260,7 @@ func (p *fastParser) toolDelta(t *toolDelta) bool {
 		case "id":
 			return once(&seen, 2) && p.stringInto(&t.ID)
 		case "function":
-			if !once(&seen, 4) {
-				return false
-			}
-			if p.null() {
-				return true
-			}
-			t.Function = &toolFunction{}
-			return p.function(t.Function)
+			return once(&seen, 4) && objectPtr(p, &t.Function, p.function)
 		}
 		return p.other(key, toolFields)
 	})
