@@ -244,7 +244,27 @@ func (w *fastWriter) str() (string, bool) {
 
 // number reads a number in JSON's grammar and writes it as JavaScript prints it.
 func (w *fastWriter) number(b []byte) ([]byte, bool) {
-	in, j := w.in, w.i
+	in := w.in
+	j, _, ok := scanNumber(in, w.i)
+	if !ok {
+		return b, false
+	}
+	tok := in[w.i:j]
+	w.i = j
+	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
+	if err != nil {
+		// Out of range: ±Inf prints as null, as the tree does.
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return append(b, tok...), true
+		}
+	}
+	return AppendJSNumber(b, f), true
+}
+
+// scanNumber reads a number in JSON's grammar from in[i] on: where it ends, and whether it
+// is plain (no fraction, no exponent).
+func scanNumber(in []byte, i int) (end int, plain, ok bool) {
+	j := i
 	digits := func() bool {
 		k := j
 		for j < len(in) && in[j] >= '0' && in[j] <= '9' {
@@ -258,33 +278,27 @@ func (w *fastWriter) number(b []byte) ([]byte, bool) {
 	if j < len(in) && in[j] == '0' {
 		j++
 	} else if !digits() {
-		return b, false
+		return j, false, false
 	}
+	plain = true
 	if j < len(in) && in[j] == '.' {
 		j++
+		plain = false
 		if !digits() {
-			return b, false
+			return j, false, false
 		}
 	}
 	if j < len(in) && (in[j] == 'e' || in[j] == 'E') {
 		j++
+		plain = false
 		if j < len(in) && (in[j] == '+' || in[j] == '-') {
 			j++
 		}
 		if !digits() {
-			return b, false
+			return j, false, false
 		}
 	}
-	tok := in[w.i:j]
-	w.i = j
-	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
-	if err != nil {
-		// Out of range: ±Inf prints as null, as the tree does.
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return append(b, tok...), true
-		}
-	}
-	return AppendJSNumber(b, f), true
+	return j, plain, true
 }
 
 func (w *fastWriter) literal(b []byte, lit string) ([]byte, bool) {
@@ -461,41 +475,15 @@ func (c *stringifiedCheck) sep(close byte) (more, ok bool) {
 // without exponent); any other number is parsed and printed as fastWriter.number does, and
 // compared.
 func (c *stringifiedCheck) number() bool {
-	in, j := c.in, c.i
-	digits := func() bool {
-		k := j
-		for j < len(in) && in[j] >= '0' && in[j] <= '9' {
-			j++
-		}
-		return j > k
-	}
-	neg := in[j] == '-'
-	if neg {
-		j++
-	}
-	intStart := j
-	if j < len(in) && in[j] == '0' {
-		j++
-	} else if !digits() {
+	in := c.in
+	j, plain, ok := scanNumber(in, c.i)
+	if !ok {
 		return false
 	}
-	plain := true
-	if j < len(in) && in[j] == '.' {
-		j++
-		plain = false
-		if !digits() {
-			return false
-		}
-	}
-	if j < len(in) && (in[j] == 'e' || in[j] == 'E') {
-		j++
-		plain = false
-		if j < len(in) && (in[j] == '+' || in[j] == '-') {
-			j++
-		}
-		if !digits() {
-			return false
-		}
+	neg := in[c.i] == '-'
+	intStart := c.i
+	if neg {
+		intStart++
 	}
 	tok := in[c.i:j]
 	c.i = j
