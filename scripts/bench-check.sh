@@ -12,6 +12,7 @@
 # Needs: go, hyperfine. Installs cue at the version in go.mod into a temporary GOBIN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
 root=$PWD
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

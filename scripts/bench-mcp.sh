@@ -5,6 +5,7 @@
 # hyperfine (apt-get install hyperfine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

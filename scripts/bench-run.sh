@@ -6,6 +6,7 @@
 # (apt-get install time) and pi (scripts/install-pi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
 npm=${PIGO_NPM_DIR:-$(go env GOMODCACHE)/cache/pigo-npm}

@@ -8,6 +8,7 @@
 # (scripts/install-pi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
 command -v bwrap >/dev/null || { echo "bwrap is not installed (apt-get install bubblewrap)" >&2; exit 1; }
