@@ -9,3 +9,11 @@ func SetFastPaths(on bool) {
 
 // IsStringified is isStringified, for the external tests.
 var IsStringified = isStringified
+
+// SetParallelMin sets the size from which a memo's array is written on several cores, and
+// returns the old one.
+func SetParallelMin(n int) int {
+	old := parallelMin
+	parallelMin = n
+	return old
+}

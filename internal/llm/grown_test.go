@@ -2,8 +2,10 @@ package llm_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -155,5 +157,50 @@ func BenchmarkGrownSessionBodies(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestGrownBodiesSameOnCores: a loaded session's first body written through a memo, its
+// message array on several cores, is byte for byte the body written in order without one.
+func TestGrownBodiesSameOnCores(t *testing.T) {
+	defer llm.SetParallelMin(llm.SetParallelMin(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, path := range grownSessions(t) {
+		c := loadContext(t, path)
+		for _, procs := range []int{2, 3, 8} {
+			runtime.GOMAXPROCS(procs)
+			for _, m := range []*llm.Model{
+				{Provider: "p", ID: "m", API: openai.CompletionsAPI, BaseURL: "http://127.0.0.1:1/v1", Reasoning: true, MaxTokens: 32000},
+				{Provider: "openrouter", ID: "anthropic/claude-sonnet-4", API: openai.CompletionsAPI, BaseURL: "https://openrouter.ai/api/v1", Reasoning: true, MaxTokens: 32000},
+			} {
+				want := openai.BuildBody(m, c, &llm.Options{})
+				got := openai.BuildBody(m, c, &llm.Options{Memo: new(llm.BodyMemo)})
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%s, %s, %d cores: the body written on several cores differs", filepath.Base(path), m.ID, procs)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkGrownBodyCores is the first openai-completions body of a loaded session
+// (PIGO_GROWTH_SESSION) through a memo, as a continuation writes it: its message array in
+// order (one) and on the cores there are (all).
+func BenchmarkGrownBodyCores(b *testing.B) {
+	path := os.Getenv("PIGO_GROWTH_SESSION")
+	if path == "" {
+		b.Skip("PIGO_GROWTH_SESSION names no session file")
+	}
+	c := loadContext(b, path)
+	m := &llm.Model{Provider: "p", ID: "m", API: openai.CompletionsAPI, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 32000}
+	for _, name := range []string{"one", "all"} {
+		b.Run(name, func(b *testing.B) {
+			if name == "one" {
+				defer llm.SetParallelMin(llm.SetParallelMin(math.MaxInt))
+			}
+			for b.Loop() {
+				openai.BuildBody(m, c, &llm.Options{Memo: new(llm.BodyMemo)})
+			}
+		})
 	}
 }

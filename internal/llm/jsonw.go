@@ -199,8 +199,13 @@ func sizeHint(v any) int {
 		if p != nil && !p.free() {
 			p = nil
 		}
+		if p == nil {
+			// All written anew: the hints' prefix sums are kept for appendParallel's cuts.
+			t.sum = hintSums(t.elems)
+			return n + t.sum[len(t.elems)]
+		}
 		for i, e := range t.elems {
-			if p == nil || i >= len(p.elems) {
+			if i >= len(p.elems) {
 				n += 1 + sizeHint(e)
 			}
 		}
@@ -222,4 +227,14 @@ func objSizeHint(o Obj) int {
 		n += len(f.K) + 4 + sizeHint(f.V)
 	}
 	return n
+}
+
+// hintSums is the prefix sums of es's hints, a comma each: sum[i] is about the length of
+// es[:i] written as array elements.
+func hintSums(es []any) []int {
+	sum := make([]int, len(es)+1)
+	for i, e := range es {
+		sum[i+1] = sum[i] + 1 + sizeHint(e)
+	}
+	return sum
 }

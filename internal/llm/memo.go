@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -70,6 +71,8 @@ type memoArray struct {
 	m     *BodyMemo
 	prev  *memoState
 	elems []any
+	// sum is hintSums(elems) when sizeHint computed it (nil otherwise).
+	sum []int
 }
 
 // Stats returns the counts so far.
@@ -130,6 +133,13 @@ func appendMemo(b []byte, a *memoArray) []byte {
 	}
 	arrStart := len(b)
 	b = append(b, '[')
+	if prev == nil {
+		if pb, off, ok := appendParallel(b, a.elems, a.sum); ok {
+			b = append(pb, ']')
+			a.m.remember(&memoState{elems: a.elems, off: off, buf: b, arrStart: arrStart}, 0, len(a.elems), false)
+			return b
+		}
+	}
 	off := make([]int, 0, 2*len(a.elems))
 	reused := 0
 	for i, e := range a.elems {
@@ -358,3 +368,114 @@ func sameJSON(a, b any) bool {
 // the body is, so that a body extended through a BodyMemo does not re-serialise the
 // arguments of every earlier call.
 type JSONText json.RawMessage
+
+// parallelMin is the size (sizeHint) from which appendParallel writes an array's elements on
+// more than one core: below it the goroutines cost more than the halves save.
+var parallelMin = 1 << 20
+
+// appendParallel writes es after b as the elements of a JSON array (b ends with its '['),
+// separated by commas, on up to GOMAXPROCS cores, and returns the buffer and each element's
+// start and end offsets in it. Each core writes a run of elements of about the same size into
+// its own region of b's spare capacity (a run that outgrows its region is written elsewhere
+// by append); the runs are then moved down behind each other, so the bytes are those of one
+// loop writing them in order. sum is hintSums(es) or nil. ok is false (and nothing written) when es is too small or there
+// is one core.
+func appendParallel(b []byte, es []any, sum []int) (_ []byte, off []int, ok bool) {
+	procs := min(runtime.GOMAXPROCS(0), 8)
+	if procs < 2 || len(es) < 2*procs {
+		return nil, nil, false
+	}
+	// Prefix sums of the elements' hints (sizeHint's, when it was asked), to cut runs of
+	// equal size.
+	if len(sum) != len(es)+1 {
+		sum = hintSums(es)
+	}
+	total := sum[len(es)]
+	if total < parallelMin {
+		return nil, nil, false
+	}
+	// Room for the hints and an eighth for escapes (AppendJSON sized the body so); the runs'
+	// regions share what there is in proportion to their hints.
+	if cap(b)-len(b) < total+total/8 {
+		b = slices.Grow(b, total+total/8)
+	}
+	full := b[:cap(b)]
+	room := cap(b) - len(b)
+	// cut[k] is run k's first element; start[k] the start of its region in full.
+	cut := make([]int, procs+1)
+	start := make([]int, procs+1)
+	cut[procs], start[procs] = len(es), cap(b)
+	start[0] = len(b)
+	for k := 1; k < procs; k++ {
+		cut[k], _ = slices.BinarySearch(sum, total*k/procs)
+		cut[k] = max(cut[k], cut[k-1])
+		start[k] = len(b) + int(int64(room)*int64(sum[cut[k]])/int64(total))
+	}
+	off = make([]int, 2*len(es))
+	runs := make([][]byte, procs)
+	write := func(k int) {
+		r := full[start[k]:start[k]:start[k+1]]
+		for i := cut[k]; i < cut[k+1]; i++ {
+			if i > 0 {
+				r = append(r, ',')
+			}
+			s := len(r)
+			r = AppendJSON(r, es[i])
+			off[2*i], off[2*i+1] = s, len(r) // from the run's start
+		}
+		runs[k] = r
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < procs; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			write(k)
+		}()
+	}
+	// The first run: its offsets are b's own.
+	r := b[:len(b):start[1]]
+	for i := cut[0]; i < cut[1]; i++ {
+		if i > 0 {
+			r = append(r, ',')
+		}
+		s := len(r)
+		r = AppendJSON(r, es[i])
+		off[2*i], off[2*i+1] = s, len(r)
+	}
+	wg.Wait()
+	runs[0] = r
+	// Each run's offsets are relative to its region's start: shifted to where it lands.
+	// together: every run is still in its region (the first one, with b's bytes, at full's
+	// start); an empty run has nothing to move.
+	n := len(runs[0])
+	together := &runs[0][:1][0] == &full[0]
+	for k := 1; k < procs; k++ {
+		n += len(runs[k])
+		if len(runs[k]) > 0 && &runs[k][:1][0] != &full[start[k]] {
+			together = false
+		}
+	}
+	var out []byte
+	if together {
+		out = full[:len(runs[0])]
+	} else {
+		// A run outgrew its region: all of them are copied into a new buffer.
+		out = make([]byte, 0, n+n/8)
+		out = append(out, runs[0]...)
+	}
+	for k := 1; k < procs; k++ {
+		shift := len(out)
+		if together {
+			out = out[:len(out)+len(runs[k])]
+			copy(out[shift:], runs[k]) // downwards: the regions are in order
+		} else {
+			out = append(out, runs[k]...)
+		}
+		for i := cut[k]; i < cut[k+1]; i++ {
+			off[2*i] += shift
+			off[2*i+1] += shift
+		}
+	}
+	return out, off, true
+}
