@@ -46,6 +46,9 @@ type lineReader struct {
 	skipped           int
 	// reuse: the caller keeps no line after the next call, so a full block is reused.
 	reuse bool
+	// chunk, when not 0, bounds one read: the lines of a large file are handed out as it is
+	// read, for decoding on other cores meanwhile (Session.open).
+	chunk int
 }
 
 func newLineReader(r io.Reader, path string, size int64) *lineReader {
@@ -80,7 +83,11 @@ func (lr *lineReader) fill() error {
 	if lr.n == len(lr.buf) {
 		lr.grow()
 	}
-	k, err := lr.r.Read(lr.buf[lr.n:])
+	end := len(lr.buf)
+	if lr.chunk > 0 {
+		end = min(end, lr.n+lr.chunk)
+	}
+	k, err := lr.r.Read(lr.buf[lr.n:end])
 	lr.n += k
 	lr.remaining -= int64(k)
 	if errors.Is(err, io.EOF) {

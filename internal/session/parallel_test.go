@@ -11,18 +11,20 @@ import (
 )
 
 // loadBoth loads a copy of the file one line at a time and a copy on every core (the
-// parallel path forced for any size, in runs of run lines) and fails unless everything
+// parallel path forced for any size, in runs of run lines, read in small pieces) and fails unless everything
 // observable is the same: the error, header, entries with their bytes, warnings in order,
 // leaf, labels, the file's torn end, branch and context, and what the file holds afterwards
 // (a version 1 or 2 file is migrated and rewritten).
 func loadBoth(t *testing.T, name string, data []byte, run int) {
 	t.Helper()
-	defer func(a int64, r, p int) {
-		parallelAbove, parallelRun = a, r
+	defer func(a int64, r, c, p int) {
+		parallelAbove, parallelRun, readChunk = a, r, c
 		runtime.GOMAXPROCS(p)
-	}(parallelAbove, parallelRun, runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	}(parallelAbove, parallelRun, readChunk, runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	load := func(above int64) (*Session, error, []byte) {
-		parallelAbove, parallelRun = above, run
+		// The parallel load reads in pieces of a few bytes to a few lines: lines then
+		// straddle reads.
+		parallelAbove, parallelRun, readChunk = above, run, 1+run*37%500
 		dir := t.TempDir()
 		p := filepath.Join(dir, "s.jsonl")
 		if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -217,10 +216,16 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 		header   bool
 		nonBlank bool
 		old      [][]byte // a version 1 or 2 file's lines, header first, for the migration
-		// pending: a large file's entry lines, decoded together on every core (below).
-		pending  []line
-		parallel = fi.Size() >= parallelAbove && runtime.GOMAXPROCS(0) > 1
+		// dec: a large file's entry lines are decoded on the other cores as they are read
+		// (addAll).
+		dec *decoder
 	)
+	if fi.Size() >= parallelAbove && runtime.GOMAXPROCS(0) > 1 {
+		dec = &decoder{run: parallelRun}
+		dec.cond.L = &dec.mu
+		defer dec.close() // an early return: the goroutines end
+		lr.chunk = readChunk
+	}
 	for {
 		l, ok, err := lr.next()
 		if err != nil {
@@ -269,15 +274,15 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 			}
 			continue
 		}
-		if parallel {
-			pending = append(pending, line{b: t, n: l.n, last: l.last})
+		if dec != nil {
+			dec.add(line{b: t, n: l.n, last: l.last})
 			continue
 		}
 		e, err := decodeEntry(t)
 		s.add(path, l, t, e, err)
 	}
-	if pending != nil {
-		s.addAll(path, pending)
+	if dec != nil {
+		s.addAll(path, dec)
 	}
 	s.Warnings = append(s.Warnings, lr.warnings...)
 	if !header {
@@ -338,51 +343,145 @@ func (s *Session) add(path string, l line, t []byte, e *Entry, err error) {
 	s.index(e)
 }
 
-// A file of at least parallelAbove bytes has its entry lines decoded on every core (the
-// lines are found first, on one: that is a byte search), in runs of parallelRun lines taken
-// in turn, then indexed in file order: entries, warnings and their order are those of the
-// one-core load. A variable so that tests take this path with small files.
+// A file of at least parallelAbove bytes is read in pieces of readChunk bytes and has its
+// entry lines decoded on the other cores as they are found, in runs of parallelRun lines; once
+// the file is read, this goroutine decodes too and indexes the runs in file order as they are
+// done: entries, warnings and their order are those of the one-core load. Variables so that
+// tests take this path with small files and pieces.
 var (
 	parallelAbove int64 = 2 << 20
 	parallelRun         = 256
+	readChunk           = 1 << 20
 )
 
-// addAll decodes pending (entry lines, trimmed, in file order) on GOMAXPROCS goroutines and
-// adds them as add does, in order.
-func (s *Session) addAll(path string, pending []line) {
-	type result struct {
-		e   *Entry
-		err error
+// decoder decodes a file's entry lines on other goroutines while they are read.
+type decoder struct {
+	run int
+	cur []line // the run being gathered
+	n   int    // lines added
+
+	mu      sync.Mutex
+	cond    sync.Cond // on mu: a run was pushed, or the decoder closed
+	runs    []*decodeRun
+	next    int // the first run no goroutine took
+	closed  bool
+	started bool
+}
+
+// decodeRun is a run of entry lines and, once done is closed, their entries.
+type decodeRun struct {
+	lines []line
+	out   []decoded
+	done  chan struct{}
+}
+
+type decoded struct {
+	e   *Entry
+	err error
+}
+
+// add gathers an entry line (trimmed, in file order).
+func (d *decoder) add(l line) {
+	if d.cur == nil {
+		d.cur = make([]line, 0, d.run)
 	}
-	out := make([]result, len(pending))
-	run := parallelRun
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(int64(run))) - run
-			if i >= len(pending) {
-				return
-			}
-			for j := i; j < min(i+run, len(pending)); j++ {
-				out[j].e, out[j].err = decodeEntry(pending[j].b)
-			}
+	d.cur = append(d.cur, l)
+	d.n++
+	if len(d.cur) == d.run {
+		d.push()
+	}
+}
+
+// push hands the gathered run to the decoding goroutines, started at the first run.
+func (d *decoder) push() {
+	if len(d.cur) == 0 {
+		return
+	}
+	r := &decodeRun{lines: d.cur, done: make(chan struct{})}
+	d.cur = nil
+	d.mu.Lock()
+	d.runs = append(d.runs, r)
+	start := !d.started
+	d.started = true
+	d.mu.Unlock()
+	d.cond.Signal()
+	if start {
+		for range runtime.GOMAXPROCS(0) - 1 {
+			go d.work()
 		}
 	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(pending)+run-1)/run) - 1 {
-		wg.Go(work)
+}
+
+// close pushes the last run and lets the goroutines end once no run is left to take.
+func (d *decoder) close() {
+	d.push()
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.cond.Broadcast()
+}
+
+// take returns the next run nobody took; with wait, it waits for one until the decoder is
+// closed. nil: none.
+func (d *decoder) take(wait bool) *decodeRun {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.next >= len(d.runs) {
+		if d.closed || !wait {
+			return nil
+		}
+		d.cond.Wait()
 	}
-	work()
-	wg.Wait()
-	if n := len(s.entries) + len(pending); cap(s.entries) < n {
+	r := d.runs[d.next]
+	d.next++
+	return r
+}
+
+func (d *decoder) work() {
+	for r := d.take(true); r != nil; r = d.take(true) {
+		r.decode()
+	}
+}
+
+func (r *decodeRun) decode() {
+	r.out = make([]decoded, len(r.lines))
+	for j := range r.lines {
+		r.out[j].e, r.out[j].err = decodeEntry(r.lines[j].b)
+	}
+	close(r.done)
+}
+
+// addAll closes d, the file being read, and adds its entries as add does, in file order: it
+// decodes runs nobody took while the next one to add is not done.
+func (s *Session) addAll(path string, d *decoder) {
+	d.close()
+	if n := len(s.entries) + d.n; cap(s.entries) < n {
 		// The entries are known: the index is made at its size once.
 		s.entries = slices.Grow(s.entries, n-len(s.entries))
 		byID := make(map[string]*Entry, n)
 		maps.Copy(byID, s.byID)
 		s.byID = byID
 	}
-	for i, l := range pending {
-		s.add(path, l, l.b, out[i].e, out[i].err)
+	// Closed: d.runs no longer changes.
+	for _, r := range d.runs {
+	wait:
+		for {
+			select {
+			case <-r.done:
+				break wait
+			default:
+			}
+			if o := d.take(false); o != nil {
+				o.decode()
+				continue
+			}
+			<-r.done
+			break
+		}
+		for j, l := range r.lines {
+			s.add(path, l, l.b, r.out[j].e, r.out[j].err)
+		}
+		r.lines, r.out = nil, nil
 	}
 }
 
