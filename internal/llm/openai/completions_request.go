@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -113,10 +114,13 @@ func reasoningDetails(sig string) json.RawMessage {
 	return json.RawMessage(sig)
 }
 
+// convertParallelMin is the number of messages from which convertMessages transforms and
+// converts the two halves of a context on two cores.
+var convertParallelMin = 4096
+
 // convertMessages is pi's convertMessages for openai-completions.
 func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 	var out []llm.Obj
-	msgs := llm.TransformMessages(c.Messages, m, normalizeToolCallID(m))
 	if c.SystemPrompt != "" {
 		role := "system"
 		if m.Reasoning && compat.SupportsDeveloperRole {
@@ -124,6 +128,55 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 		}
 		out = append(out, llm.Obj{{K: "role", V: role}, {K: "content", V: c.SystemPrompt}})
 	}
+	if cut := convertCut(c.Messages, compat); cut > 0 {
+		// The halves: the second is transformed and converted on another core.
+		var second []llm.Obj
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			second = convertRange(m, compat, llm.TransformMessages(c.Messages[cut:], m, normalizeToolCallID(m)), nil)
+		}()
+		normalize, renamed := normalizeToolCallID(m), false
+		first := llm.TransformMessages(c.Messages[:cut], m, func(id string, src *llm.Message) string {
+			n := normalize(id, src)
+			renamed = renamed || n != id
+			return n
+		})
+		if !renamed {
+			out = convertRange(m, compat, first, out)
+			<-done
+			return append(out, second...)
+		}
+		// A call of the first half was given another id: a tool result of the second half
+		// would take it (TransformMessages' map). Converted in order.
+		<-done
+	}
+	return convertRange(m, compat, llm.TransformMessages(c.Messages, m, normalizeToolCallID(m)), out)
+}
+
+// convertCut is where convertMessages cuts msgs in two halves that transform and convert
+// apart, 0 for no cut (msgs is short, there is one core, or a message the halves would not
+// convert the same). TransformMessages carries from one message to the next the calls
+// waiting for results, which a user message ends, and the ids it gave calls (convertMessages
+// checks that the first half gave none); the conversion carries the last message's role (only
+// a model that needs an assistant message after tool results looks at it) and a run of tool
+// results (their images after the run). A user message starts the second half.
+func convertCut(msgs []llm.Message, compat Compat) int {
+	if len(msgs) < max(2, convertParallelMin) || compat.RequiresAssistantAfterToolResult || runtime.GOMAXPROCS(0) < 2 {
+		return 0
+	}
+	for d := 0; d < len(msgs)/2; d++ {
+		for _, i := range []int{len(msgs)/2 + d, len(msgs)/2 - d} {
+			if i > 0 && i < len(msgs) && msgs[i].Role == llm.RoleUser {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// convertRange appends the converted msgs (transformed) to out.
+func convertRange(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj) []llm.Obj {
 	lastRole := ""
 	bridge := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: "I have processed the tool results."}}
 	for i := 0; i < len(msgs); i++ {
