@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -161,7 +162,16 @@ func (w *fastWriter) object(b []byte, depth int) ([]byte, bool) {
 // they can be copied as they are; else 0. Tool-call arguments are mostly such strings.
 func (w *fastWriter) canonicalStr() int {
 	in := w.in
+	slow := 0
 	for j := w.i + 1; j < len(in); {
+		// Eight plain bytes at a time (plain8); when a word has another, its bytes one by one.
+		if j >= slow && j+8 <= len(in) {
+			if plain8(binary.LittleEndian.Uint64(in[j:])) {
+				j += 8
+				continue
+			}
+			slow = j + 8
+		}
 		c := in[j]
 		switch {
 		case c == '"':

@@ -2,11 +2,13 @@ package llm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // JSONStringify re-serialises a JSON value the way JavaScript's JSON.stringify(JSON.parse(raw))
@@ -158,6 +160,17 @@ func AppendJSNumber(b []byte, f float64) []byte {
 	return append(b, s...)
 }
 
+// plain8 reports whether none of the 8 bytes of x is a control character, '"', '\\' or a
+// byte from 0x80 (what a JSON string holds as it is, in ASCII). Each test is the bit hack
+// "x has a byte less than n" (exact for n up to 0x80): below 0x20, and below 1 once '"' or
+// '\\' is turned to 0 by the xor.
+func plain8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ ('"' * lo)
+	b := x ^ ('\\' * lo)
+	return ((x-0x20*lo)&^x|(q-lo)&^q|(b-lo)&^b|x)&hi == 0
+}
+
 // AppendJSString appends s as a JSON string with JSON.stringify's escapes: \" \\ \b \f \n \r
 // \t, other control characters as \u00xx, everything else (HTML characters, U+2028) raw.
 // Invalid UTF-8 bytes become U+FFFD.
@@ -166,8 +179,16 @@ func AppendJSString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		// The run of characters written as they are is copied at once: a request body is
 		// mostly such text (a long session's body is megabytes of it, rebuilt every turn).
-		j := i
+		j, slow := i, i
 		for j < len(s) {
+			// Eight plain bytes at a time; when a word has another, its bytes one by one.
+			if j >= slow && j+8 <= len(s) {
+				if plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))) {
+					j += 8
+					continue
+				}
+				slow = j + 8
+			}
 			if c := s[j]; c < utf8.RuneSelf {
 				if c < 0x20 || c == '"' || c == '\\' {
 					break

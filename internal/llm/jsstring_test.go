@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"encoding/binary"
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -51,7 +53,7 @@ func appendJSStringByRune(b []byte, s string) []byte {
 
 var jsStringSeeds = []string{"", "plain", "\"", "\\", "a\"b\\c", "line\nbreak\r\n\ttab", "\x00\x01\x1f\x7f", "\b\f",
 	"é ✓ 🎉 \u2028 \u2029 <>&", "\ufffd literal", "bad \xff byte", "\xed\xa0\x80 surrogate", "cut \xe2\x9c",
-	"\xc3", strings.Repeat("long plain text ", 1000) + "\"end\"", "<script>\u00e9</script>"}
+	"\xc3", strings.Repeat("long plain text ", 1000) + "\"end\"", "12345678\"2345678é345678\x01", "1234567é1234567\\", "<script>\u00e9</script>"}
 
 func TestAppendJSStringMatchesByRune(t *testing.T) {
 	for _, s := range jsStringSeeds {
@@ -70,4 +72,38 @@ func FuzzAppendJSString(f *testing.F) {
 			t.Fatalf("%q: got %q, want %q", s, got, want)
 		}
 	})
+}
+
+// plain8 is exactly "every byte is plain ASCII": every byte value at every place of a word of
+// plain bytes, and random words (bytes drawn mostly around the edges 0x1f/0x20, '"', '\\',
+// 0x7f/0x80).
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	word := func(b [8]byte) uint64 { return binary.LittleEndian.Uint64(b[:]) }
+	for v := range 256 {
+		for at := range 8 {
+			b := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+			b[at] = byte(v)
+			if got := plain8(word(b)); got != plain(byte(v)) {
+				t.Fatalf("byte %#x at %d: plain8 %v", v, at, got)
+			}
+		}
+	}
+	edges := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7e, 0x7f, 0x80, 0x81, 0xff, 'a'}
+	r := rand.New(rand.NewSource(1))
+	for range 1_000_000 {
+		var b [8]byte
+		want := true
+		for i := range b {
+			if r.Intn(2) == 0 {
+				b[i] = edges[r.Intn(len(edges))]
+			} else {
+				b[i] = byte(r.Intn(256))
+			}
+			want = want && plain(b[i])
+		}
+		if got := plain8(word(b)); got != want {
+			t.Fatalf("% x: plain8 %v", b[:], got)
+		}
+	}
 }
