@@ -586,8 +586,20 @@ func TestCgroupJoin(t *testing.T) {
 	if _, err := os.Stat("/sys/fs/cgroup/pids"); err == nil && root.join != "tasks" {
 		t.Errorf("cgroup v1 joins through %q, want tasks", root.join)
 	}
-	argv, cg := limited([]string{"/usr/bin/bwrap", "x"}, 0, 8)
-	defer removeCgroup(cg)
+	bwrap, err := exec.LookPath("bwrap")
+	must(t, err)
+	_, cg, lim, err := limited([]string{bwrap, "x"}, 0, 8, 3)
+	must(t, err)
+	if lim != nil {
+		lim.close()
+	}
+	removeCgroup(cg)
+	if want := filepath.Join(cg, root.join); root.join == "tasks" && (cg == "" || lim == nil || lim.join != want) {
+		t.Fatalf("direct start joins %+v: want the join file %s", lim, want)
+	}
+	argv, cg, _, err := wrapped([]string{bwrap, "x"}, 0, 8)
+	must(t, err)
+	removeCgroup(cg)
 	if want := filepath.Join(cg, root.join); cg == "" || argv[4] != want {
 		t.Fatalf("wrapper argv %q: want the join file %s", argv, want)
 	}

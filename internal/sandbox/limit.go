@@ -1,14 +1,21 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MaxProcesses caps the tasks (processes and threads) of one sandboxed command: a model
@@ -16,42 +23,213 @@ import (
 // gets "fork: Resource temporarily unavailable" instead. Enough for a parallel build.
 const MaxProcesses = 1024
 
-// The limit is applied by a wrapper that runs before bwrap, with nothing of the command in
-// it yet, and then becomes bwrap (exec): it sets RLIMIT_NPROC (the kernel counts it per
-// user namespace, so bwrap's new namespace counts the sandbox's own tasks; it binds every
-// user but root) and, where pigo may create one, moves itself into a pids cgroup with
-// pids.max set (binds root too). Joining the cgroup from inside the wrapper, before bwrap
-// forks anything, leaves no window in which a process of the sandbox is outside it.
+// The limit holds before anything of the command runs. Where bwrap is not setuid and the
+// pids hierarchy (if pigo may make cgroups at all) is cgroup v1, pigo starts bwrap itself:
+//   - the cgroup: the thread that starts bwrap joins the run's pids cgroup for the fork and
+//     leaves it right after (cgroup v1's `tasks` moves one thread: writing 0 moves the
+//     writer without the kernel's global threadgroup lock, whose RCU grace period made the
+//     write of another process's pid take 5–14 ms of wall time), so bwrap is born in the
+//     cgroup and everything it starts too;
+//   - RLIMIT_NPROC (the kernel counts it per user namespace, so the sandbox's new namespace
+//     counts its own tasks; it binds every user but root): bwrap gets `--info-fd` and
+//     `--block-fd`; its sandbox child (pid 1 of the sandbox) sets the sandbox up and then
+//     waits on the block fd before it forks the command's process or execs anything;
+//     pigo reads the child's pid from the info fd, sets the limit on bwrap and on that
+//     child (prlimit), and only then releases it.
 //
-// wrapperScript's arguments: $1 the file to write to join the cgroup ("" for none), $2 the limit,
-// then the bwrap argv. bash's exec exports SHLVL, PWD, OLDPWD and _ whatever the environment
-// held; bwrap drops them again (limited adds --unsetenv for each right after bwrap's path), so
-// the sandbox still sees exactly the plan's variables (bwrap sets PWD itself after its
-// chdir). This was `exec /usr/bin/env -u …` before: one exec less per bash call.
+// So no process of the command is ever outside either limit. If a limit cannot be set, the
+// sandbox is killed before the release: the command does not run. This replaced a wrapper
+// bash that set the limit and joined the cgroup before exec'ing bwrap: one bash start per
+// sandboxed command.
 //
-// The wrapper joins by writing 0 (itself) to its file: on cgroup v1 the `tasks` file, which
-// moves the one thread a bash has without taking the kernel's global threadgroup lock, whose
-// RCU grace period made the write of a pid to `cgroup.procs` take 5–14 ms of wall time (a
-// third of a sandboxed `ls`, strace); on cgroup v2 `cgroup.procs` (there is no `tasks`).
+// Elsewhere the wrapper stays: a setuid bwrap (where unprivileged user namespaces are off)
+// runs its child as root in a namespace root owns, which pigo may not prlimit; on cgroup v2
+// a thread cannot join alone (the route there is CLONE_INTO_CGROUP, not taken: this
+// machine has v1 and it could not be tested). wrapperScript's arguments: $1 the file to
+// write to join the cgroup ("" for none), $2 the limit, then the bwrap argv; it joins by
+// writing 0 (itself) to its file: on v1 `tasks`, on v2 `cgroup.procs`.
+//
+// The environment has the same variables either way: bash's exec exports SHLVL, PWD,
+// OLDPWD and _ whatever the environment held, so bwrap gets --unsetenv for each right after
+// its path (in both starts), and the sandbox sees exactly the plan's variables (bwrap sets
+// PWD itself after its chdir). Their order is the plan's in a direct start (as in an
+// unsandboxed one), bash's own through the wrapper.
 const wrapperScript = `ulimit -u "$2" 2>/dev/null; [ -z "$1" ] || echo 0 > "$1" 2>/dev/null; shift 2; exec "$@"`
 
 // wrapperExports are the variables the wrapper's bash adds to what it execs.
 var wrapperExports = []string{"SHLVL", "PWD", "OLDPWD", "_"}
 
-// limited returns argv (whose element at bwrapAt is bwrap's path) run through the wrapper,
-// and the cgroup to remove after the run ("" when none was made).
-func limited(argv []string, bwrapAt, max int) ([]string, string) {
+// startLimit is the limit of one directly started bwrap: the cgroup's join file and the
+// file to write to leave it ("" for no cgroup), the limit, and the two pipes bwrap gets
+// (info: it writes the child's pid; block: the child waits on it).
+type startLimit struct {
+	join, leave   string
+	max           int
+	infoR, infoW  *os.File
+	blockR, block *os.File
+}
+
+// limited returns argv (whose element at bwrapAt is bwrap's path) with the process limit,
+// the cgroup to remove after the run ("" when none was made) and, for a direct start, the
+// limit pigo applies as it starts bwrap (nil: argv runs through the wrapper). fd is the
+// descriptor number the first of the start's two extra files gets in bwrap.
+func limited(argv []string, bwrapAt, max, fd int) ([]string, string, *startLimit, error) {
+	if bwrapAt < 0 || bwrapAt >= len(argv) {
+		return wrapped(argv, bwrapAt, max)
+	}
+	root := pidsRoot()
+	if root.join != "" && root.join != "tasks" {
+		return wrapped(argv, bwrapAt, max)
+	}
+	if fi, err := os.Stat(argv[bwrapAt]); err != nil || fi.Mode()&os.ModeSetuid != 0 {
+		return wrapped(argv, bwrapAt, max)
+	}
+	l := &startLimit{max: max}
+	var err error
+	if l.infoR, l.infoW, err = os.Pipe(); err != nil {
+		return nil, "", nil, fmt.Errorf("process limit: %w", err)
+	}
+	if l.blockR, l.block, err = os.Pipe(); err != nil {
+		l.close()
+		return nil, "", nil, fmt.Errorf("process limit: %w", err)
+	}
+	cg, join := newPidsCgroup(max)
+	if join != "" {
+		l.join, l.leave = join, filepath.Join(root.dir, root.join)
+	}
+	out := make([]string, 0, len(argv)+4+2*len(wrapperExports))
+	out = append(out, argv[:bwrapAt+1]...)
+	out = append(out, "--info-fd", strconv.Itoa(fd), "--block-fd", strconv.Itoa(fd+1))
+	for _, v := range wrapperExports {
+		out = append(out, "--unsetenv", v)
+	}
+	return append(out, argv[bwrapAt+1:]...), cg, l, nil
+}
+
+// wrapped is argv run through the wrapper bash.
+func wrapped(argv []string, bwrapAt, max int) ([]string, string, *startLimit, error) {
 	cg, procs := newPidsCgroup(max)
 	out := make([]string, 0, 6+len(argv)+2*len(wrapperExports))
 	out = append(out, Shell, "-c", wrapperScript, "pigo-limit", procs, strconv.Itoa(max))
 	if bwrapAt < 0 || bwrapAt >= len(argv) {
-		return append(out, argv...), cg
+		return append(out, argv...), cg, nil, nil
 	}
 	out = append(out, argv[:bwrapAt+1]...)
 	for _, v := range wrapperExports {
 		out = append(out, "--unsetenv", v)
 	}
-	return append(out, argv[bwrapAt+1:]...), cg
+	return append(out, argv[bwrapAt+1:]...), cg, nil, nil
+}
+
+// files are the two descriptors bwrap gets, in the order of its --info-fd and --block-fd.
+func (l *startLimit) files() []*os.File { return []*os.File{l.infoW, l.blockR} }
+
+// close closes whatever of the pipes is still open (the release, when it was not made,
+// lets bwrap's child go on; apply kills the sandbox first when the limit failed).
+func (l *startLimit) close() {
+	for _, f := range []*os.File{l.infoR, l.infoW, l.blockR, l.block} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// start starts cmd (bwrap, in its own process group) from a thread that is in the run's
+// pids cgroup for the fork only. If the thread cannot leave the cgroup again, bwrap is
+// killed, the thread ends with its goroutine (Go terminates a thread whose goroutine exits
+// locked to it) and start fails.
+func (l *startLimit) start(cmd *exec.Cmd) error {
+	if l.join == "" {
+		return cmd.Start()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := writeCgroupFile(l.join, "0"); err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("process limit: joining the pids cgroup: %w", err)
+			return
+		}
+		err := cmd.Start()
+		if lerr := writeCgroupFile(l.leave, "0"); lerr != nil {
+			if err == nil {
+				// bwrap's child waits on the block fd, in bwrap's process group: kill both
+				// before anything closes that fd.
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				_ = cmd.Wait()
+				err = fmt.Errorf("process limit: leaving the pids cgroup: %w", lerr)
+			}
+			errc <- err
+			return // still locked: the thread ends
+		}
+		runtime.UnlockOSThread()
+		errc <- err
+	}()
+	return <-errc
+}
+
+// writeCgroupFile writes s to a cgroup control file.
+var writeCgroupFile = func(name, s string) error { return os.WriteFile(name, []byte(s), 0) }
+
+// started runs once bwrap (pid) has started: it reads the sandbox child's pid, limits bwrap
+// and the child, and releases the child. An error means the limit does not hold: the
+// caller kills the process group without releasing anything (the child is still in it:
+// bwrap's setsid comes after the release). When bwrap ends before it writes its info (it
+// could not start), there is nothing to limit and started returns nil.
+func (l *startLimit) started(pid int) error {
+	l.infoW.Close()
+	l.blockR.Close()
+	l.infoW, l.blockR = nil, nil
+	info, err := io.ReadAll(l.infoR)
+	if err != nil {
+		return fmt.Errorf("process limit: %w", err)
+	}
+	if len(info) == 0 {
+		return nil // bwrap ended before its sandbox existed; the child, if any, is never released
+	}
+	child, ok := childPid(info)
+	if !ok {
+		return fmt.Errorf("process limit: bwrap's --info-fd gave no child pid: %q", info)
+	}
+	for _, p := range []int{pid, child} {
+		if err := limitNproc(p, l.max); err != nil {
+			return err
+		}
+	}
+	if _, err := l.block.Write([]byte{1}); err != nil {
+		return fmt.Errorf("process limit: releasing the sandbox: %w", err)
+	}
+	return nil
+}
+
+// childPid reads "child-pid" from bwrap's --info-fd JSON.
+func childPid(info []byte) (int, bool) {
+	var v struct {
+		Pid int `json:"child-pid"`
+	}
+	if json.Unmarshal(info, &v) != nil || v.Pid <= 0 {
+		return 0, false
+	}
+	return v.Pid, true
+}
+
+// prlimit is unix.Prlimit (a variable for the fail-closed test).
+var prlimit = unix.Prlimit
+
+// limitNproc sets RLIMIT_NPROC of pid to max, soft and hard, as bash's `ulimit -u` did: a
+// hard limit already at or below max that pigo may not raise is kept (bash failed and left
+// it, silently); any other failure is an error.
+func limitNproc(pid, max int) error {
+	want := unix.Rlimit{Cur: uint64(max), Max: uint64(max)}
+	err := prlimit(pid, unix.RLIMIT_NPROC, &want, nil)
+	if err == nil {
+		return nil
+	}
+	var old unix.Rlimit
+	if prlimit(pid, unix.RLIMIT_NPROC, nil, &old) == nil && old.Max <= want.Max {
+		return nil
+	}
+	return fmt.Errorf("process limit: %w", err)
 }
 
 var cgroupSeq atomic.Int64

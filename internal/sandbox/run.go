@@ -106,7 +106,7 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		if helped {
 			env = append(append([]string{}, env...), reaperEnv+"=1")
 		}
-		return runArgv(ctx, argv, env, dir, opt, nil, helped)
+		return runArgv(ctx, argv, env, dir, opt, nil, helped, nil)
 	}
 	filter, err := pl.SeccompFilter()
 	if err != nil {
@@ -134,12 +134,22 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		maxProcs = MaxProcesses
 	}
 	argv := pl.commandArgv(command, opt.Argv)
-	argv, cg := limited(argv, slices.Index(argv, pl.Bwrap), maxProcs)
+	argv, cg, lim, err := limited(argv, slices.Index(argv, pl.Bwrap), maxProcs, 3+len(extra))
 	defer removeCgroup(cg)
+	if err != nil {
+		g.release()
+		return Result{ExitCode: -1}, err
+	}
+	var start starter
+	if lim != nil {
+		defer lim.close()
+		extra = append(extra, lim.files()...)
+		start = lim
+	}
 	if o.Stderr == nil {
 		var buf bytes.Buffer
 		o.Stderr = io.MultiWriter(&buf, head)
-		res, err := runArgv(ctx, argv, env, dir, o, extra, false)
+		res, err := runArgv(ctx, argv, env, dir, o, extra, false, start)
 		res.Stderr = buf.Bytes()
 		return pl.finish(g, head, res, err)
 	}
@@ -149,7 +159,7 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		// output arrives in the order it was written.
 		o.Stdout = o.Stderr
 	}
-	res, err := runArgv(ctx, argv, env, dir, o, extra, false)
+	res, err := runArgv(ctx, argv, env, dir, o, extra, false, start)
 	return pl.finish(g, head, res, err)
 }
 
@@ -230,8 +240,15 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-// runArgv is the process-group runner behind Run.
-func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, extra []*os.File, reaper bool) (Result, error) {
+// starter starts a command in place of exec.Cmd.Start, and is told its pid once started.
+type starter interface {
+	start(cmd *exec.Cmd) error
+	started(pid int) error
+}
+
+// runArgv is the process-group runner behind Run. st, when set, starts the process and is
+// told its pid; an error from started kills the process group and is returned.
+func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, extra []*os.File, reaper bool, st starter) (Result, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.ExtraFiles = extra
 	cmd.Env = env
@@ -251,12 +268,23 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, e
 	}
 	cmd.WaitDelay = waitDelay
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	startCmd := cmd.Start
+	if st != nil {
+		startCmd = func() error { return st.start(cmd) }
+	}
+	if err := startCmd(); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	if st != nil {
+		if err := st.started(pgid); err != nil {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-done
+			return Result{ExitCode: -1}, err
+		}
+	}
 
 	var timer <-chan time.Time
 	if opt.Timeout > 0 {

@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// directStart skips unless Run starts bwrap itself here (bwrap not setuid; cgroup v1 or no
+// pids cgroup for pigo), and returns the pids hierarchy.
+func directStart(t *testing.T) pidsHierarchy {
+	t.Helper()
+	needBwrap(t)
+	bwrap, err := exec.LookPath("bwrap")
+	must(t, err)
+	argv, cg, lim, err := limited([]string{bwrap, "x"}, 0, 8, 3)
+	must(t, err)
+	removeCgroup(cg)
+	if lim == nil {
+		t.Skipf("Run starts bwrap through the wrapper bash here: %q", argv)
+	}
+	lim.close()
+	return pidsRoot()
+}
+
+// TestDirectStartLimits: in a directly started sandbox the limit holds for every process,
+// bwrap's own pid 1 included (it is forked after the release): RLIMIT_NPROC soft and hard
+// at the limit, and the run's pids cgroup where pigo makes one. Without the prlimit the
+// limits are the host's; without the thread's join no process is in a pigo cgroup.
+func TestDirectStartLimits(t *testing.T) {
+	root := directStart(t)
+	ws := newWorkspace(t)
+	pl, err := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
+	must(t, err)
+	res, err := Run(context.Background(), pl, `for p in 1 $$; do grep '^Max processes' /proc/$p/limits; grep -E '^[0-9]+:(pids)?:' /proc/$p/cgroup; done`, Options{MaxProcesses: 64})
+	must(t, err)
+	lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	var limits, cgroups int
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "Max processes"):
+			if f := strings.Fields(l); len(f) < 4 || f[2] != "64" || f[3] != "64" {
+				t.Errorf("limit line %q: want 64 64", l)
+			}
+			limits++
+		case strings.Contains(l, fmt.Sprintf("/pigo-%d-", os.Getpid())):
+			cgroups++
+		}
+	}
+	if limits != 2 {
+		t.Errorf("%d limit lines, want 2:\n%s%s", limits, res.Stdout, res.Stderr)
+	}
+	if root.dir != "" && cgroups != 2 {
+		t.Errorf("%d processes in the run's pids cgroup, want 2:\n%s%s", cgroups, res.Stdout, res.Stderr)
+	}
+}
+
+// TestDirectStartThreadLeaves: the thread that started bwrap is back in pigo's own cgroup
+// (every thread of the process is), and the run's cgroup is gone after the run. Without the
+// leave, the thread stays in the run's cgroup, which then cannot be removed.
+func TestDirectStartThreadLeaves(t *testing.T) {
+	root := directStart(t)
+	if root.dir == "" {
+		t.Skip("pigo cannot make pids cgroups here (not root, or no pids controller)")
+	}
+	ws := newWorkspace(t)
+	pl, err := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
+	must(t, err)
+	for i := 0; i < 20; i++ {
+		if _, err := Run(context.Background(), pl, "true", Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks, err := filepath.Glob("/proc/self/task/*/cgroup")
+	must(t, err)
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended
+		}
+		if strings.Contains(string(b), fmt.Sprintf("/pigo-%d-", os.Getpid())) {
+			t.Errorf("%s is still in a run's cgroup:\n%s", f, b)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(root.dir, fmt.Sprintf("pigo-%d-*", os.Getpid())))
+	if len(left) > 0 {
+		t.Errorf("cgroups left after the runs: %q", left)
+	}
+}
+
+// TestDirectStartFailsClosed: when the limit cannot be set (prlimit refused, the cgroup not
+// joined or not left), Run reports it and the command does not run.
+func TestDirectStartFailsClosed(t *testing.T) {
+	root := directStart(t)
+	ws := newWorkspace(t)
+	pl, err := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
+	must(t, err)
+	type fault struct {
+		name   string
+		inject func() func()
+	}
+	faults := []fault{{"prlimit", func() func() {
+		old := prlimit
+		prlimit = func(pid int, res int, n, o *unix.Rlimit) error {
+			if n != nil {
+				return syscall.EPERM
+			}
+			if o != nil {
+				*o = unix.Rlimit{Cur: 1 << 20, Max: 1 << 20}
+			}
+			return nil
+		}
+		return func() { prlimit = old }
+	}}}
+	if root.dir != "" {
+		for _, which := range []string{"join", "leave"} {
+			faults = append(faults, fault{which, func() func() {
+				old := writeCgroupFile
+				writeCgroupFile = func(name, s string) error {
+					if (which == "join") == strings.Contains(name, "/pigo-") {
+						return syscall.EACCES
+					}
+					return old(name, s)
+				}
+				return func() { writeCgroupFile = old }
+			}})
+		}
+	}
+	for _, f := range faults {
+		restore := f.inject()
+		ran := filepath.Join(ws, "ran-"+f.name)
+		_, err := Run(context.Background(), pl, "touch "+ran, Options{})
+		restore()
+		if err == nil || !strings.Contains(err.Error(), "process limit") {
+			t.Errorf("%s refused: err = %v", f.name, err)
+		}
+		if _, err := os.Stat(ran); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s refused: the command ran", f.name)
+		}
+		// Nothing of the sandbox is left waiting (bwrap's child blocks on the block fd, or
+		// on bwrap's eventfd when bwrap died first: it must have been killed with it).
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, c := range cmdlines {
+			if b, err := os.ReadFile(c); err == nil && strings.Contains(string(b), ran) {
+				t.Errorf("%s refused: %s is left: %q", f.name, filepath.Dir(c), b)
+			}
+		}
+	}
+	// A hard limit already below the limit, which pigo may not raise, is kept (bash's
+	// `ulimit -u` failed the same way and left it).
+	old := prlimit
+	defer func() { prlimit = old }()
+	prlimit = func(pid int, res int, n, o *unix.Rlimit) error {
+		if n != nil {
+			return syscall.EPERM
+		}
+		*o = unix.Rlimit{Cur: 10, Max: 10}
+		return nil
+	}
+	if err := limitNproc(os.Getpid(), 64); err != nil {
+		t.Errorf("a lower hard limit: %v", err)
+	}
+}
+
+// TestSetuidBwrapKeepsWrapper: a setuid bwrap runs its child in a namespace root owns,
+// which pigo may not prlimit: it is started through the wrapper bash.
+func TestSetuidBwrapKeepsWrapper(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bwrap")
+	must(t, os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755))
+	must(t, os.Chmod(f, 0o755|os.ModeSetuid))
+	if fi, err := os.Stat(f); err != nil || fi.Mode()&os.ModeSetuid == 0 {
+		t.Skip("cannot make a setuid file here")
+	}
+	argv, cg, lim, err := limited([]string{f, "--ro-bind", "/", "/"}, 0, 8, 3)
+	must(t, err)
+	removeCgroup(cg)
+	if lim != nil || argv[0] != Shell || argv[2] != wrapperScript || !slices.Contains(argv, f) {
+		t.Errorf("setuid bwrap started directly: %q", argv)
+	}
+}
