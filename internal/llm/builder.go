@@ -186,7 +186,7 @@ func (b *Builder) Fail(ctx context.Context, msg string) *Message {
 		b.msg.StopReason = StopAborted
 	}
 	b.msg.ErrorMessage = msg
-	b.msg.status = b.status
+	b.msg.status = int32(b.status)
 	b.finish()
 	final := b.Snapshot()
 	b.emit(Event{Type: EventError, Reason: final.StopReason, Error: final})

@@ -16,7 +16,10 @@ import (
 func decodeEntry(b []byte) (*Entry, error) {
 	b = b[:len(b):len(b)]
 	r := jreader{b: b}
-	e := &Entry{raw: b}
+	// The entry is decoded on the stack and copied, at the end, into the allocation its
+	// message made room for (an LLM message's), else into one of its own.
+	e := Entry{raw: b}
+	var slot *Entry
 	if r.object("") {
 		first := true
 		for {
@@ -34,7 +37,7 @@ func decodeEntry(b []byte) (*Entry, error) {
 			case "timestamp":
 				e.Timestamp = r.str("timestamp")
 			case "message":
-				e.Message = r.message(b)
+				e.Message, slot = r.message(b)
 			case "provider":
 				e.fields().Provider = r.str("provider")
 			case "modelId":
@@ -81,23 +84,58 @@ func decodeEntry(b []byte) (*Entry, error) {
 		// Every entry but a message has its fields, set or not (readers check Type only).
 		e.EntryData = new(EntryData)
 	}
-	return e, nil
+	if e.Type == TypeThinkingLevelChange {
+		e.EntryData = sharedLevel(e.EntryData)
+	}
+	if slot == nil {
+		slot = new(Entry)
+	}
+	*slot = e
+	return slot, nil
 }
 
-// A message is allocated together with what it points to (its LLM message and that message's
-// usage, or its bash run, or its custom message): one allocation instead of two or three, and
-// the decoder's locals stay on the stack — taking their addresses for the result made every
-// message allocate all three kinds, 512 bytes a message before its content (a loaded session
-// kept 2.33× its file; see D25.14).
-type (
-	llmMessage struct {
-		Message
-		m llm.Message
+// thinkingLevels holds one EntryData for each thinking level pi writes. A thinking level
+// change is a tenth of the entries of pi's own session (large-session.jsonl) and its
+// EntryData, 288 bytes for one string, was 1.4% of a loaded session; the entries of one
+// level share one. Nothing changes an entry's EntryData after it is read (an entry is
+// appended with its own, and labels are new entries), so sharing it is safe; these values
+// must never be written to.
+var thinkingLevels = func() []EntryData {
+	var d []EntryData
+	for _, l := range []string{"off", "minimal", "low", "medium", "high", "xhigh"} {
+		d = append(d, EntryData{ThinkingLevel: l})
 	}
-	llmMessageUsage struct {
+	return d
+}()
+
+// sharedLevel returns the shared EntryData equal to d when there is one, else d.
+func sharedLevel(d *EntryData) *EntryData {
+	if d.Provider != "" || d.ModelID != "" || d.Summary != "" || d.FirstKeptEntryID != "" || d.TokensBefore != 0 ||
+		d.FromID != "" || d.Details != nil || d.Usage != nil || d.FromHook != nil || d.CustomType != "" ||
+		d.Data != nil || d.Content != nil || d.Display || d.TargetID != "" || d.Label != nil || d.Name != "" {
+		return d
+	}
+	for i := range thinkingLevels {
+		if thinkingLevels[i].ThinkingLevel == d.ThinkingLevel {
+			return &thinkingLevels[i]
+		}
+	}
+	return d
+}
+
+// An LLM message is allocated together with its entry and its session message: 112 + 64 +
+// 272 bytes, one 448-byte allocation (D25.18; the entry apart was 112 bytes and the message
+// 344 in a 352-byte class). Its usage, when it has one, is apart: 96 bytes, a class of its
+// own (with the message it made 440 bytes in a 448-byte class). The other roles are allocated
+// together with what they point to (their bash run or custom message): the decoder's locals
+// stay on the stack — taking their addresses for the result made every message allocate all
+// three kinds, 512 bytes a message before its content (a loaded session kept 2.33× its
+// file; see D25.14).
+type (
+	llmEntry struct {
+		e Entry
 		Message
 		m llm.Message
-		u llm.Usage
 	}
 	bashMessage struct {
 		Message
@@ -110,12 +148,13 @@ type (
 )
 
 // message decodes an entry's message of any role. Roles pigo does not know keep their bytes
-// (written back as they are) and take no part in the context.
-func (r *jreader) message(line []byte) *Message {
+// (written back as they are) and take no part in the context. An LLM message comes with room
+// for its entry (slot), which the caller fills.
+func (r *jreader) message(line []byte) (msg *Message, slot *Entry) {
 	r.ws()
 	start := r.i
 	if !r.object("message") {
-		return nil
+		return nil, nil
 	}
 	var (
 		m        llm.Message
@@ -189,25 +228,24 @@ func (r *jreader) message(line []byte) *Message {
 		}
 	}
 	if r.err != nil {
-		return nil
+		return nil, nil
 	}
 	switch m.Role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
 		m.Content, m.StringContent = content.blocks, content.isString
 		if hasUsage {
-			p := &llmMessageUsage{Message: Message{Role: m.Role}, m: m, u: usage}
-			p.m.Usage = &p.u
-			p.LLM = &p.m
-			return &p.Message
+			u := new(llm.Usage)
+			*u = usage
+			m.Usage = u
 		}
-		p := &llmMessage{Message: Message{Role: m.Role}, m: m}
+		p := &llmEntry{Message: Message{Role: m.Role}, m: m}
 		p.LLM = &p.m
-		return &p.Message
+		return &p.Message, &p.e
 	case RoleBashExecution:
 		bash.Timestamp = m.Timestamp
 		p := &bashMessage{Message: Message{Role: m.Role}, b: bash}
 		p.Bash = &p.b
-		return &p.Message
+		return &p.Message, nil
 	case RoleCustom, "hookMessage":
 		if !content.null {
 			custom.Content = content.raw
@@ -215,9 +253,9 @@ func (r *jreader) message(line []byte) *Message {
 		custom.Details, custom.Timestamp = m.Details, m.Timestamp
 		p := &customMessage{Message: Message{Role: m.Role}, c: custom}
 		p.Custom = &p.c
-		return &p.Message
+		return &p.Message, nil
 	}
-	return &Message{Role: m.Role, raw: line[start:r.i:r.i]}
+	return &Message{Role: m.Role, raw: line[start:r.i:r.i]}, nil
 }
 
 // contentField is a message's content: a string (one text block) or an array of blocks.
