@@ -74,7 +74,7 @@ func AppendJSON(b []byte, v any) []byte {
 	case string:
 		return AppendJSString(b, t)
 	case *JSString:
-		return append(b, t.q...)
+		return append(b, t.quoted()...)
 	case bool:
 		return strconv.AppendBool(b, t)
 	case int:
@@ -185,7 +185,7 @@ func sizeHint(v any) int {
 	case string:
 		return len(t) + 2
 	case *JSString:
-		return len(t.q)
+		return len(t.quoted())
 	case json.RawMessage:
 		return len(t)
 	case JSONText:

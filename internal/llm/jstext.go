@@ -11,33 +11,55 @@ import "unsafe"
 
 // JSString is a string whose JSON.stringify form is known: AppendJSON writes it by copying
 // that form. A provider gets one from Content.TextJSON or Content.ThinkingJSON and uses it
-// as a string value of a body (StringOf reads the string back).
-type JSString struct {
-	s string // the decoded string
-	q string // AppendJSString(nil, s), byte for byte (a view of the session line)
-}
+// as a string value of a body (StringOf reads the string back). It is a view of the block's
+// record (the block itself), so handing it out allocates nothing.
+type JSString struct{ c Content }
 
 // String returns the string j stands for.
-func (j *JSString) String() string { return j.s }
+func (j *JSString) String() string { return j.c.recorded() }
+
+// quoted returns AppendJSString(nil, j.String()), byte for byte (a view of the session line).
+func (j *JSString) quoted() string {
+	c := &j.c
+	return unsafe.String(c.qq, int(c.qn)+int(c.qdLo)+int(c.qdHi)<<16)
+}
+
+// recorded returns the string c's record stands for.
+func (c *Content) recorded() string { return unsafe.String(c.qs, int(c.qn)) }
+
+// maxQuotedExtra bounds what a recorded JSON form adds to its string (its quotes and
+// escapes): the record keeps it in 24 bits. A text beyond it is not recorded (escaped anew).
+const maxQuotedExtra = 1<<24 - 1
 
 // SetQuoted records on c that q is the JSON.stringify form of s, the text or thinking just
 // decoded into c: q must be exactly what AppendJSString writes for s (the session decoder
 // checks each escape as it decodes). The record is used only while c.Text or c.Thinking is
 // still that very string (same bytes in memory and same length): a text changed afterwards
 // — a transform, an edit, a compaction — is escaped anew. The record holds s, so no other
-// string can be given its address while it lives. It is kept in the block itself (32 bytes
-// more a block): a record apart was an allocation per text at load.
+// string can be given its address while it lives. It is kept in the block itself (16 bytes
+// and the word Redacted leaves): a record apart was an allocation per text at load. A string
+// of 4 GiB or more, or whose form adds more than maxQuotedExtra bytes, is not recorded.
 func (c *Content) SetQuoted(s, q string) {
-	c.quoted = JSString{s: s, q: q}
+	d := len(q) - len(s)
+	if q == "" || d < 0 || d > maxQuotedExtra || uint64(len(s)) > 1<<32-1 {
+		c.clearQuoted()
+		return
+	}
+	c.qs, c.qq = unsafe.StringData(s), unsafe.StringData(q)
+	c.qn, c.qdLo, c.qdHi = uint32(len(s)), uint16(d), uint8(d>>16)
+}
+
+func (c *Content) clearQuoted() {
+	c.qs, c.qq, c.qn, c.qdLo, c.qdHi = nil, nil, 0, 0, 0
 }
 
 // Quoted reports whether c carries a record of its text's or thinking's JSON form (tests).
-func (c *Content) Quoted() bool { return c.quoted.q != "" }
+func (c *Content) Quoted() bool { return c.qq != nil }
 
 // Unquoted returns c without the record of its JSON form, as a block built without the
 // session decoder is (tests compare decoded blocks with others).
 func (c Content) Unquoted() Content {
-	c.quoted = JSString{}
+	c.clearQuoted()
 	return c
 }
 
@@ -46,7 +68,7 @@ func (c Content) Unquoted() Content {
 // applies while s is still the recorded string (quotedFor checks it as always).
 func textBlockOf(s string, from *Content) Content {
 	c := TextBlock(s)
-	c.quoted = from.quoted
+	c.qs, c.qq, c.qn, c.qdLo, c.qdHi = from.qs, from.qq, from.qn, from.qdLo, from.qdHi
 	return c
 }
 
@@ -55,11 +77,10 @@ var quotedOff bool
 
 // quotedFor returns the record when it stands for s.
 func (c *Content) quotedFor(s string) *JSString {
-	j := &c.quoted
-	if j.q == "" || quotedOff || len(j.s) != len(s) || unsafe.StringData(j.s) != unsafe.StringData(s) {
+	if c.qq == nil || quotedOff || uint64(len(s)) != uint64(c.qn) || unsafe.StringData(s) != c.qs {
 		return nil
 	}
-	return j
+	return (*JSString)(unsafe.Pointer(c))
 }
 
 // TextJSON returns c.Text as a value for AppendJSON: its recorded JSON form when c.Text is
@@ -85,7 +106,7 @@ func StringOf(v any) (string, bool) {
 	case string:
 		return t, true
 	case *JSString:
-		return t.s, true
+		return t.String(), true
 	}
 	return "", false
 }

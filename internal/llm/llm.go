@@ -42,6 +42,12 @@ type Content struct {
 	ThinkingSignature string `json:"thinkingSignature,omitempty"`
 	Redacted          bool   `json:"redacted,omitempty"`
 
+	// The lengths of the record of Text's or Thinking's JSON form (see SetQuoted), in the
+	// word Redacted leaves: the string's length and what its quoted form adds to it.
+	qdHi uint8
+	qdLo uint16
+	qn   uint32
+
 	// image (base64 data)
 	Data     string `json:"data,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
@@ -52,8 +58,9 @@ type Content struct {
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
 	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
 
-	// quoted is the session file's JSON form of Text or Thinking (see SetQuoted).
-	quoted JSString
+	// qs and qq are where the recorded string and its JSON form start (see SetQuoted): a
+	// block is 208 bytes, a size class of its own (224 with the record as two strings).
+	qs, qq *byte
 }
 
 // MarshalJSON writes a text block's "text" even when it is empty (pi always has it), and a

@@ -309,7 +309,7 @@ func sameJSON(a, b any) bool {
 		return ok && x == y
 	case *JSString:
 		y, ok := StringOf(b)
-		return ok && x.s == y
+		return ok && x.String() == y
 	case Obj:
 		y, ok := b.(Obj)
 		if !ok || len(x) != len(y) {

@@ -38,7 +38,7 @@ func randomElem(r *rand.Rand) any {
 	switch r.Intn(6) {
 	case 0:
 		s := str()
-		o = append(o, Field{K: "text", V: &JSString{s: s, q: string(AppendJSString(nil, s))}})
+		o = append(o, Field{K: "text", V: quotedString(s, string(AppendJSString(nil, s)))})
 	case 1:
 		o = append(o, Field{K: "n", V: r.Float64() * 1e6}, Field{K: "i", V: r.Intn(1000)}, Field{K: "b", V: r.Intn(2) == 0})
 	case 2:
