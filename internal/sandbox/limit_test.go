@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -64,9 +65,10 @@ func TestDirectStartLimits(t *testing.T) {
 	}
 }
 
-// TestDirectStartThreadLeaves: the thread that started bwrap is back in pigo's own cgroup
-// (every thread of the process is), and the run's cgroup is gone after the run. Without the
-// leave, the thread stays in the run's cgroup, which then cannot be removed.
+// TestDirectStartThreadLeaves: the threads that started bwrap, four runs at a time, are back
+// in pigo's own cgroup (every thread of the process is), and the runs' cgroups are gone
+// after them. Without the leave, a thread stays in a run's cgroup, which then cannot be
+// removed.
 func TestDirectStartThreadLeaves(t *testing.T) {
 	root := directStart(t)
 	if root.dir == "" {
@@ -75,11 +77,23 @@ func TestDirectStartThreadLeaves(t *testing.T) {
 	ws := newWorkspace(t)
 	pl, err := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
 	must(t, err)
-	for i := 0; i < 20; i++ {
-		if _, err := Run(context.Background(), pl, "true", Options{}); err != nil {
-			t.Fatal(err)
-		}
+	// Four at a time, as the agent runs a reply's calls in parallel: each start locks its
+	// own thread.
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				res, err := Run(context.Background(), pl, "echo ok", Options{})
+				if err != nil || string(res.Stdout) != "ok\n" {
+					t.Errorf("run: %q %q %v", res.Stdout, res.Stderr, err)
+					return
+				}
+			}
+		}()
 	}
+	wg.Wait()
 	tasks, err := filepath.Glob("/proc/self/task/*/cgroup")
 	must(t, err)
 	for _, f := range tasks {
