@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -192,11 +193,14 @@ func (l *startLimit) started(pid int) error {
 		return fmt.Errorf("process limit: bwrap's --info-fd gave no child pid: %q", info)
 	}
 	for _, p := range []int{pid, child} {
-		if err := limitNproc(p, l.max); err != nil {
+		// ESRCH: it has already ended (bwrap's set-up failed: a bad bind, say), so it runs
+		// nothing more; the run then reports bwrap's own message.
+		if err := limitNproc(p, l.max); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return err
 		}
 	}
-	if _, err := l.block.Write([]byte{1}); err != nil {
+	// EPIPE: no reader is left, so no child waits for the release.
+	if _, err := l.block.Write([]byte{1}); err != nil && !errors.Is(err, syscall.EPIPE) {
 		return fmt.Errorf("process limit: releasing the sandbox: %w", err)
 	}
 	return nil

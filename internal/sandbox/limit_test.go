@@ -201,3 +201,23 @@ func TestSetuidBwrapKeepsWrapper(t *testing.T) {
 		t.Errorf("setuid bwrap started directly: %q", argv)
 	}
 }
+
+// TestDirectStartSetupFailureRace: when bwrap's set-up fails, its processes may be gone before
+// pigo limits them (prlimit: ESRCH; the release: EPIPE); the run reports bwrap's own message,
+// as it did through the wrapper, not a process-limit error. The race is forced here.
+func TestDirectStartSetupFailureRace(t *testing.T) {
+	directStart(t)
+	old := prlimit
+	defer func() { prlimit = old }()
+	prlimit = func(pid int, res int, n, o *unix.Rlimit) error { return syscall.ESRCH }
+	ws := newWorkspace(t)
+	p := DefaultPolicy()
+	p.ExtraArgs = []string{"--bind", "/nonexistent-pigo", "/x"}
+	pl, err := NewPlan(p, ws, testEnvReal(t))
+	must(t, err)
+	_, err = Run(context.Background(), pl, "echo hi", Options{})
+	var se *SetupError
+	if !errors.As(err, &se) {
+		t.Errorf("err = %v, want bwrap's set-up failure", err)
+	}
+}
