@@ -138,7 +138,8 @@ func (l *startLimit) close() {
 // start starts cmd (bwrap, in its own process group) from a thread that is in the run's
 // pids cgroup for the fork only. If the thread cannot leave the cgroup again, bwrap is
 // killed, the thread ends with its goroutine (Go terminates a thread whose goroutine exits
-// locked to it) and start fails.
+// locked to it; the main thread it parks for good, still in that cgroup, which is then
+// left behind) and start fails.
 func (l *startLimit) start(cmd *exec.Cmd) error {
 	if l.join == "" {
 		return cmd.Start()
