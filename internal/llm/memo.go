@@ -413,38 +413,25 @@ func appendParallel(b []byte, es []any, sum []int) (_ []byte, off []int, ok bool
 	}
 	off = make([]int, 2*len(es))
 	runs := make([][]byte, procs)
-	write := func(k int) {
-		r := full[start[k]:start[k]:start[k+1]]
+	// write appends run k's elements to r (its region; the first run's starts with b's bytes,
+	// so its offsets are b's own, the others' are from their region's start).
+	write := func(k int, r []byte) {
 		for i := cut[k]; i < cut[k+1]; i++ {
 			if i > 0 {
 				r = append(r, ',')
 			}
 			s := len(r)
 			r = AppendJSON(r, es[i])
-			off[2*i], off[2*i+1] = s, len(r) // from the run's start
+			off[2*i], off[2*i+1] = s, len(r)
 		}
 		runs[k] = r
 	}
 	var wg sync.WaitGroup
 	for k := 1; k < procs; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			write(k)
-		}()
+		wg.Go(func() { write(k, full[start[k]:start[k]:start[k+1]]) })
 	}
-	// The first run: its offsets are b's own.
-	r := b[:len(b):start[1]]
-	for i := cut[0]; i < cut[1]; i++ {
-		if i > 0 {
-			r = append(r, ',')
-		}
-		s := len(r)
-		r = AppendJSON(r, es[i])
-		off[2*i], off[2*i+1] = s, len(r)
-	}
+	write(0, b[:len(b):start[1]])
 	wg.Wait()
-	runs[0] = r
 	// Each run's offsets are relative to its region's start: shifted to where it lands.
 	// together: every run is still in its region (the first one, with b's bytes, at full's
 	// start); an empty run has nothing to move.
