@@ -93,3 +93,38 @@ func TestThinkingLevelShared(t *testing.T) {
 		t.Errorf("appended: %+v", e)
 	}
 }
+
+// TestSharedLevelKeepsEveryField: sharedLevel lists EntryData's fields by hand; an entry with
+// any field but ThinkingLevel set keeps its own EntryData. Each field is set in turn (by
+// reflection, so a field added to EntryData and not to sharedLevel's list fails here).
+func TestSharedLevelKeepsEveryField(t *testing.T) {
+	typ := reflect.TypeFor[EntryData]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Name == "ThinkingLevel" {
+			continue
+		}
+		d := &EntryData{ThinkingLevel: "high"}
+		v := reflect.ValueOf(d).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Int:
+			v.SetInt(1)
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+		default:
+			t.Fatalf("EntryData.%s: kind %s not covered by this test", f.Name, v.Kind())
+		}
+		if got := sharedLevel(d); got != d {
+			t.Errorf("EntryData.%s set: sharedLevel gave the shared value", f.Name)
+		}
+	}
+	if d := (&EntryData{ThinkingLevel: "high"}); sharedLevel(d) == d {
+		t.Error("a bare thinking level is not shared")
+	}
+}
