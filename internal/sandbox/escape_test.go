@@ -384,20 +384,28 @@ func TestDenyPathsInsideProtected(t *testing.T) {
 	}
 }
 
-func TestSetupFailureReported(t *testing.T) {
-	needBwrap(t)
-	ws := newWorkspace(t)
+// runFailingSetup runs a command in ws under a policy whose bwrap set-up fails (a bind of a
+// path that does not exist) and returns Run's error.
+func runFailingSetup(t *testing.T, ws string) error {
+	t.Helper()
 	p := DefaultPolicy()
 	p.ExtraArgs = []string{"--bind", "/nonexistent-pigo", "/x"}
 	pl, err := NewPlan(p, ws, testEnvReal(t))
 	must(t, err)
 	_, err = Run(context.Background(), pl, "echo hi", Options{})
+	return err
+}
+
+func TestSetupFailureReported(t *testing.T) {
+	needBwrap(t)
+	ws := newWorkspace(t)
+	err := runFailingSetup(t, ws)
 	var se *SetupError
 	if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), "the sandbox could not be set up, the command did not run: bwrap: ") {
 		t.Errorf("err = %v", err)
 	}
 	// A command that fails on its own is not a set-up failure.
-	pl, _ = NewPlan(DefaultPolicy(), ws, testEnvReal(t))
+	pl, _ := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
 	if res, err := Run(context.Background(), pl, "echo oops >&2; exit 1", Options{}); err != nil || res.ExitCode != 1 {
 		t.Errorf("plain failure: %v %d", err, res.ExitCode)
 	}

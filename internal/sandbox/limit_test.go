@@ -216,12 +216,7 @@ func TestDirectStartSetupFailureRace(t *testing.T) {
 	old := prlimit
 	defer func() { prlimit = old }()
 	prlimit = func(pid int, res int, n, o *unix.Rlimit) error { return syscall.ESRCH }
-	ws := newWorkspace(t)
-	p := DefaultPolicy()
-	p.ExtraArgs = []string{"--bind", "/nonexistent-pigo", "/x"}
-	pl, err := NewPlan(p, ws, testEnvReal(t))
-	must(t, err)
-	_, err = Run(context.Background(), pl, "echo hi", Options{})
+	err := runFailingSetup(t, newWorkspace(t))
 	var se *SetupError
 	if !errors.As(err, &se) {
 		t.Errorf("err = %v, want bwrap's set-up failure", err)
