@@ -14,6 +14,8 @@ import (
 	"github.com/pigo-agent/pigo/internal/cli"
 	"github.com/pigo-agent/pigo/internal/cuehelper"
 	"github.com/pigo-agent/pigo/internal/cueschema"
+	"github.com/pigo-agent/pigo/internal/engines"
+	"github.com/pigo-agent/pigo/internal/engines/allengines"
 )
 
 func TestMain(m *testing.M) {
@@ -25,6 +27,10 @@ func TestMain(m *testing.M) {
 		// pigo runs the CUE evaluator as a helper process, found on PATH.
 		cuehelper.Name: func() {
 			os.Exit(cuehelper.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cueschema.Evaluate))
+		},
+		// and web_fetch's extractor, codemode's VM and talk's store in the engines helper.
+		engines.Name: func() {
+			os.Exit(engines.Main(os.Args[1:], allengines.Servers, os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/pigo-agent/pigo/internal/engines"
 )
 
 // Model is the session's model as a condition sees it. With no model every field is zero.
@@ -70,8 +72,12 @@ type Env struct {
 	Vision Vision                 `expr:"vision"`
 }
 
-// LookPath is a Which function backed by the real PATH.
+// LookPath is a Which function backed by the real PATH; pigo's engines helper is found where
+// pigo looks for it (internal/engines: $PIGO_ENGINES, beside pigo, then PATH).
 func LookPath(name string) bool {
+	if name == engines.Name {
+		return engines.Installed()
+	}
 	_, err := exec.LookPath(name)
 	return err == nil
 }

@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pigo-agent/pigo/internal/diag"
+	"github.com/pigo-agent/pigo/internal/engines"
 	"github.com/pigo-agent/pigo/internal/jsonc"
 )
 
@@ -107,22 +107,14 @@ func FromList(l diag.List) []Diag {
 
 // Find returns the helper's path.
 func Find() (string, error) {
-	if p := os.Getenv(EnvPath); p != "" {
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%w ($%s names %s, which is not a program)", ErrNotFound, EnvPath, p)
+	p, err := engines.Locate(Name, EnvPath)
+	if err != nil {
+		if os.Getenv(EnvPath) != "" {
+			return "", fmt.Errorf("%w (%v)", ErrNotFound, err)
 		}
-		return p, nil
+		return "", ErrNotFound
 	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), Name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(Name); err == nil {
-		return p, nil
-	}
-	return "", ErrNotFound
+	return p, nil
 }
 
 // Eval evaluates one CUE extension file in the helper.

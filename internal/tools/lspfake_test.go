@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/engines/allengines"
+	"github.com/pigo-agent/pigo/internal/engines/enginestest"
 	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/tools/pi"
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
@@ -22,7 +24,9 @@ func TestMain(m *testing.M) {
 		runFakeLSP(mode)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// The tests that reach web_fetch's extractor, codemode's VM or talk's store run the real
+	// pigo-engines helper, which is this test binary.
+	enginestest.Main(m, allengines.Servers)
 }
 
 func runFakeLSP(mode string) {
