@@ -8,107 +8,216 @@
 package talk
 
 import (
-	"database/sql"
+	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
+	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, the same file format as pi's node:sqlite
+	"github.com/pigo-agent/pigo/internal/engines"
+	"github.com/pigo-agent/pigo/internal/talk/storewire"
 )
 
 // Store is the seed's TalkStorage over one SQLite file: namespaced JSON values (talk_kv) and
-// append-only logs (talk_log).
+// append-only logs (talk_log). The file is served by the pigo-engines helper's store engine
+// (internal/talk/sqlstore: pigo does not link SQLite), one helper per Store, for the Store's
+// life; calls are serialised over its stdin and stdout (internal/talk/storewire).
 type Store struct {
-	db *sql.DB
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	w      *bufio.Writer
+	r      *bufio.Reader
+	stderr *tailBuffer
+	err    error // the helper failed: every later call returns this
+	closed bool
 }
 
-// OpenStore opens (creating when missing) the talk database at path. busy_timeout is set in
-// the DSN before journal_mode: two sessions opening a fresh file at once otherwise fail with
-// "database is locked" while one of them switches the journal to WAL.
+// OpenStore opens (creating when missing) the talk database at path, in a pigo-engines helper.
 func OpenStore(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"
-	db, err := sql.Open("sqlite", dsn)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS talk_kv (
-        namespace TEXT NOT NULL,
-        key       TEXT NOT NULL,
-        value     TEXT NOT NULL,
-        PRIMARY KEY (namespace, key)
-      )`,
-		`CREATE TABLE IF NOT EXISTS talk_log (
-        name TEXT NOT NULL,
-        seq  INTEGER PRIMARY KEY AUTOINCREMENT,
-        line TEXT NOT NULL
-      )`,
-	} {
-		if _, err := db.Exec(stmt); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	cmd, err := engines.Command(context.Background(), "store", abs)
+	if err != nil {
+		return nil, err
 	}
-	return &Store{db: db}, nil
+	s := &Store{cmd: cmd, stderr: &tailBuffer{}}
+	cmd.Stderr = s.stderr
+	if s.in, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %w", engines.Name, err)
+	}
+	s.w, s.r = bufio.NewWriter(s.in), bufio.NewReader(out)
+	if _, err := s.answer(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
-// Close closes the database handle.
-func (s *Store) Close() error { return s.db.Close() }
+// Close ends the helper: its stdin closes, it closes the database and exits; one that has not
+// within closeWait is killed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil && s.err == nil {
+			return s.failure(err)
+		}
+		return nil
+	case <-time.After(closeWait):
+		s.cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("%s: the talk store did not close within %v and was killed", engines.Name, closeWait)
+	}
+}
+
+// closeWait is how long Close waits for the helper to close the database (a checkpoint of the
+// WAL on a slow disk) before killing it.
+const closeWait = 10 * time.Second
+
+// callWait bounds one call (a var: tests shorten it).
+var callWait = time.Minute
+
+// call sends one request and returns the answer's results.
+func (s *Store) call(op string, args ...string) ([][]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("talk: the store is closed")
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	// A helper that does not answer (SQLite waits at most busy_timeout, 5 s, for a lock) is
+	// killed, which fails this call and the Store.
+	hung := time.AfterFunc(callWait, func() { s.cmd.Process.Kill() })
+	defer hung.Stop()
+	if err := storewire.WriteStrings(s.w, append([]string{op}, args...)...); err != nil {
+		s.err = s.failure(err)
+		return nil, s.err
+	}
+	return s.answer()
+}
+
+// answer reads one answer: its results, or the server's error. A broken stream (the helper
+// crashed or was killed, or it answered beyond the protocol's bounds) fails the Store for good.
+func (s *Store) answer() ([][]byte, error) {
+	f, err := storewire.Read(s.r)
+	if err == nil && (len(f) == 0 || (string(f[0]) != storewire.StatusOK && (string(f[0]) != storewire.StatusFail || len(f) != 2))) {
+		err = errors.New("an answer outside the store protocol")
+	}
+	if err != nil {
+		s.err = s.failure(err)
+		s.cmd.Process.Kill()
+		return nil, s.err
+	}
+	if string(f[0]) == storewire.StatusFail {
+		return nil, errors.New(string(f[1]))
+	}
+	return f[1:], nil
+}
+
+// failure describes a broken helper: the stream's error and the end of what it wrote on stderr.
+func (s *Store) failure(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = errors.New("it ended")
+	}
+	if t := strings.TrimSpace(s.stderr.String()); t != "" {
+		return fmt.Errorf("%s (talk store): %v: %s", engines.Name, err, t)
+	}
+	return fmt.Errorf("%s (talk store): %v", engines.Name, err)
+}
+
+// tailBuffer keeps the last 4 KiB written to it (the helper's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 4096 {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-4096:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func strs(b [][]byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	out := make([]string, len(b))
+	for i, v := range b {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // ListKeys returns the keys of namespace, sorted.
 func (s *Store) ListKeys(namespace string) ([]string, error) {
-	rows, err := s.db.Query("SELECT key FROM talk_kv WHERE namespace = ? ORDER BY key", namespace)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	return keys, rows.Err()
+	res, err := s.call(storewire.OpKeys, namespace)
+	return strs(res), err
 }
 
 // Values returns the keys of namespace and their raw values, sorted by key, in one query (a
 // registry of many records is read at every session start).
 func (s *Store) Values(namespace string) (keys []string, values [][]byte, err error) {
-	rows, err := s.db.Query("SELECT key, value FROM talk_kv WHERE namespace = ? ORDER BY key", namespace)
+	res, err := s.call(storewire.OpValues, namespace)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var v []byte
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, nil, err
-		}
-		keys, values = append(keys, k), append(values, v)
+	if len(res)%2 != 0 {
+		return nil, nil, errors.New("talk store: an odd number of keys and values")
 	}
-	return keys, values, rows.Err()
+	for i := 0; i < len(res); i += 2 {
+		keys, values = append(keys, string(res[i])), append(values, res[i+1])
+	}
+	return keys, values, nil
 }
 
 // ReadJSON decodes the value under namespace/key into v; false when absent or not valid JSON
 // for v (a foreign or corrupt value is skipped, never trusted).
 func (s *Store) ReadJSON(namespace, key string, v any) (bool, error) {
-	var raw string
-	err := s.db.QueryRow("SELECT value FROM talk_kv WHERE namespace = ? AND key = ?", namespace, key).Scan(&raw)
-	if err == sql.ErrNoRows {
-		return false, nil
-	}
-	if err != nil {
+	res, err := s.call(storewire.OpGet, namespace, key)
+	if err != nil || len(res) == 0 {
 		return false, err
 	}
-	if json.Unmarshal([]byte(raw), v) != nil {
+	if json.Unmarshal(res[0], v) != nil {
 		return false, nil
 	}
 	return true, nil
@@ -120,56 +229,36 @@ func (s *Store) WriteJSON(namespace, key string, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Exec("INSERT OR REPLACE INTO talk_kv (namespace, key, value) VALUES (?, ?, ?)", namespace, key, string(b))
+	_, err = s.call(storewire.OpPut, namespace, key, string(b))
 	return err
 }
 
 // RemoveKey deletes namespace/key; true when it existed.
 func (s *Store) RemoveKey(namespace, key string) (bool, error) {
-	r, err := s.db.Exec("DELETE FROM talk_kv WHERE namespace = ? AND key = ?", namespace, key)
-	if err != nil {
-		return false, err
-	}
-	n, _ := r.RowsAffected()
-	return n > 0, nil
+	res, err := s.call(storewire.OpDelete, namespace, key)
+	return err == nil && len(res) == 1 && string(res[0]) == "1", err
 }
 
 // HasKeys reports whether namespace holds at least one key.
 func (s *Store) HasKeys(namespace string) (bool, error) {
-	var one int
-	err := s.db.QueryRow("SELECT 1 FROM talk_kv WHERE namespace = ? LIMIT 1", namespace).Scan(&one)
-	if err == sql.ErrNoRows {
-		return false, nil
-	}
-	return err == nil, err
+	res, err := s.call(storewire.OpHas, namespace)
+	return err == nil && len(res) == 1 && string(res[0]) == "1", err
 }
 
 // RemoveNamespace deletes every key of namespace.
 func (s *Store) RemoveNamespace(namespace string) error {
-	_, err := s.db.Exec("DELETE FROM talk_kv WHERE namespace = ?", namespace)
+	_, err := s.call(storewire.OpDropNS, namespace)
 	return err
 }
 
 // AppendLog appends one line to the log name.
 func (s *Store) AppendLog(name, line string) error {
-	_, err := s.db.Exec("INSERT INTO talk_log (name, line) VALUES (?, ?)", name, line)
+	_, err := s.call(storewire.OpAppend, name, line)
 	return err
 }
 
 // ReadLog returns the lines of the log name, oldest first.
 func (s *Store) ReadLog(name string) ([]string, error) {
-	rows, err := s.db.Query("SELECT line FROM talk_log WHERE name = ? ORDER BY seq", name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var l string
-		if err := rows.Scan(&l); err != nil {
-			return nil, err
-		}
-		lines = append(lines, l)
-	}
-	return lines, rows.Err()
+	res, err := s.call(storewire.OpLog, name)
+	return strs(res), err
 }

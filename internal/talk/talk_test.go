@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/engines/allengines"
+	"github.com/pigo-agent/pigo/internal/engines/enginestest"
 )
 
 // chanQueue is a loop's queues as channels.
@@ -49,7 +52,8 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("TALK_PEER"); db != "" {
 		os.Exit(runPeer(db, os.Getenv("TALK_PEER_GROUP")))
 	}
-	os.Exit(m.Run())
+	// The store's SQLite file is served by the pigo-engines helper: this test binary.
+	enginestest.Main(m, allengines.Servers)
 }
 
 func runPeer(db, group string) int {
