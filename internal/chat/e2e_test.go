@@ -30,7 +30,8 @@ func pigoBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "pigo")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/pigo-agent/pigo/cmd/pigo").CombinedOutput()
+		// pigo and, beside it as installed, its engines helper (web_fetch, codemode and talk need it).
+		out, err := exec.Command("go", "build", "-o", dir+"/", "github.com/pigo-agent/pigo/cmd/pigo", "github.com/pigo-agent/pigo/cmd/pigo-engines").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -24,7 +24,8 @@ func TestEndToEndTmux(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "pigo")
-	build := exec.Command("go", "build", "-o", bin, "github.com/pigo-agent/pigo/cmd/pigo")
+	// pigo and, beside it as installed, its engines helper (web_fetch, codemode and talk need it).
+	build := exec.Command("go", "build", "-o", dir+"/", "github.com/pigo-agent/pigo/cmd/pigo", "github.com/pigo-agent/pigo/cmd/pigo-engines")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

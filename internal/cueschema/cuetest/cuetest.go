@@ -15,13 +15,25 @@ import (
 // helper; otherwise it links itself as pigo-cue in a temporary directory, points $PIGO_CUE at
 // the link and runs the tests.
 func Main(m *testing.M) {
+	Serve()
+	unlink := Link()
+	code := m.Run()
+	unlink()
+	os.Exit(code)
+}
+
+// Serve makes the test binary the helper when it was invoked as pigo-cue: it evaluates and
+// exits. Otherwise it returns.
+func Serve() {
 	if filepath.Base(os.Args[0]) == cuehelper.Name {
 		os.Exit(cuehelper.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cueschema.Evaluate))
 	}
-	os.Exit(run(m))
 }
 
-func run(m *testing.M) int {
+// Link links the test binary as pigo-cue in a temporary directory and points $PIGO_CUE at the
+// link, before any test runs (no test sees the environment change); the returned function
+// removes the directory.
+func Link() func() {
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
@@ -30,12 +42,10 @@ func run(m *testing.M) int {
 	if err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(dir)
 	link := filepath.Join(dir, cuehelper.Name)
 	if err := os.Symlink(exe, link); err != nil {
 		panic(err)
 	}
-	// Set before any test runs: no test sees the environment change.
 	os.Setenv(cuehelper.EnvPath, link)
-	return m.Run()
+	return func() { os.RemoveAll(dir) }
 }

@@ -14,13 +14,25 @@ import (
 // the helper with the given servers; otherwise it links itself as pigo-engines in a temporary
 // directory, points $PIGO_ENGINES at the link and runs the tests.
 func Main(m *testing.M, servers map[string]engines.Server) {
+	Serve(servers)
+	unlink := Link()
+	code := m.Run()
+	unlink()
+	os.Exit(code)
+}
+
+// Serve makes the test binary the helper when it was invoked as pigo-engines: it runs the
+// engine and exits. Otherwise it returns.
+func Serve(servers map[string]engines.Server) {
 	if filepath.Base(os.Args[0]) == engines.Name {
 		os.Exit(engines.Main(os.Args[1:], servers, os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(run(m))
 }
 
-func run(m *testing.M) int {
+// Link links the test binary as pigo-engines in a temporary directory and points
+// $PIGO_ENGINES at the link, before any test runs (no test sees the environment change); the
+// returned function removes the directory.
+func Link() func() {
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
@@ -29,12 +41,10 @@ func run(m *testing.M) int {
 	if err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(dir)
 	link := filepath.Join(dir, engines.Name)
 	if err := os.Symlink(exe, link); err != nil {
 		panic(err)
 	}
-	// Set before any test runs: no test sees the environment change.
 	os.Setenv(engines.EnvPath, link)
-	return m.Run()
+	return func() { os.RemoveAll(dir) }
 }

@@ -1,0 +1,12 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/pigo-agent/pigo/internal/engines/allengines"
+	"github.com/pigo-agent/pigo/internal/engines/enginestest"
+)
+
+// TestMain: the tests that reach web_fetch's extractor, codemode's VM or talk's store run the
+// real pigo-engines helper, which is this test binary (enginestest).
+func TestMain(m *testing.M) { enginestest.Main(m, allengines.Servers) }
