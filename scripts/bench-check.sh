@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 
 cuever=$(go list -m -f '{{.Version}}' cuelang.org/go)
 echo "building pigo and installing cue $cuever ..." >&2
-go build -o "$work/pigo" ./cmd/pigo
+go build -o "$work/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 GOBIN="$work" go install "cuelang.org/go/cmd/cue@$cuever"
 
 declare -A defs=(

@@ -9,7 +9,7 @@ export CGO_ENABLED=0 # pigo's documented build (README); every binary compared i
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/pigo" ./cmd/pigo
+go build -o "$tmp/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 go run ./scripts/mcpcache "$tmp/agent" "$tmp/cache" 10 20 examples/agent
 project=examples/project
 hyperfine -N --warmup 5 --runs "${RUNS:-60}" --export-json "$tmp/h.json" \

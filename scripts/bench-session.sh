@@ -26,7 +26,7 @@ tmp=$(mktemp -d)
 srv_pid=
 cleanup() { [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-go build -o "$tmp/pigo" ./cmd/pigo
+go build -o "$tmp/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 go build -o "$tmp/benchserve" ./scripts/benchserve
 go build -o "$tmp/floor" ./scripts/floorsession
 "$tmp/benchserve" >"$tmp/url" &
