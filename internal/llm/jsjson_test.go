@@ -179,3 +179,29 @@ func TestAppendJSNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsLenMemo: the memoised length follows every change of the tools — a description, a
+// schema changed in place after it was measured, a tool more or less, nil parameters against
+// empty ones — and equals the direct measure each time.
+func TestToolsLenMemo(t *testing.T) {
+	params := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	ts := []Tool{{Name: "read", Description: "Read a file", Parameters: params}, {Name: "ls", Description: "List"}}
+	check := func(step string) {
+		t.Helper()
+		if got, want := toolsLen(ts), toolsJSLen(ts); got != want {
+			t.Fatalf("%s: memoised %d, measured %d", step, got, want)
+		}
+	}
+	check("first")
+	check("again")
+	ts[0].Description = "Read a file, longer"
+	check("a description changed")
+	copy(params[8:], `"array" `) // the schema changed in place, same length
+	check("a schema changed in place")
+	ts = append(ts, Tool{Name: "x", Description: "y", Parameters: json.RawMessage(`{}`)})
+	check("a tool more")
+	ts = ts[:2]
+	check("a tool fewer")
+	ts[1].Parameters = json.RawMessage{}
+	check("empty parameters instead of none")
+}

@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
+	"sync"
 )
 
 // Thinking levels in pi's order.
@@ -159,7 +161,7 @@ func EstimateRequestTokens(c *Context) int {
 	if hasSystem {
 		system = est(JSLen(c.SystemPrompt))
 		if len(c.Tools) > 0 {
-			system += est(toolsJSLen(c.Tools))
+			system += est(toolsLen(c.Tools))
 		}
 	}
 	last := -1
@@ -308,6 +310,45 @@ func (o *Options) Retention() string {
 		return "long"
 	}
 	return "short"
+}
+
+// toolsLenMemo is the last tools measured and their length: a session sends the same tools with
+// every request (20 by default, with their schemas; codemode's description alone is kilobytes),
+// and comparing them byte for byte is a fraction of measuring them again. The memo holds its own
+// copy, so a caller changing a tool's bytes in place later cannot make it stale.
+var toolsLenMemo struct {
+	sync.Mutex
+	tools []Tool
+	n     int
+}
+
+// toolsLen is toolsJSLen, memoised for the last tools.
+func toolsLen(tools []Tool) int {
+	m := &toolsLenMemo
+	m.Lock()
+	defer m.Unlock()
+	if sameTools(m.tools, tools) {
+		return m.n
+	}
+	m.n = toolsJSLen(tools)
+	m.tools = make([]Tool, len(tools))
+	for i, t := range tools {
+		m.tools[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
+	}
+	return m.n
+}
+
+func sameTools(a, b []Tool) bool {
+	if len(a) != len(b) || a == nil {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Parameters, b[i].Parameters) ||
+			(a[i].Parameters == nil) != (b[i].Parameters == nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // toolsJSLen is the length in UTF-16 units of JSON.stringify(tools) as pi's estimates take it:
