@@ -310,18 +310,25 @@ func newPidsCgroup(max int) (dir, join string) {
 }
 
 // removeCgroup removes a run's cgroup once its tasks are gone (they die with bwrap's PID
-// namespace; the kernel may take a moment to let go of the last one).
+// namespace; the kernel may take a moment to let go of the last one, and on a loaded machine
+// more than the 100 ms a fixed count of short waits gave: a full test suite beside other work
+// left one behind). It waits up to cgroupRemoveWait, the pauses doubling from 1 ms to 50 ms.
 func removeCgroup(dir string) {
 	if dir == "" {
 		return
 	}
-	for i := 0; i < 50; i++ {
-		if os.Remove(dir) == nil {
+	deadline := time.Now().Add(cgroupRemoveWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
 			return
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(pause)
 	}
 }
+
+// cgroupRemoveWait bounds removeCgroup's wait; a cgroup still busy then is left to the next
+// pigo's sweep (sweepCgroups).
+const cgroupRemoveWait = 3 * time.Second
 
 // sweepCgroups removes empty cgroups a killed pigo left behind (once per process).
 func sweepCgroups(root string) {
