@@ -3,33 +3,31 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
+	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
-	readability "codeberg.org/readeck/go-readability/v2"
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	"golang.org/x/net/html"
+	"github.com/pigo-agent/pigo/internal/engines"
+	"github.com/pigo-agent/pigo/internal/web/extractwire"
 )
 
 // The seed's web_fetch limits.
 const (
 	MaxRedirects     = 5
 	FetchTimeout     = 30 * time.Second
-	MaxBytes         = 5 * 1024 * 1024   // a page read as text
-	MaxFileBytes     = 200 * 1024 * 1024 // a body saved to output_path
-	MinUsefulContent = 200               // UTF-16 units of extracted text
-	MaxMarkdownBytes = 100 * 1024        // the tool's text
+	MaxBytes         = extractwire.MaxPage // a page read as text (5 MiB)
+	MaxFileBytes     = 200 * 1024 * 1024   // a body saved to output_path
+	MaxMarkdownBytes = 100 * 1024          // the tool's text
 	UserAgent        = "Mozilla/5.0 (compatible; pi-web-fetch/1.0)"
 )
 
@@ -163,7 +161,7 @@ func (c *Client) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	}
 	u := href(final)
 	if kind == "html" {
-		return ExtractMarkdown(body, u)
+		return ExtractMarkdown(ctx, body, u)
 	}
 	return &Page{URL: u, Title: u, Markdown: jsTrim(body)}, nil
 }
@@ -183,102 +181,104 @@ func classify(ct string) string {
 	return ""
 }
 
-var reactSlot = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^S:\d+$`) })
+// extractEngine is the helper's engine ExtractMarkdown runs (tests run one with small limits).
+var extractEngine = extractwire.Engine
 
-// ExtractMarkdown is the seed's extractMarkdown: React streaming slots (<div hidden
-// id="S:N">) are unhidden, readability picks the main content and it is converted to
-// Markdown (ATX headings, fenced code); a page with less than 200 characters of content is
-// an error.
-func ExtractMarkdown(page, sourceURL string) (*Page, error) {
-	doc, err := html.Parse(strings.NewReader(page))
+// ExtractMarkdown is the seed's extractMarkdown, run in the pigo-engines helper's extract
+// engine (internal/web/extract): React streaming slots (<div hidden id="S:N">) are unhidden,
+// readability picks the main content and it is converted to Markdown (ATX headings, fenced
+// code); a page with less than 200 characters of content is an error. The helper runs under
+// its own CPU and memory limits, is killed when ctx ends, and its answer is read up to
+// extractwire.MaxAnswer bytes; without the helper the error is engines.ErrNotFound.
+func ExtractMarkdown(ctx context.Context, page, sourceURL string) (*Page, error) {
+	if len(page) > extractwire.MaxPage {
+		return nil, fmt.Errorf("页面过大，上限 %d bytes", MaxBytes)
+	}
+	cmd, err := engines.Command(ctx, extractEngine, sourceURL)
 	if err != nil {
 		return nil, err
 	}
-	docTitle := ""
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			if n.Data == "title" && docTitle == "" && n.FirstChild != nil {
-				docTitle = textOf(n)
-			}
-			id, hidden := -1, -1
-			for i, a := range n.Attr {
-				switch a.Key {
-				case "id":
-					id = i
-				case "hidden":
-					hidden = i
-				}
-			}
-			if hidden >= 0 && id >= 0 && reactSlot().MatchString(n.Attr[id].Val) {
-				n.Attr = append(n.Attr[:hidden], n.Attr[hidden+1:]...)
-			}
-		}
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			walk(ch)
-		}
+	cmd.Stdin = strings.NewReader(page)
+	out := &answerWriter{cmd: cmd}
+	stderr := &headWriter{max: 2048}
+	cmd.Stdout, cmd.Stderr = out, stderr
+	// A helper's child holding its pipes does not hold pigo after the helper ends.
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return nil, requestError(ctx.Err())
 	}
-	walk(doc)
-	bodyText := ""
-	if b := findBody(doc); b != nil {
-		bodyText = textOf(b)
+	if out.over {
+		return nil, fmt.Errorf("page extraction failed: the answer of %s %s is over %d bytes", engines.Name, extractwire.Engine, extractwire.MaxAnswer)
 	}
-	pageURL, _ := url.Parse(sourceURL)
-	var content, title string
-	if art, err := readability.FromDocument(doc, pageURL); err == nil && art.Node != nil {
-		var sb strings.Builder
-		if art.RenderHTML(&sb) == nil {
-			content = sb.String()
-		}
-		title = art.Title()
-	}
-	if title == "" {
-		title = jsTrim(docTitle)
-	}
-	if title == "" {
-		title = sourceURL
-	}
-	body := content
-	if body == "" {
-		body = bodyText
-	}
-	if len(utf16.Encode([]rune(jsTrim(body)))) < MinUsefulContent {
-		return nil, errors.New("页面没有可提取的正文内容")
-	}
-	md, err := htmltomarkdown.ConvertString(body)
 	if err != nil {
-		return nil, err
+		return nil, extractFailure(err, stderr.String())
 	}
-	return &Page{URL: sourceURL, Title: title, Markdown: jsTrim(md)}, nil
+	var a extractwire.Answer
+	if err := json.Unmarshal(out.b, &a); err != nil {
+		return nil, fmt.Errorf("page extraction failed: %s %s answered no JSON: %v", engines.Name, extractwire.Engine, err)
+	}
+	if a.Error != "" {
+		return nil, errors.New(a.Error)
+	}
+	return &Page{URL: sourceURL, Title: a.Title, Markdown: a.Markdown}, nil
 }
 
-func findBody(n *html.Node) *html.Node {
-	if n.Type == html.ElementNode && n.Data == "body" {
-		return n
-	}
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		if b := findBody(ch); b != nil {
-			return b
+// extractFailure is the error of a helper that ended without an answer: killed (its CPU limit,
+// or a signal), out of its memory, or another failure with the first line of what it said.
+func extractFailure(err error, stderr string) error {
+	what := engines.Name + " " + extractwire.Engine
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if ws.Signal() == syscall.SIGKILL || ws.Signal() == syscall.SIGXCPU {
+				return fmt.Errorf("page extraction was stopped: %s was killed (it may use %v of CPU)", what, extractwire.CPU)
+			}
+			return fmt.Errorf("page extraction failed: %s ended by %v", what, ws.Signal())
+		}
+		if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") {
+			return fmt.Errorf("page extraction was stopped: %s ran out of its memory (it may use %d MiB)", what, extractwire.Mem>>20)
 		}
 	}
-	return nil
+	msg, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
+	if msg != "" {
+		return fmt.Errorf("page extraction failed: %s: %v: %s", what, err, msg)
+	}
+	return fmt.Errorf("page extraction failed: %s: %v", what, err)
 }
 
-// textOf is the DOM's textContent.
-func textOf(n *html.Node) string {
-	var sb strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			sb.WriteString(n.Data)
-		}
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			walk(ch)
-		}
-	}
-	walk(n)
-	return sb.String()
+// answerWriter keeps the helper's answer up to extractwire.MaxAnswer bytes; the first byte beyond kills
+// the helper.
+type answerWriter struct {
+	cmd  *exec.Cmd
+	b    []byte
+	over bool
 }
+
+func (w *answerWriter) Write(p []byte) (int, error) {
+	if len(w.b)+len(p) > extractwire.MaxAnswer {
+		w.over = true
+		w.cmd.Process.Kill()
+		return 0, errTooLarge
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// headWriter keeps the first max bytes written to it and discards the rest.
+type headWriter struct {
+	max int
+	b   []byte
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if n := h.max - len(h.b); n > 0 {
+		h.b = append(h.b, p[:min(n, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *headWriter) String() string { return decodeUTF8(h.b) }
 
 // TruncateMarkdown cuts text to 100 KiB at the last newline, with the seed's marker.
 func TruncateMarkdown(text string) (string, bool) {
@@ -357,13 +357,7 @@ func decodeUTF8(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-// isJSSpace is JavaScript's WhiteSpace and LineTerminator (what trim and \s match).
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
+// jsTrim and isJSSpace are JavaScript's trim and whitespace (the extract engine's too).
+func jsTrim(s string) string { return extractwire.Trim(s) }
 
-func jsTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
+func isJSSpace(r rune) bool { return extractwire.IsSpace(r) }
