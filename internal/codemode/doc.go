@@ -4,16 +4,20 @@
 //
 // # Engine
 //
-// Every run gets a fresh modernc.org/quickjs VM (pure Go QuickJS) on a dedicated goroutine,
-// the counterpart of the seed's worker thread, with a 64 MiB memory limit (an allocation
-// loop ends as `InternalError: out of memory` with the host alive), QuickJS's default stack
-// limit (deep recursion is `InternalError: stack overflow`) and an interrupt: abort or the
-// `timeout_ms` option interrupts the VM, repeatedly until its goroutine ends, so even
+// Every run gets a fresh modernc.org/quickjs VM (pure Go QuickJS) in a pigo-engines helper
+// process of its own (the `js` engine, internal/codemode/jsvm; D25.22): pigo does not link
+// QuickJS, whose package initialisation cost every pigo start. The helper is the counterpart
+// of the seed's worker thread: a 64 MiB VM heap (an allocation loop ends as
+// `InternalError: out of memory` with the host alive), QuickJS's default stack limit (deep
+// recursion is `InternalError: stack overflow`), an address-space limit behind both, and an
+// empty environment. Abort or the `timeout_ms` option kills the helper, so even
 // `while(true){}` stops, and [Run] returns only after every nested call it started has
-// returned. The VM has no host APIs: no modules, timers, fs or network; the one host
-// function, the bridge, is taken off the global object by the prelude (prelude.js, compiled
-// to bytecode once per process) and kept in its closure. The script is wrapped as
-// `(async () => {<code>\n})`, the prefix on line 1, so reported line numbers are the user's.
+// returned. The protocol (internal/codemode/jswire) carries the script, its tool calls and
+// their answers, its output and its outcome; tool dispatch, the store, discovery and every
+// text stay in pigo. The VM has no host APIs: no modules, timers, fs or network; the one host
+// function, the bridge, is taken off the global object by the prelude (jsvm/prelude.js) and
+// kept in its closure. The script is wrapped as `(async () => {<code>\n})`, the prefix on
+// line 1, so reported line numbers are the user's.
 //
 // The prelude defines the seed's script API: `call`, `CallFailedError`, `ALL_TOOLS`,
 // `fs.read`/`fs.write` (bridged calls named "fs.read"/"fs.write"), `text`, `image`, `exit`,

@@ -2,15 +2,17 @@ package codemode
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
-	"modernc.org/quickjs"
+	"github.com/pigo-agent/pigo/internal/codemode/jswire"
+	"github.com/pigo-agent/pigo/internal/engines"
 )
 
 // MaxParallelCalls bounds the nested calls that run at once; the rest wait their turn.
@@ -18,38 +20,7 @@ const MaxParallelCalls = 16
 
 // MaxOutput caps the bytes of text and images a script may output: the output is kept on
 // the host, outside the VM's memory limit.
-const MaxOutput = 32 << 20
-
-// maxSleep keeps sleep's duration in range (the seed has no timers; sleep is the README's).
-const maxSleep = 24 * time.Hour
-
-// MemoryLimit caps one VM's heap: an allocation loop ends as `InternalError: out of memory`
-// inside the script instead of growing the host's heap.
-const MemoryLimit = 64 << 20
-
-//go:embed prelude.js
-var preludeSource string
-
-var (
-	preludeOnce sync.Once
-	preludeCode []byte
-	preludeErr  error
-)
-
-// prelude returns the prelude's bytecode, compiled once per process (the bytecode format is
-// tied to the QuickJS release, so it is never stored).
-func prelude() ([]byte, error) {
-	preludeOnce.Do(func() {
-		vm, err := quickjs.NewVM()
-		if err != nil {
-			preludeErr = err
-			return
-		}
-		defer vm.Close()
-		preludeCode, preludeErr = vm.Compile(preludeSource, quickjs.EvalGlobal)
-	})
-	return preludeCode, preludeErr
-}
+const MaxOutput = jswire.MaxOutput
 
 // Tool is one callable tool as ALL_TOOLS shows it.
 type Tool struct {
@@ -166,308 +137,249 @@ func textTimeout(d time.Duration) string {
 	return fmt.Sprintf("codemode execution timed out after %d ms", d.Milliseconds())
 }
 
-type settlement struct {
-	id      int
-	ok      bool
-	payload *string
-}
+// startAllowance is the time the helper may take to start before a script's timeout counts.
+var startAllowance = 10 * time.Second
 
-// Run runs one script in a fresh VM on a dedicated goroutine and returns when it has ended
-// and every nested call it started has returned. Cancelling ctx aborts it.
+// helperHook, when set (tests), is called with the helper's process as soon as it started.
+var helperHook func(*exec.Cmd)
+
+// helperMem, when set (tests), is the helper's address-space limit instead of the engine's.
+var helperMem uint64
+
+// Run runs one script in the js engine of a pigo-engines helper of its own and returns when
+// it has ended and every nested call it started has returned. Cancelling ctx or the timeout
+// kills the helper; the run then ends with the abort's or the timeout's text.
 func Run(ctx context.Context, s Script) Outcome {
-	// The run's context ends only through cancel, after setStop has said why: one that
-	// ended with ctx raced the select below, and the VM, interrupted first, reported a
-	// script error ("InternalError: interrupted") instead of the abort.
+	// The run's context ends only through cancel: the nested calls' context.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	// The timeout counts from when the helper has set up the VM: its start is not the
+	// script's time. A helper that never gets ready times out too, startAllowance later.
 	var timedOut <-chan time.Time
+	var timer *time.Timer
 	if s.Timeout > 0 {
-		t := time.NewTimer(s.Timeout)
-		defer t.Stop()
-		timedOut = t.C
+		timer = time.NewTimer(s.Timeout + startAllowance)
+		defer timer.Stop()
+		timedOut = timer.C
 	}
-	r := &run{s: s, ctx: runCtx, cancel: cancel, results: make(chan settlement), vmDone: make(chan struct{})}
+	r := &run{s: s, ctx: runCtx, cancel: cancel, ready: make(chan struct{})}
+	procCtx, kill := context.WithCancel(context.Background())
+	defer kill()
+	cmd, err := engines.Command(procCtx, "js")
+	if err != nil {
+		return r.end(r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()}))
+	}
+	ready := r.ready
 	out := make(chan Outcome, 1)
-	go func() { out <- r.main() }()
+	go func() { out <- r.main(cmd, kill) }()
 	var o Outcome
 	var stop string
+wait:
 	select {
 	case o = <-out:
+	case <-ready:
+		if timer != nil {
+			timer.Reset(s.Timeout)
+		}
+		ready = nil
+		goto wait
 	case <-ctx.Done():
 		stop = textAborted
 	case <-timedOut:
 		stop = textTimeout(s.Timeout)
 	}
 	if stop != "" {
-		r.setStop(stop)
+		// The helper is killed and its output no longer read: what the script printed
+		// before stays, the calls still running end as aborted.
+		r.mu.Lock()
+		r.stopped = true
+		r.mu.Unlock()
 		cancel()
-		o = <-out
+		kill()
+		<-out
+		o = r.fail(&ScriptError{Kind: "aborted", Message: stop})
 	}
-	return o
+	return r.end(o)
 }
 
 type run struct {
-	s       Script
-	ctx     context.Context
-	results chan settlement
-	vmDone  chan struct{}
-	calls   sync.WaitGroup
-
-	mu     sync.Mutex
+	s      Script
+	ctx    context.Context
 	cancel context.CancelFunc
-	active int
-	queue  []callReq
-	stop   string
-	vm     *quickjs.VM
-	record []CallRecord
+	calls  sync.WaitGroup
 
-	// set on the VM goroutine only
-	output   []Item
-	outBytes int
-	finished bool
-	ok       bool
-	payload  *string
-	writes   *string
+	ready chan struct{} // closed when the helper is ready
+
+	in   io.WriteCloser
+	inMu sync.Mutex
+
+	mu      sync.Mutex
+	active  int
+	queue   []callReq
+	record  []CallRecord
+	output  []Item
+	stopped bool
+
+	outBytes int // main's goroutine only
 }
 
-func (r *run) setStop(text string) {
+// end waits for the nested calls (the helper is gone by now, so an unawaited call ends with
+// the run) and adds the calls made.
+func (r *run) end(o Outcome) Outcome {
+	r.cancel()
+	r.calls.Wait()
 	r.mu.Lock()
-	r.stop = text
-	vm := r.vm
+	o.Calls = append([]CallRecord{}, r.record...)
 	r.mu.Unlock()
-	if vm != nil {
-		vm.Interrupt()
-	}
+	return o
 }
 
-func (r *run) stopText() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stop
+// helperStderr keeps the head of what the helper wrote to stderr: a Go runtime's crash
+// starts with its reason.
+type helperStderr struct {
+	mu  sync.Mutex
+	buf []byte
 }
 
-func (r *run) main() (o Outcome) {
-	defer func() {
-		close(r.vmDone)
-		r.cancel() // calls the script did not await end with it
-		r.calls.Wait()
-		r.mu.Lock()
-		o.Calls = append([]CallRecord{}, r.record...)
-		r.mu.Unlock()
-		if o.Calls == nil {
-			o.Calls = []CallRecord{}
+func (h *helperStderr) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := 4096 - len(h.buf); n > 0 {
+		h.buf = append(h.buf, p[:min(n, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *helperStderr) firstLine() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range strings.Split(string(h.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
 		}
-	}()
-	defer func() {
-		if p := recover(); p != nil {
-			o = r.fail(&ScriptError{Kind: "sandbox", Message: fmt.Sprint(p)})
-		}
-	}()
-	bc, err := prelude()
+	}
+	return ""
+}
+
+// main starts the helper, sends the script and serves its messages until the script's
+// outcome; the helper is killed and reaped before it returns.
+func (r *run) main(cmd *exec.Cmd, kill context.CancelFunc) Outcome {
+	stderr := &helperStderr{}
+	cmd.Stderr = stderr
+	// A process the helper left holding its stderr does not keep Wait (and the run) waiting.
+	cmd.WaitDelay = time.Second
+	in, err := cmd.StdinPipe()
 	if err != nil {
 		return r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()})
 	}
-	vm, err := quickjs.NewVM()
+	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()})
 	}
-	vm.SetMemoryLimit(MemoryLimit)
-	r.mu.Lock()
-	r.vm = vm
-	stopped := r.stop != ""
-	r.mu.Unlock()
-	// The interrupt is repeated until the VM goroutine ends: a single one sent while Go holds
-	// the VM between two calls into JavaScript could be lost.
-	watch := make(chan struct{})
-	defer close(watch)
-	go func() {
-		select {
-		case <-watch:
-			return
-		case <-r.ctx.Done():
-		}
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			vm.Interrupt()
-			select {
-			case <-watch:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	if err := cmd.Start(); err != nil {
+		return r.fail(&ScriptError{Kind: "sandbox", Message: "pigo-engines js: " + err.Error()})
+	}
 	defer func() {
-		r.mu.Lock()
-		r.vm = nil
-		r.mu.Unlock()
-		vm.Close()
+		kill()
+		_ = cmd.Wait()
 	}()
-	if stopped {
-		return r.stopped()
+	if helperHook != nil {
+		helperHook(cmd)
 	}
-	if err := vm.RegisterHostFunc("__codemode_bridge", r.bridge); err != nil {
-		return r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()})
-	}
-	fn, err := vm.EvalBytecodeValue(bc)
-	if err != nil {
-		return r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()})
-	}
-	defer fn.Free()
+	r.in = in
 	toolsJSON, _ := json.Marshal(r.s.Tools)
 	if r.s.Tools == nil {
 		toolsJSON = []byte("[]")
 	}
-	api, err := fn.CallValue(quickjs.UndefinedValue, string(toolsJSON), storeJSON(r.s.Store), r.s.Discover)
-	if err != nil {
-		return r.fail(&ScriptError{Kind: "sandbox", Message: err.Error()})
+	start := &jswire.Message{T: "start", Discover: r.s.Discover, Mem: helperMem,
+		S: []*string{&r.s.Code, jswire.Ptr(string(toolsJSON)), jswire.Ptr(storeJSON(r.s.Store))}}
+	if r.s.Timeout > 0 {
+		// A backstop: pigo kills the helper at the timeout.
+		start.CPUms = (r.s.Timeout + r.s.Timeout/2 + 10*time.Second).Milliseconds()
 	}
-	defer api.Free()
-	prop := func(name string) quickjs.Value {
-		a, err := vm.NewAtom(name)
-		if err != nil {
-			panic(err)
-		}
-		v, err := api.GetPropertyValue(a)
-		if err != nil {
-			panic(err)
-		}
-		return v
-	}
-	settle, runFn, stalled := prop("settle"), prop("run"), prop("stalled")
-	defer settle.Free()
-	defer runFn.Free()
-	defer stalled.Free()
-
-	// The prefix shares line 1 with the script, so line numbers match the user's.
-	script, err := vm.EvalValue("(async () => {"+r.s.Code+"\n})", quickjs.EvalGlobal)
-	if err != nil {
-		if r.stopText() != "" {
-			return r.stopped()
-		}
-		return r.fail(jsError("script", err))
-	}
-	if _, err := runFn.Call(api, script); err != nil {
-		script.Free()
-		if r.stopText() != "" {
-			return r.stopped()
-		}
-		return r.fail(jsError("script", err))
-	}
-	script.Free()
+	go r.write(start) // the helper reads it whole before it writes anything
+	rd := jswire.NewReader(outPipe)
+	ready := false
 	for {
-		if err := r.drain(vm); err != nil {
-			if r.stopText() != "" {
-				return r.stopped()
-			}
-			if !r.finished {
-				return r.fail(jsError("script", err))
-			}
-		}
-		if r.stopText() != "" {
-			return r.stopped()
-		}
-		if !r.finished {
-			if _, err := stalled.Call(api); err != nil {
-				if r.stopText() != "" {
-					return r.stopped()
-				}
-				return r.fail(jsError("script", err))
-			}
-		}
-		if r.finished {
-			return r.outcome()
-		}
-		select {
-		case st := <-r.results:
-			var payload any = quickjs.Undefined{}
-			if st.payload != nil {
-				payload = *st.payload
-			}
-			if _, err := settle.Call(api, st.id, st.ok, payload); err != nil {
-				if r.stopText() != "" {
-					return r.stopped()
-				}
-				return r.fail(jsError("script", err))
-			}
-		case <-r.ctx.Done():
-			if r.stopText() == "" {
-				r.setStop(textAborted)
-			}
-			return r.stopped()
-		}
-	}
-}
-
-// drain runs the job queue until it is empty (a self-feeding queue is bounded per call).
-func (r *run) drain(vm *quickjs.VM) error {
-	for {
-		n, err := vm.ExecutePendingJobs()
+		m, err := jswire.Read(rd, jswire.MaxString)
 		if err != nil {
-			return err
+			return r.crashed(cmd, kill, stderr, err)
 		}
-		if n == 0 || r.stopText() != "" {
-			return nil
+		switch m.T {
+		case "ready":
+			if !ready {
+				close(r.ready)
+				ready = true
+			}
+		case "call":
+			var args json.RawMessage
+			if a := m.Opt(1); a != nil {
+				args = json.RawMessage(*a)
+			}
+			r.startCall(m.ID, m.Str(0), args)
+		case "out":
+			it := Item{Text: m.Str(0)}
+			if m.Kind == "image" {
+				it = Item{Image: true, Data: m.Str(0), MimeType: m.Str(1)}
+			}
+			r.outBytes += len(it.Text) + len(it.Data)
+			if r.outBytes > MaxOutput {
+				return r.crashed(cmd, kill, stderr, fmt.Errorf("%w: output beyond %d bytes", jswire.ErrProtocol, MaxOutput))
+			}
+			r.mu.Lock()
+			stopped := r.stopped
+			if !stopped {
+				r.output = append(r.output, it)
+			}
+			r.mu.Unlock()
+			if !stopped && r.s.Output != nil {
+				r.s.Output(it)
+			}
+		case "done":
+			return r.outcome(m.OK, m.Opt(0), m.Opt(1))
+		case "error":
+			return r.fail(&ScriptError{Kind: m.Kind, Name: m.Str(0), Message: m.Str(1), Stack: m.Str(2)})
+		default:
+			return r.crashed(cmd, kill, stderr, fmt.Errorf("%w: unexpected message %q", jswire.ErrProtocol, m.T))
 		}
 	}
 }
 
-// bridge is the one host function the prelude captures: call, sleep, output, done.
-func (r *run) bridge(args []any) (any, error) {
-	kind, _ := arg(args, 0).(string)
-	switch kind {
-	case "call":
-		id, name := intArg(arg(args, 1)), str(arg(args, 2))
-		var raw json.RawMessage
-		if s, ok := arg(args, 3).(string); ok {
-			raw = json.RawMessage(s)
+// crashed is the outcome of a helper that broke off: it ended without an answer (a crash, a
+// limit) or broke the protocol.
+func (r *run) crashed(cmd *exec.Cmd, kill context.CancelFunc, stderr *helperStderr, err error) Outcome {
+	msg := "the js engine (" + engines.Name + " js) "
+	if errors.Is(err, jswire.ErrProtocol) {
+		msg += "broke the protocol: " + err.Error()
+	} else {
+		// The process has ended, or ends now: its exit status says how.
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				kill()
+			}
+		}()
+		werr := cmd.Wait()
+		close(done)
+		msg += "ended without an answer"
+		if werr != nil {
+			msg += " (" + werr.Error() + ")"
 		}
-		r.startCall(id, name, raw)
-	case "sleep":
-		id := intArg(arg(args, 1))
-		ms, _ := arg(args, 2).(float64)
-		if i, ok := arg(args, 2).(int); ok {
-			ms = float64(i)
-		}
-		d := maxSleep
-		if ms < float64(maxSleep/time.Millisecond) {
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-		r.startSleep(id, d)
-	case "output":
-		it := Item{Text: str(arg(args, 2))}
-		if str(arg(args, 1)) == "image" {
-			it = Item{Image: true, Data: str(arg(args, 2)), MimeType: str(arg(args, 3))}
-		}
-		r.outBytes += len(it.Text) + len(it.Data)
-		if r.outBytes > MaxOutput {
-			return nil, fmt.Errorf("codemode output exceeds %d bytes", MaxOutput)
-		}
-		r.output = append(r.output, it)
-		if r.s.Output != nil {
-			r.s.Output(it)
-		}
-	case "done":
-		if r.finished {
-			return nil, nil
-		}
-		r.finished = true
-		r.ok, _ = arg(args, 1).(bool)
-		if s, ok := arg(args, 2).(string); ok {
-			r.payload = &s
-		}
-		if s, ok := arg(args, 3).(string); ok {
-			r.writes = &s
+		if l := stderr.firstLine(); l != "" {
+			msg += ": " + l
 		}
 	}
-	return nil, nil
+	return r.fail(&ScriptError{Kind: "sandbox", Message: msg})
 }
 
-func (r *run) deliver(st settlement) {
-	select {
-	case r.results <- st:
-	case <-r.vmDone:
-	}
+// write sends one message to the helper; a failed write means the helper has gone, which the
+// reader finds.
+func (r *run) write(m *jswire.Message) {
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	_ = jswire.Write(r.in, m)
 }
 
 type callReq struct {
@@ -533,51 +445,36 @@ func (r *run) doCall(req callReq) {
 		r.record = append(r.record, CallRecord{Name: req.name, Status: status, DurationMs: time.Since(req.at).Milliseconds()})
 		r.mu.Unlock()
 	}
-	st := settlement{id: req.id, ok: out.OK}
-	if out.OK && out.Value != nil {
-		v := string(out.Value)
-		st.payload = &v
-	} else if !out.OK {
-		e := out.Error
-		st.payload = &e
+	if r.ctx.Err() != nil {
+		return // the run has ended: nobody waits for the answer
 	}
-	r.deliver(st)
-}
-
-func (r *run) startSleep(id int, d time.Duration) {
-	r.calls.Add(1)
-	go func() {
-		defer r.calls.Done()
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.deliver(settlement{id: id, ok: true})
-		case <-r.ctx.Done():
-		case <-r.vmDone:
-		}
-	}()
+	m := &jswire.Message{T: "settle", ID: req.id, OK: out.OK, S: []*string{nil}}
+	if out.OK && out.Value != nil {
+		m.S[0] = jswire.Ptr(string(out.Value))
+	} else if !out.OK {
+		m.S[0] = &out.Error
+	}
+	r.write(m)
 }
 
 func (r *run) fail(e *ScriptError) Outcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return Outcome{Err: e, Output: r.output}
 }
 
-func (r *run) stopped() Outcome {
-	return r.fail(&ScriptError{Kind: "aborted", Message: r.stopText()})
-}
-
-func (r *run) outcome() Outcome {
-	if !r.ok {
+// outcome is the outcome of a script that finished: the prelude's done(ok, payload, writes).
+func (r *run) outcome(ok bool, payload, writes *string) Outcome {
+	if !ok {
 		e := &ScriptError{Kind: "script", Message: "the script failed without an error message"}
-		if r.payload != nil {
+		if payload != nil {
 			var d struct {
 				Name    *string `json:"name"`
 				Message *string `json:"message"`
 				Stack   *string `json:"stack"`
 			}
-			if json.Unmarshal([]byte(*r.payload), &d) == nil {
-				e.Message = *r.payload
+			if json.Unmarshal([]byte(*payload), &d) == nil {
+				e.Message = *payload
 				if d.Message != nil {
 					e.Message = *d.Message
 				}
@@ -588,18 +485,20 @@ func (r *run) outcome() Outcome {
 					e.Stack = *d.Stack
 				}
 			} else {
-				e.Message = *r.payload
+				e.Message = *payload
 			}
 		}
 		return r.fail(e)
 	}
+	r.mu.Lock()
 	o := Outcome{OK: true, Output: r.output}
-	if r.payload != nil {
-		o.Value = *r.payload
+	r.mu.Unlock()
+	if payload != nil {
+		o.Value = *payload
 	}
-	if r.writes != nil {
+	if writes != nil {
 		var entries [][]json.RawMessage
-		if json.Unmarshal([]byte(*r.writes), &entries) == nil {
+		if json.Unmarshal([]byte(*writes), &entries) == nil {
 			for _, e := range entries {
 				var key, val string
 				if len(e) == 0 || json.Unmarshal(e[0], &key) != nil {
@@ -616,46 +515,6 @@ func (r *run) outcome() Outcome {
 		}
 	}
 	return o
-}
-
-// jsError turns an exception that escaped to Go (a syntax error, an interrupt, an engine
-// error) into a script error: QuickJS's stack holds frames only.
-func jsError(kind string, err error) *ScriptError {
-	var qe *quickjs.Error
-	if !errors.As(err, &qe) {
-		return &ScriptError{Kind: "sandbox", Message: err.Error()}
-	}
-	var frames []string
-	for _, l := range strings.Split(qe.Stack, "\n") {
-		if strings.TrimSpace(l) != "" && !strings.Contains(l, "at codemode$") {
-			frames = append(frames, l)
-		}
-	}
-	return &ScriptError{Kind: kind, Name: qe.Name, Message: qe.Message, Stack: strings.Join(frames, "\n")}
-}
-
-func arg(args []any, i int) any {
-	if i < len(args) {
-		return args[i]
-	}
-	return nil
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func intArg(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case float64:
-		return int(n)
-	case int64:
-		return int(n)
-	}
-	return 0
 }
 
 // storeJSON renders the replayed store as one JSON object, keys sorted.
