@@ -13,7 +13,7 @@ import (
 // always sees the latest entry of an id. It is the reference for the pointers.
 func walkByID(s *Session, id string) []*Entry {
 	var path []*Entry
-	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = s.byID[e.ParentID] {
+	for e := s.byID(id); e != nil && len(path) <= len(s.entries); e = s.byID(e.ParentID) {
 		path = append(path, e)
 		if e.ParentID == "" {
 			break

@@ -76,7 +76,7 @@ func loadBoth(t *testing.T, name string, data []byte, run int) {
 		}
 	}
 	if serial.leaf != par.leaf || serial.needNL != par.needNL || serial.hasAssistant != par.hasAssistant ||
-		!reflect.DeepEqual(serial.labels, par.labels) || len(serial.byID) != len(par.byID) {
+		!reflect.DeepEqual(serial.labels, par.labels) || serial.ids.n != par.ids.n {
 		t.Fatalf("%s: leaf, torn end, labels or index differ", name)
 	}
 	if a, b := serial.Branch(""), par.Branch(""); len(a) != len(b) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,7 +30,7 @@ type Session struct {
 
 	header  Header
 	entries []*Entry
-	byID    map[string]*Entry
+	ids     idIndex
 	labels  map[string]string
 	leaf    string
 
@@ -69,9 +68,9 @@ type Session struct {
 	// ctxRoom: the room after ctx's messages was not handed out yet (Transcript).
 	ctxRoom bool
 
-	// Every indexed entry's parent pointer is byID[ParentID] (nil for a root or a missing
+	// Every indexed entry's parent pointer is byID(ParentID) (nil for a root or a missing
 	// parent) unless stale: an id indexed again (a duplicate replaces the earlier entry in
-	// byID, so pointers to it are out of date) or an id some entry's parent was missing
+	// the index, so pointers to it are out of date) or an id some entry's parent was missing
 	// under (dangling). A walk of a stale session resolves them all again (relink): only a
 	// hand-edited file gets there.
 	stale    bool
@@ -105,7 +104,7 @@ func (s *Session) reset(cwd string, o Options) {
 	ts := Timestamp(s.now())
 	s.header = Header{Type: TypeSession, Version: Version, ID: id, Timestamp: ts, Cwd: cwd, ParentSession: o.ParentSession}
 	s.entries = nil
-	s.byID = map[string]*Entry{}
+	s.ids = idIndex{}
 	s.labels = map[string]string{}
 	s.leaf = ""
 	s.branch, s.ctx = nil, nil
@@ -254,10 +253,12 @@ func open(path string, o OpenOptions, write bool) (*Session, error) {
 			// The index is sized for a line a KiB (pi's own large-session.jsonl averages
 			// 956 bytes): grown from 64, at 64 MB its growth was ~8% of the load's CPU
 			// (BenchmarkLoad 235-259 -> 220-240 ms). A file of longer lines has a larger
-			// index than it needs, at most ~3% of the file.
+			// index than it needs: 4-8 bytes of index and 8 of list per KiB, ~1% of the
+			// file.
 			hint := int(max(64, fi.Size()>>10))
 			s.entries = make([]*Entry, 0, hint)
-			s.byID = make(map[string]*Entry, hint)
+			s.ids = idIndex{}
+			s.ids.reserve(nil, hint)
 			s.labels = map[string]string{}
 			if h.Version < Version {
 				old = [][]byte{t}
@@ -458,9 +459,7 @@ func (s *Session) addAll(path string, d *decoder) {
 	if n := len(s.entries) + d.n; cap(s.entries) < n {
 		// The entries are known: the index is made at its size once.
 		s.entries = slices.Grow(s.entries, n-len(s.entries))
-		byID := make(map[string]*Entry, n)
-		maps.Copy(byID, s.byID)
-		s.byID = byID
+		s.ids.reserve(s.entries, n)
 	}
 	// Closed: d.runs no longer changes.
 	for _, r := range d.runs {
@@ -500,7 +499,7 @@ func (s *Session) index(e *Entry) {
 		// Every entry but a message has its fields, set or not (readers check Type only).
 		e.EntryData = new(EntryData)
 	}
-	if s.branch != nil && s.byID[e.ID] == nil && e.ParentID != "" && e.ParentID == s.branchLeaf && e.ParentID == s.leaf &&
+	if s.branch != nil && s.byID(e.ID) == nil && e.ParentID != "" && e.ParentID == s.branchLeaf && e.ParentID == s.leaf &&
 		len(s.branch) <= len(s.entries) && s.branch[0].ParentID != e.ID {
 		// The walk from e is e, then the walk from its parent: the cached path, unchanged
 		// because no id was replaced and e cannot close a cycle (it is not the missing
@@ -515,14 +514,12 @@ func (s *Session) index(e *Entry) {
 		// In a file, an entry's parent is nearly always the entry before it.
 		if n := len(s.entries); n > 0 && s.entries[n-1].ID == e.ParentID {
 			e.parent = s.entries[n-1]
-		} else if e.parent = s.byID[e.ParentID]; e.parent == nil {
+		} else if e.parent = s.byID(e.ParentID); e.parent == nil {
 			s.addDangling(e.ParentID)
 		}
 	}
 	s.entries = append(s.entries, e)
-	n := len(s.byID)
-	s.byID[e.ID] = e
-	if len(s.byID) == n {
+	if s.ids.put(s.entries, len(s.entries)-1) {
 		s.stale = true
 	} else if _, ok := s.dangling[e.ID]; ok {
 		s.stale = true
@@ -548,16 +545,16 @@ func (s *Session) addDangling(id string) {
 }
 
 // relink resolves every indexed entry's parent pointer again (see Session.stale). An entry
-// that a later one with its id replaced in byID is left as it is: no walk reaches it.
+// that a later one with its id replaced in the index is left as it is: no walk reaches it.
 func (s *Session) relink() {
 	s.dangling = nil
 	for _, e := range s.entries {
-		if s.byID[e.ID] != e {
+		if s.byID(e.ID) != e {
 			continue
 		}
 		e.parent = nil
 		if e.ParentID != "" {
-			if e.parent = s.byID[e.ParentID]; e.parent == nil {
+			if e.parent = s.byID(e.ParentID); e.parent == nil {
 				s.addDangling(e.ParentID)
 			}
 		}
@@ -713,7 +710,7 @@ func (s *Session) Append(e *Entry) (string, error) {
 
 func (s *Session) appendLocked(e *Entry, parentIsLeaf bool) (string, error) {
 	if e.ID == "" {
-		e.ID = newEntryID(func(id string) bool { _, ok := s.byID[id]; return ok })
+		e.ID = newEntryID(func(id string) bool { return s.byID(id) != nil })
 	}
 	if parentIsLeaf {
 		e.ParentID = s.leaf
@@ -805,7 +802,7 @@ func (s *Session) AppendSessionInfo(name string) (string, error) {
 func (s *Session) AppendLabel(targetID, label string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byID[targetID]; !ok {
+	if s.byID(targetID) == nil {
 		return "", fmt.Errorf("entry %s not found", targetID)
 	}
 	e := &Entry{Type: TypeLabel, EntryData: &EntryData{TargetID: targetID}}
@@ -830,7 +827,7 @@ func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, err
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fromID != "" {
-		if _, ok := s.byID[fromID]; !ok {
+		if s.byID(fromID) == nil {
 			return "", fmt.Errorf("entry %s not found", fromID)
 		}
 	}

@@ -47,7 +47,7 @@ func (s *Session) Entries() []*Entry {
 func (s *Session) Entry(id string) *Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.byID[id]
+	return s.byID(id)
 }
 
 // Leaf is the current position's entry id ("" before the first entry).
@@ -62,7 +62,7 @@ func (s *Session) Leaf() string {
 func (s *Session) SetLeaf(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byID[id]; !ok {
+	if s.byID(id) == nil {
 		return fmt.Errorf("entry %s not found", id)
 	}
 	s.leaf = id
@@ -140,7 +140,7 @@ func (s *Session) walk(id string) []*Entry {
 	}
 	var path []*Entry
 	// A parent chain longer than the entry count has a cycle (a hand-edited file): stop.
-	for e := s.byID[id]; e != nil && len(path) <= len(s.entries); e = e.parent {
+	for e := s.byID(id); e != nil && len(path) <= len(s.entries); e = e.parent {
 		path = append(path, e)
 	}
 	slices.Reverse(path)
