@@ -18,7 +18,8 @@ func decodeEntry(b []byte) (*Entry, error) {
 	r := jreader{b: b}
 	// The entry is decoded on the stack and copied, at the end, into the allocation its
 	// message made room for (an LLM message's), else into one of its own.
-	e := Entry{raw: b}
+	var e Entry
+	e.setRaw(b)
 	var slot *Entry
 	if r.object("") {
 		first := true
@@ -145,6 +146,10 @@ type (
 		Message
 		c CustomMessage
 	}
+	unknownMessage struct {
+		Message
+		raw []byte
+	}
 )
 
 // message decodes an entry's message of any role. Roles pigo does not know keep their bytes
@@ -255,7 +260,9 @@ func (r *jreader) message(line []byte) (msg *Message, slot *Entry) {
 		p.Custom = &p.c
 		return &p.Message, nil
 	}
-	return &Message{Role: m.Role, raw: line[start:r.i:r.i]}, nil
+	p := &unknownMessage{Message: Message{Role: m.Role}, raw: line[start:r.i:r.i]}
+	p.Message.raw = &p.raw
+	return &p.Message, nil
 }
 
 // contentField is a message's content: a string (one text block) or an array of blocks.

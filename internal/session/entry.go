@@ -12,7 +12,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
+	"unsafe"
 )
 
 // Version is the session file format version pi 0.84 writes.
@@ -64,12 +66,33 @@ type Entry struct {
 
 	*EntryData
 
-	// raw is the line as read from the file; it is what gets written back.
-	raw []byte
-	// parent is the entry ParentID names, resolved when the entry is indexed, so that a
-	// walk up the tree follows pointers instead of looking each id up (Session.stale says
-	// when they must be resolved again).
-	parent *Entry
+	// rawp and rawn are the line as read from the file, what gets written back (raw): its
+	// start and length, without a slice's capacity, so that an entry is 96 bytes and an
+	// LLM message entry one 416-byte allocation (D25.23).
+	rawp *byte
+	rawn uint32
+	// parent is the position plus one, in its session's entries, of the entry ParentID
+	// names (0: none), resolved when the entry is indexed, so that a walk up the tree
+	// follows positions instead of looking each id up (Session.stale says when they must
+	// be resolved again).
+	parent uint32
+}
+
+// raw is the line the entry was read from (nil: none, the entry is encoded).
+func (e *Entry) raw() []byte {
+	if e.rawp == nil {
+		return nil
+	}
+	return unsafe.Slice(e.rawp, e.rawn)
+}
+
+// setRaw makes b the entry's line. Lines are bounded by MaxLineBytes; one of 4 GiB or more
+// cannot be held.
+func (e *Entry) setRaw(b []byte) {
+	if len(b) > math.MaxUint32 {
+		panic("session: an entry line of 4 GiB or more")
+	}
+	e.rawp, e.rawn = unsafe.SliceData(b), uint32(len(b))
 }
 
 // EntryData holds the fields of the entry types other than message.
@@ -152,8 +175,8 @@ func (n nullable) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the entry with pi's field order (the order of the object literals in
 // session-manager.js), or the bytes it was read from.
 func (e *Entry) MarshalJSON() ([]byte, error) {
-	if e.raw != nil {
-		return e.raw, nil
+	if raw := e.raw(); raw != nil {
+		return raw, nil
 	}
 	p := nullable(e.ParentID)
 	var v any

@@ -8,15 +8,20 @@ import (
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
-// TestMessageEntrySize: an LLM message entry is one 448-byte allocation (its entry, session
-// message and LLM message; D25.18). llm.Message grew to 280 bytes when status was an int
-// after StringContent, and the three then made 456 bytes, a 480-byte class.
+// TestMessageEntrySize: an LLM message entry is one 416-byte allocation (its entry, session
+// message and LLM message; D25.18, D25.23). llm.Message grew to 280 bytes when status was an
+// int after StringContent, and the three then made 456 bytes, a 480-byte class; with the
+// entry's line as a slice (24 bytes), its parent as a pointer and the session message's
+// bytes inline they made 448.
 func TestMessageEntrySize(t *testing.T) {
 	if n := unsafe.Sizeof(llm.Message{}); n > 272 {
 		t.Errorf("llm.Message is %d bytes, want at most 272", n)
 	}
-	if n := unsafe.Sizeof(llmEntry{}); n > 448 {
-		t.Errorf("an LLM message entry is %d bytes, want at most 448", n)
+	if n := unsafe.Sizeof(Message{}); n > 48 {
+		t.Errorf("Message is %d bytes, want at most 48", n)
+	}
+	if n := unsafe.Sizeof(llmEntry{}); n > 416 {
+		t.Errorf("an LLM message entry is %d bytes, want at most 416", n)
 	}
 	line := []byte(`{"type":"message","id":"a1","parentId":"a0","timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"x"}],"isError":false,"timestamp":5}}`)
 	e, err := decodeEntry(line)
@@ -27,8 +32,22 @@ func TestMessageEntrySize(t *testing.T) {
 	if e.Message != &p.Message || e.Message.LLM != &p.m {
 		t.Error("the entry, its message and its LLM message are not one allocation")
 	}
-	if e.ID != "a1" || e.ParentID != "a0" || e.Type != TypeMessage || e.Message.LLM.ToolCallID != "c" || string(e.raw) != string(line) {
+	if e.ID != "a1" || e.ParentID != "a0" || e.Type != TypeMessage || e.Message.LLM.ToolCallID != "c" || string(e.raw()) != string(line) {
 		t.Errorf("decoded %+v", e)
+	}
+	// A role pigo does not know keeps its message's bytes (behind a pointer), written back
+	// as they were, as is the line.
+	unknown := `{"type":"message","id":"f","parentId":"e","timestamp":"t","message":{"role":"somethingNew","content":[],"x":{"odd":true}}}`
+	if e, err := decodeEntry([]byte(unknown)); err != nil || e.Message == nil || e.Message.Role != "somethingNew" {
+		t.Errorf("unknown role: %+v, %v", e, err)
+	} else {
+		mb, _ := e.Message.MarshalJSON()
+		eb, _ := e.MarshalJSON()
+		e.setRaw(nil)
+		rb, _ := e.MarshalJSON()
+		if string(mb) != `{"role":"somethingNew","content":[],"x":{"odd":true}}` || string(eb) != unknown || string(rb) != unknown {
+			t.Errorf("unknown role written as %s, %s, %s", mb, eb, rb)
+		}
 	}
 	// A repeated message key keeps the last one, whatever role the first had.
 	for _, l := range []string{
@@ -39,7 +58,7 @@ func TestMessageEntrySize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.ID != "a" || e.Timestamp != "t" || e.ParentID != "" || string(e.raw) != l {
+		if e.ID != "a" || e.Timestamp != "t" || e.ParentID != "" || string(e.raw()) != l {
 			t.Errorf("%s: entry %+v", l, e)
 		}
 		if m := e.Message; m.LLM != nil && (m.LLM.Text() != "two" || m.Bash != nil) || m.LLM == nil && (m.Bash == nil || m.Bash.Command != "ls") {

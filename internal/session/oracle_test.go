@@ -87,7 +87,7 @@ func oracleDecodeEntry(b []byte) (*Entry, error) {
 		return nil, err
 	}
 	e := &Entry{
-		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp, raw: b,
+		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp,
 		EntryData: &EntryData{
 			Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel,
 			Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: int(w.TokensBefore),
@@ -96,6 +96,7 @@ func oracleDecodeEntry(b []byte) (*Entry, error) {
 			TargetID: w.TargetID, Label: w.Label, Name: w.Name,
 		},
 	}
+	e.setRaw(b)
 	if w.ParentID != nil {
 		e.ParentID = *w.ParentID
 	}
@@ -145,5 +146,6 @@ func (w *oracleMsgWire) message(line []byte) (*Message, error) {
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return nil, err
 	}
-	return &Message{Role: role, raw: raw.Message}, nil
+	b := []byte(raw.Message)
+	return &Message{Role: role, raw: &b}, nil
 }

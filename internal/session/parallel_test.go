@@ -67,10 +67,14 @@ func loadBoth(t *testing.T, name string, data []byte, run int) {
 	}
 	for i := range serial.entries {
 		a, b := *serial.entries[i], *par.entries[i]
-		if (a.parent == nil) != (b.parent == nil) || a.parent != nil && a.parent.ID != b.parent.ID {
+		if a.parent != b.parent {
 			t.Fatalf("%s: entry %d's parent differs", name, i)
 		}
-		a.parent, b.parent = nil, nil
+		if string(a.raw()) != string(b.raw()) {
+			t.Fatalf("%s: entry %d's line differs", name, i)
+		}
+		a.setRaw(nil)
+		b.setRaw(nil)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("%s: entry %d differs:\n%+v\n%+v", name, i, a, b)
 		}

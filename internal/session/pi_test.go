@@ -136,7 +136,7 @@ func TestPiWritesPigoReads(t *testing.T) {
 	for _, e := range s.Entries() {
 		c := *e
 		if c.Type != TypeMessage {
-			c.raw = nil
+			c.setRaw(nil)
 		}
 		b, err := c.MarshalJSON()
 		if err != nil {
@@ -376,7 +376,7 @@ console.log(s.getSessionFile());
 			continue
 		}
 		c := *e
-		c.raw = nil
+		c.setRaw(nil)
 		b, err := c.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)

@@ -68,10 +68,10 @@ type Session struct {
 	// ctxRoom: the room after ctx's messages was not handed out yet (Transcript).
 	ctxRoom bool
 
-	// Every indexed entry's parent pointer is byID(ParentID) (nil for a root or a missing
-	// parent) unless stale: an id indexed again (a duplicate replaces the earlier entry in
-	// the index, so pointers to it are out of date) or an id some entry's parent was missing
-	// under (dangling). A walk of a stale session resolves them all again (relink): only a
+	// Every indexed entry's parent is the position of byID(ParentID) (none for a root or a
+	// missing parent) unless stale: an id indexed again (a duplicate replaces the earlier
+	// entry in the index, so positions of it are out of date) or an id some entry's parent
+	// was missing under (dangling). A walk of a stale session resolves them all again (relink): only a
 	// hand-edited file gets there.
 	stale    bool
 	dangling map[string]struct{}
@@ -509,12 +509,14 @@ func (s *Session) index(e *Entry) {
 	} else {
 		s.branch = nil
 	}
-	e.parent = nil
+	e.parent = 0
 	if e.ParentID != "" {
 		// In a file, an entry's parent is nearly always the entry before it.
 		if n := len(s.entries); n > 0 && s.entries[n-1].ID == e.ParentID {
-			e.parent = s.entries[n-1]
-		} else if e.parent = s.byID(e.ParentID); e.parent == nil {
+			e.parent = uint32(n)
+		} else if p := s.ids.get(s.entries, e.ParentID); p >= 0 {
+			e.parent = uint32(p + 1)
+		} else {
 			s.addDangling(e.ParentID)
 		}
 	}
@@ -544,7 +546,7 @@ func (s *Session) addDangling(id string) {
 	s.dangling[id] = struct{}{}
 }
 
-// relink resolves every indexed entry's parent pointer again (see Session.stale). An entry
+// relink resolves every indexed entry's parent position again (see Session.stale). An entry
 // that a later one with its id replaced in the index is left as it is: no walk reaches it.
 func (s *Session) relink() {
 	s.dangling = nil
@@ -552,9 +554,11 @@ func (s *Session) relink() {
 		if s.byID(e.ID) != e {
 			continue
 		}
-		e.parent = nil
+		e.parent = 0
 		if e.ParentID != "" {
-			if e.parent = s.byID(e.ParentID); e.parent == nil {
+			if p := s.ids.get(s.entries, e.ParentID); p >= 0 {
+				e.parent = uint32(p + 1)
+			} else {
 				s.addDangling(e.ParentID)
 			}
 		}
@@ -718,7 +722,7 @@ func (s *Session) appendLocked(e *Entry, parentIsLeaf bool) (string, error) {
 	if e.Timestamp == "" {
 		e.Timestamp = Timestamp(s.now())
 	}
-	e.raw = nil
+	e.setRaw(nil)
 	s.index(e)
 	return e.ID, s.persistEntry(e)
 }

@@ -132,7 +132,7 @@ func (s *Session) branchLocked(id string) []*Entry {
 	return path[:len(path):len(path)]
 }
 
-// walk follows the parent links from id to the root: the parent pointers index resolved
+// walk follows the parent links from id to the root: the parent positions index resolved
 // (one map lookup per entry here was most of a long session's walk).
 func (s *Session) walk(id string) []*Entry {
 	if s.stale {
@@ -140,8 +140,12 @@ func (s *Session) walk(id string) []*Entry {
 	}
 	var path []*Entry
 	// A parent chain longer than the entry count has a cycle (a hand-edited file): stop.
-	for e := s.byID(id); e != nil && len(path) <= len(s.entries); e = e.parent {
+	for e := s.byID(id); e != nil && len(path) <= len(s.entries); {
 		path = append(path, e)
+		if e.parent == 0 {
+			break
+		}
+		e = s.entries[e.parent-1]
 	}
 	slices.Reverse(path)
 	return path
@@ -294,7 +298,7 @@ func (s *Session) Branched(leafID string) (string, error) {
 		c := *e
 		if c.ParentID != parent {
 			c.ParentID = parent
-			c.raw = withParent(c.raw, parent)
+			c.setRaw(withParent(c.raw(), parent))
 		}
 		kept = append(kept, &c)
 		ids[c.ID] = true
