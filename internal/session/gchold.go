@@ -62,7 +62,7 @@ func holdGC(size int64) func() {
 				if cur := debug.SetGCPercent(-1); cur != holdGCPercent {
 					debug.SetGCPercent(cur) // changed meanwhile: theirs stays
 				} else {
-					deferNextCycle()
+					deferNextCycle(size)
 				}
 			} else if cur := debug.SetGCPercent(gcHold.prev); cur != holdGCPercent {
 				debug.SetGCPercent(cur) // changed meanwhile: theirs stays
@@ -72,20 +72,28 @@ func holdGC(size int64) func() {
 }
 
 // deferNextCycle puts the next collection where GOGC=100 would have put it had the loaded
-// heap just been marked: when the heap has doubled. Restoring GOGC=100 alone paces from the
-// last cycle's mark, which ran before the load or early in it, so a cycle started at once,
-// marking the whole session to free next to nothing (a 64 MB file: 151 MB marked, ~50 ms of
-// CPU, one of the three cycles of a continuation), and the first turn's body then paid for
-// another. The target is set for that one cycle (gcstart.Pace); the default is back after
-// it. The collector is off when it is called; the caller checked gcstart.CanDefer.
-func deferNextCycle() {
+// heap just been marked: when the heap has doubled, and a quarter of the file (size bytes)
+// more. Restoring GOGC=100 alone paces from the last cycle's mark, which ran before the load
+// or early in it, so a cycle started at once, marking the whole session to free next to
+// nothing (a 64 MB file: 151 MB marked, ~50 ms of CPU, one of the three cycles of a
+// continuation), and the first turn's body then paid for another. The target is set for that
+// one cycle (gcstart.Pace); the default is back after it. The collector is off when it is
+// called; the caller checked gcstart.CanDefer.
+//
+// The quarter: what a continuation allocates for its first request (the context, the body)
+// is about as much as the loaded session holds, and at exactly twice the heap it came within
+// 3% of the goal (files of 12-32 MB of pi's fixture). When D25.23 made the loaded heap 3.6%
+// smaller, those continuations crossed it: one more cycle, marking the whole session while
+// the body was built (+14% instructions at 16 MB). The quarter keeps the cycle where it was
+// before that; the heap it lets grow is what the smaller session no longer holds.
+func deferNextCycle(size int64) {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	percent := 100
 	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 {
 		if marked, heap := s[0].Value.Uint64(), s[1].Value.Uint64(); marked > 0 && heap > marked {
-			// goal = marked × (1 + GOGC/100) = 2 × heap
-			percent = int((2*heap - marked) * 100 / marked)
+			// goal = marked × (1 + GOGC/100) = 2 × heap + size/4
+			percent = int((2*heap + uint64(size)/4 - marked) * 100 / marked)
 		}
 	}
 	gcstart.Pace(percent)
