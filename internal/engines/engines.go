@@ -80,9 +80,9 @@ func Installed() bool {
 }
 
 // Command is `pigo-engines ENGINE ARGS...`, ready to start: an empty environment (the helper
-// needs none, and no secret of pigo's reaches it) but GOMAXPROCS=1 (one engine, one core) and
-// $envCPU when cpu > 0 (the helper applies it as RLIMIT_CPU; see SetLimits). It is killed when
-// ctx ends.
+// needs none, and no secret of pigo's reaches it) but GOMAXPROCS=1 (one engine, one core). It
+// is killed when ctx ends. Each engine bounds itself (SetLimits) with limits of its own or
+// given in its protocol.
 func Command(ctx context.Context, engine string, args ...string) (*exec.Cmd, error) {
 	exe, err := Find()
 	if err != nil {
