@@ -234,37 +234,10 @@ func (r *run) end(o Outcome) Outcome {
 	return o
 }
 
-// helperStderr keeps the head of what the helper wrote to stderr: a Go runtime's crash
-// starts with its reason.
-type helperStderr struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (h *helperStderr) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if n := 4096 - len(h.buf); n > 0 {
-		h.buf = append(h.buf, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (h *helperStderr) firstLine() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, l := range strings.Split(string(h.buf), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
-}
-
 // main starts the helper, sends the script and serves its messages until the script's
 // outcome; the helper is killed and reaped before it returns.
 func (r *run) main(cmd *exec.Cmd, kill context.CancelFunc) Outcome {
-	stderr := &helperStderr{}
+	stderr := &engines.Stderr{}
 	cmd.Stderr = stderr
 	// A process the helper left holding its stderr does not keep Wait (and the run) waiting.
 	cmd.WaitDelay = time.Second
@@ -347,7 +320,7 @@ func (r *run) main(cmd *exec.Cmd, kill context.CancelFunc) Outcome {
 
 // crashed is the outcome of a helper that broke off: it ended without an answer (a crash, a
 // limit) or broke the protocol.
-func (r *run) crashed(cmd *exec.Cmd, kill context.CancelFunc, stderr *helperStderr, err error) Outcome {
+func (r *run) crashed(cmd *exec.Cmd, kill context.CancelFunc, stderr *engines.Stderr, err error) Outcome {
 	msg := "the js engine (" + engines.Name + " js) "
 	if errors.Is(err, jswire.ErrProtocol) {
 		msg += "broke the protocol: " + err.Error()
@@ -367,7 +340,7 @@ func (r *run) crashed(cmd *exec.Cmd, kill context.CancelFunc, stderr *helperStde
 		if werr != nil {
 			msg += " (" + werr.Error() + ")"
 		}
-		if l := stderr.firstLine(); l != "" {
+		if l := stderr.FirstLine(); l != "" {
 			msg += ": " + l
 		}
 	}

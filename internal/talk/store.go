@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +34,7 @@ type Store struct {
 	in     io.WriteCloser
 	w      *bufio.Writer
 	r      *bufio.Reader
-	stderr *tailBuffer
+	stderr *engines.Stderr
 	err    error // the helper failed: every later call returns this
 	closed bool
 }
@@ -53,7 +52,7 @@ func OpenStore(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cmd: cmd, stderr: &tailBuffer{}}
+	s := &Store{cmd: cmd, stderr: &engines.Stderr{}}
 	cmd.Stderr = s.stderr
 	if s.in, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -144,37 +143,15 @@ func (s *Store) answer() ([][]byte, error) {
 	return f[1:], nil
 }
 
-// failure describes a broken helper: the stream's error and the end of what it wrote on stderr.
+// failure describes a broken helper: the stream's error and the first line it wrote on stderr.
 func (s *Store) failure(err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = errors.New("it ended")
 	}
-	if t := strings.TrimSpace(s.stderr.String()); t != "" {
+	if t := s.stderr.FirstLine(); t != "" {
 		return fmt.Errorf("%s (talk store): %v: %s", engines.Name, err, t)
 	}
 	return fmt.Errorf("%s (talk store): %v", engines.Name, err)
-}
-
-// tailBuffer keeps the last 4 KiB written to it (the helper's stderr).
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 4096 {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-4096:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 func strs(b [][]byte) []string {

@@ -200,7 +200,7 @@ func ExtractMarkdown(ctx context.Context, page, sourceURL string) (*Page, error)
 	}
 	cmd.Stdin = strings.NewReader(page)
 	out := &answerWriter{cmd: cmd}
-	stderr := &headWriter{max: 2048}
+	stderr := &engines.Stderr{}
 	cmd.Stdout, cmd.Stderr = out, stderr
 	// A helper's child holding its pipes does not hold pigo after the helper ends.
 	cmd.WaitDelay = time.Second
@@ -212,7 +212,7 @@ func ExtractMarkdown(ctx context.Context, page, sourceURL string) (*Page, error)
 		return nil, fmt.Errorf("page extraction failed: the answer of %s %s is over %d bytes", engines.Name, extractwire.Engine, extractwire.MaxAnswer)
 	}
 	if err != nil {
-		return nil, extractFailure(err, stderr.String())
+		return nil, extractFailure(err, decodeUTF8([]byte(stderr.String())))
 	}
 	var a extractwire.Answer
 	if err := json.Unmarshal(out.b, &a); err != nil {
@@ -264,21 +264,6 @@ func (w *answerWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
 }
-
-// headWriter keeps the first max bytes written to it and discards the rest.
-type headWriter struct {
-	max int
-	b   []byte
-}
-
-func (h *headWriter) Write(p []byte) (int, error) {
-	if n := h.max - len(h.b); n > 0 {
-		h.b = append(h.b, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (h *headWriter) String() string { return decodeUTF8(h.b) }
 
 // TruncateMarkdown cuts text to 100 KiB at the last newline, with the seed's marker.
 func TruncateMarkdown(text string) (string, bool) {

@@ -25,16 +25,17 @@ func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, netip.AddrPort)
 	return srv, ap
 }
 
-const article = `<!doctype html><html><head><title>Doc Title</title></head><body>
-<nav><a href="/home">Home</a> | <a href="/about">About</a></nav>
-<article><h1>Main heading</h1>
-<p>This is the first paragraph of the article. It has enough words to be the main content of the page, which readability needs to decide.</p>
-<p>A second paragraph with a <a href="/rel/link">relative link</a> and more text, so that the content is long enough to pass the two hundred character minimum.</p>
-<pre><code>go test ./...
-</code></pre>
-<ul><li>one</li><li>two</li></ul>
-</article>
-<footer>Copyright footer text</footer></body></html>`
+// article is the test page (shared with internal/web/extract's tests): a title, navigation,
+// an article and a footer.
+var article = readTestdata("testdata/article.html")
+
+func readTestdata(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func TestFetchMarkdown(t *testing.T) {
 	srv, ap := server(t, func(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/cuehelper"
 	"github.com/pigo-agent/pigo/internal/cueschema"
+	"github.com/pigo-agent/pigo/internal/engines/enginestest"
 )
 
 // Main is a TestMain: invoked as pigo-cue (through the link it makes) the test binary is the
@@ -33,19 +34,4 @@ func Serve() {
 // Link links the test binary as pigo-cue in a temporary directory and points $PIGO_CUE at the
 // link, before any test runs (no test sees the environment change); the returned function
 // removes the directory.
-func Link() func() {
-	exe, err := os.Executable()
-	if err != nil {
-		panic(err)
-	}
-	dir, err := os.MkdirTemp("", "pigo-cue-")
-	if err != nil {
-		panic(err)
-	}
-	link := filepath.Join(dir, cuehelper.Name)
-	if err := os.Symlink(exe, link); err != nil {
-		panic(err)
-	}
-	os.Setenv(cuehelper.EnvPath, link)
-	return func() { os.RemoveAll(dir) }
-}
+func Link() func() { return enginestest.LinkAs(cuehelper.Name, cuehelper.EnvPath) }

@@ -32,19 +32,24 @@ func Serve(servers map[string]engines.Server) {
 // Link links the test binary as pigo-engines in a temporary directory and points
 // $PIGO_ENGINES at the link, before any test runs (no test sees the environment change); the
 // returned function removes the directory.
-func Link() func() {
+func Link() func() { return LinkAs(engines.Name, engines.EnvPath) }
+
+// LinkAs links the test binary as the helper name in a temporary directory and points the
+// variable env at the link (pigo-cue's tests use it too); the returned function removes the
+// directory.
+func LinkAs(name, env string) func() {
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
-	dir, err := os.MkdirTemp("", "pigo-engines-")
+	dir, err := os.MkdirTemp("", name+"-")
 	if err != nil {
 		panic(err)
 	}
-	link := filepath.Join(dir, engines.Name)
+	link := filepath.Join(dir, name)
 	if err := os.Symlink(exe, link); err != nil {
 		panic(err)
 	}
-	os.Setenv(engines.EnvPath, link)
+	os.Setenv(env, link)
 	return func() { os.RemoveAll(dir) }
 }

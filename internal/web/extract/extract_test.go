@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -16,16 +17,13 @@ func TestMain(m *testing.M) {
 }
 
 // article is internal/web's test page: a title, navigation, an article and a footer.
-const article = `<!doctype html><html><head><title>Doc Title</title></head><body>
-<nav><a href="/home">Home</a> | <a href="/about">About</a></nav>
-<article><h1>Main heading</h1>
-<p>This is the first paragraph of the article. It has enough words to be the main content of the page, which readability needs to decide.</p>
-<p>A second paragraph with a <a href="/rel/link">relative link</a> and more text, so that the content is long enough to pass the two hundred character minimum.</p>
-<pre><code>go test ./...
-</code></pre>
-<ul><li>one</li><li>two</li></ul>
-</article>
-<footer>Copyright footer text</footer></body></html>`
+var article = func() string {
+	b, err := os.ReadFile("../testdata/article.html")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // FuzzExtractMarkdown: any page gives Markdown or an error, never a panic (internal/web's
 // fuzz test, moved here with the extractor).
