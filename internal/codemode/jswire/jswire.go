@@ -117,7 +117,7 @@ func Write(w io.Writer, m *Message) error {
 // string over the bound).
 var ErrProtocol = errors.New("protocol error")
 
-// Read reads one message; each string is at most maxString bytes, the header MaxHeader.
+// Read reads one message; its strings are at most maxString bytes in all, the header MaxHeader.
 // io.EOF means the other side ended between messages.
 func Read(r *bufio.Reader, maxString int) (*Message, error) {
 	line, err := r.ReadSlice('\n')
@@ -141,13 +141,19 @@ func Read(r *bufio.Reader, maxString int) (*Message, error) {
 		return nil, fmt.Errorf("%w: %d strings in one message", ErrProtocol, len(m.N))
 	}
 	m.S = make([]*string, len(m.N))
+	total := 0
 	for i, n := range m.N {
 		switch {
 		case n == -1:
 			continue
 		case n < 0 || n > maxString:
 			return nil, fmt.Errorf("%w: a string of %d bytes (at most %d)", ErrProtocol, n, maxString)
+		case n > maxString-total:
+			// The bound is the message's, not each string's: 8 strings of maxString each
+			// would otherwise be 8 times what any VM heap can hold.
+			return nil, fmt.Errorf("%w: strings of %d bytes in one message (at most %d)", ErrProtocol, total+n, maxString)
 		}
+		total += n
 		b := make([]byte, n)
 		if _, err := io.ReadFull(r, b); err != nil {
 			if err == io.EOF {

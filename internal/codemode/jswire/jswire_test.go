@@ -48,6 +48,7 @@ func TestBounds(t *testing.T) {
 		{`{"t":"out","n":[101]}` + "\n", "protocol error: a string of 101 bytes (at most 100)"},
 		{`{"t":"out","n":[-2]}` + "\n", "protocol error: a string of -2 bytes (at most 100)"},
 		{`{"t":"out","n":[0,0,0,0,0,0,0,0,0]}` + "\n", "protocol error: 9 strings in one message"},
+		{`{"t":"done","n":[60,-1,41]}` + "\n" + strings.Repeat("x", 60), "protocol error: strings of 101 bytes in one message (at most 100)"},
 		{`{"t":"out","n":[5]}` + "\nab", "unexpected EOF"},
 		{`{"t":"out"`, "unexpected EOF"},
 		{"[]\n", "protocol error: json: cannot unmarshal array into Go value of type jswire.Message"},
