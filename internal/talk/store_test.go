@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -130,19 +129,26 @@ func TestStoreHelperKilled(t *testing.T) {
 }
 
 // TestStoreHelperHung: a helper that stops answering is killed after callWait; the call fails
-// instead of waiting for ever.
+// instead of waiting for ever. The helper here answers the opening, then sleeps (a real one,
+// SIGSTOPped, was flaky: a process group left orphaned with a stopped member is sent SIGCONT).
 func TestStoreHelperHung(t *testing.T) {
 	old := callWait
 	callWait = 300 * time.Millisecond
 	defer func() { callWait = old }()
-	st := openTestStore(t)
-	if err := st.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	fake := filepath.Join(t.TempDir(), engines.Name)
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nprintf '\\001\\002ok'\nexec sleep 60\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv(engines.EnvPath, fake)
+	st, err := OpenStore(filepath.Join(t.TempDir(), "talk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 	start := time.Now()
-	_, err := st.ListKeys("ns")
+	_, err = st.ListKeys("ns")
 	if err == nil || !strings.Contains(err.Error(), "pigo-engines (talk store): ") {
-		t.Fatalf("a stopped helper: %v", err)
+		t.Fatalf("a helper that does not answer: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("the call took %v", d)
