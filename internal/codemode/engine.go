@@ -13,6 +13,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/codemode/jswire"
 	"github.com/pigo-agent/pigo/internal/engines"
+	"github.com/pigo-agent/pigo/internal/headbuf"
 )
 
 // MaxParallelCalls bounds the nested calls that run at once; the rest wait their turn.
@@ -237,7 +238,7 @@ func (r *run) end(o Outcome) Outcome {
 // main starts the helper, sends the script and serves its messages until the script's
 // outcome; the helper is killed and reaped before it returns.
 func (r *run) main(cmd *exec.Cmd, kill context.CancelFunc) Outcome {
-	stderr := &engines.Stderr{}
+	stderr := &headbuf.Buffer{}
 	cmd.Stderr = stderr
 	// A process the helper left holding its stderr does not keep Wait (and the run) waiting.
 	cmd.WaitDelay = time.Second
@@ -320,7 +321,7 @@ func (r *run) main(cmd *exec.Cmd, kill context.CancelFunc) Outcome {
 
 // crashed is the outcome of a helper that broke off: it ended without an answer (a crash, a
 // limit) or broke the protocol.
-func (r *run) crashed(cmd *exec.Cmd, kill context.CancelFunc, stderr *engines.Stderr, err error) Outcome {
+func (r *run) crashed(cmd *exec.Cmd, kill context.CancelFunc, stderr *headbuf.Buffer, err error) Outcome {
 	msg := "the js engine (" + engines.Name + " js) "
 	if errors.Is(err, jswire.ErrProtocol) {
 		msg += "broke the protocol: " + err.Error()

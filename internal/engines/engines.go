@@ -28,7 +28,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -143,41 +142,4 @@ func SetLimits(cpu time.Duration, mem uint64) error {
 		}
 	}
 	return nil
-}
-
-// Stderr keeps the first 4 KiB an engine writes to its stderr: a Go runtime's crash, a panic
-// or a usage error starts with its reason, and what follows (goroutine stacks) is not worth
-// holding. It is safe for the exec package's copying goroutine and a reader at once.
-type Stderr struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-// stderrMax is how much of an engine's stderr Stderr keeps.
-const stderrMax = 4 << 10
-
-func (s *Stderr) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n := stderrMax - len(s.buf); n > 0 {
-		s.buf = append(s.buf, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
-}
-
-// String is what was kept, as written.
-func (s *Stderr) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return string(s.buf)
-}
-
-// FirstLine is the first line that is not blank, trimmed ("" when none).
-func (s *Stderr) FirstLine() string {
-	for _, l := range strings.Split(s.String(), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
 }

@@ -139,24 +139,3 @@ func TestSetLimits(t *testing.T) {
 		t.Errorf("address space: %q", as)
 	}
 }
-
-// TestStderr: the first 4 KiB are kept, whatever the writes' sizes; FirstLine skips blank
-// lines.
-func TestStderr(t *testing.T) {
-	var s Stderr
-	s.Write([]byte("\n  \n  fatal error: out of memory  \nstack"))
-	s.Write(bytes.Repeat([]byte("x"), 10000))
-	if n, _ := s.Write([]byte("more")); n != 4 {
-		t.Fatalf("Write returned %d", n)
-	}
-	if got := s.FirstLine(); got != "fatal error: out of memory" {
-		t.Fatalf("FirstLine: %q", got)
-	}
-	if len(s.String()) != stderrMax {
-		t.Fatalf("kept %d bytes, want %d", len(s.String()), stderrMax)
-	}
-	var empty Stderr
-	if empty.FirstLine() != "" {
-		t.Fatal("FirstLine of nothing")
-	}
-}

@@ -11,9 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/headbuf"
 )
 
 // ExitTimeout is the exit code reported when a command is killed by its timeout.
@@ -127,7 +128,7 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	}
 	// bwrap's own failures are "bwrap: ..." as the first line of stderr with exit code 1; the
 	// head of stderr is kept to tell them from the command's.
-	head := &headWriter{}
+	head := &headbuf.Buffer{Max: headMax}
 	o := opt
 	maxProcs := opt.MaxProcesses
 	if maxProcs <= 0 {
@@ -165,11 +166,11 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 
 // finish releases the placeholders, restores replaced links and turns a bwrap set-up failure
 // into a [*SetupError].
-func (pl *Plan) finish(g *guard, head *headWriter, res Result, err error) (Result, error) {
+func (pl *Plan) finish(g *guard, head *headbuf.Buffer, res Result, err error) (Result, error) {
 	g.release()
 	res.Restored = pl.checkLinks()
 	if err == nil && res.ExitCode == 1 {
-		if line, ok := head.firstLine(); ok && strings.HasPrefix(line, "bwrap: ") {
+		if line, ok := firstLine(head); ok && strings.HasPrefix(line, "bwrap: ") {
 			return res, &SetupError{Detail: line}
 		}
 	}
@@ -187,28 +188,12 @@ func sameWriter(a, b io.Writer) (same bool) {
 	return a != nil && a == b
 }
 
-// headWriter keeps the first bytes written to it.
-type headWriter struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
+// headMax is how much of bwrap's stderr is kept to tell its own failure from the command's.
 const headMax = 512
 
-func (h *headWriter) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if n := headMax - len(h.buf); n > 0 {
-		h.buf = append(h.buf, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
-}
-
-// firstLine returns the first complete line (or all of a short output without a newline).
-func (h *headWriter) firstLine() (string, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := string(h.buf)
+// firstLine returns the first complete line of h (or all of a short output without a newline).
+func firstLine(h *headbuf.Buffer) (string, bool) {
+	s := h.String()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i], true
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/engines"
+	"github.com/pigo-agent/pigo/internal/headbuf"
 	"github.com/pigo-agent/pigo/internal/talk/storewire"
 )
 
@@ -34,7 +35,7 @@ type Store struct {
 	in     io.WriteCloser
 	w      *bufio.Writer
 	r      *bufio.Reader
-	stderr *engines.Stderr
+	stderr *headbuf.Buffer
 	err    error // the helper failed: every later call returns this
 	closed bool
 }
@@ -52,7 +53,7 @@ func OpenStore(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cmd: cmd, stderr: &engines.Stderr{}}
+	s := &Store{cmd: cmd, stderr: &headbuf.Buffer{}}
 	cmd.Stderr = s.stderr
 	if s.in, err = cmd.StdinPipe(); err != nil {
 		return nil, err

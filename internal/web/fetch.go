@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/internal/engines"
+	"github.com/pigo-agent/pigo/internal/headbuf"
 	"github.com/pigo-agent/pigo/internal/web/extractwire"
 )
 
@@ -200,7 +201,7 @@ func ExtractMarkdown(ctx context.Context, page, sourceURL string) (*Page, error)
 	}
 	cmd.Stdin = strings.NewReader(page)
 	out := &answerWriter{cmd: cmd}
-	stderr := &engines.Stderr{}
+	stderr := &headbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, stderr
 	// A helper's child holding its pipes does not hold pigo after the helper ends.
 	cmd.WaitDelay = time.Second
