@@ -139,3 +139,11 @@ func TestSetLimits(t *testing.T) {
 		t.Errorf("address space: %q", as)
 	}
 }
+
+// TestErrNotFoundText: the text a tool's error and pigo tools' users read, byte for byte.
+func TestErrNotFoundText(t *testing.T) {
+	const want = "this needs the pigo-engines helper, which is not installed beside pigo or on PATH (go install github.com/pigo-agent/pigo/cmd/pigo-engines@latest, or set $PIGO_ENGINES)"
+	if ErrNotFound.Error() != want {
+		t.Fatalf("ErrNotFound:\n%s\nwant\n%s", ErrNotFound, want)
+	}
+}

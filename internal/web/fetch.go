@@ -213,7 +213,7 @@ func ExtractMarkdown(ctx context.Context, page, sourceURL string) (*Page, error)
 		return nil, fmt.Errorf("page extraction failed: the answer of %s %s is over %d bytes", engines.Name, extractwire.Engine, extractwire.MaxAnswer)
 	}
 	if err != nil {
-		return nil, extractFailure(err, decodeUTF8([]byte(stderr.String())))
+		return nil, extractFailure(err, stderr)
 	}
 	var a extractwire.Answer
 	if err := json.Unmarshal(out.b, &a); err != nil {
@@ -227,7 +227,7 @@ func ExtractMarkdown(ctx context.Context, page, sourceURL string) (*Page, error)
 
 // extractFailure is the error of a helper that ended without an answer: killed (its CPU limit,
 // or a signal), out of its memory, or another failure with the first line of what it said.
-func extractFailure(err error, stderr string) error {
+func extractFailure(err error, stderr *headbuf.Buffer) error {
 	what := engines.Name + " " + extractwire.Engine
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -237,12 +237,11 @@ func extractFailure(err error, stderr string) error {
 			}
 			return fmt.Errorf("page extraction failed: %s ended by %v", what, ws.Signal())
 		}
-		if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") {
+		if all := stderr.String(); strings.Contains(all, "out of memory") || strings.Contains(all, "cannot allocate memory") {
 			return fmt.Errorf("page extraction was stopped: %s ran out of its memory (it may use %d MiB)", what, extractwire.Mem>>20)
 		}
 	}
-	msg, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
-	if msg != "" {
+	if msg := decodeUTF8([]byte(stderr.FirstLine())); msg != "" {
 		return fmt.Errorf("page extraction failed: %s: %v: %s", what, err, msg)
 	}
 	return fmt.Errorf("page extraction failed: %s: %v", what, err)
