@@ -3,6 +3,7 @@ package codemode
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,5 +160,48 @@ func TestHostileHelper(t *testing.T) {
 	o := Run(context.Background(), Script{Code: "return 1", Timeout: 50 * time.Millisecond})
 	if o.OK || o.Err.Text() != "codemode execution timed out after 50 ms" {
 		t.Errorf("silent helper: %+v", o.Err)
+	}
+}
+
+// Many runs at once (as parallel model calls would start them), each with nested calls: every
+// one gets its own helper and its own answers, and every helper is waited for and gone.
+func TestManyRunsAtOnce(t *testing.T) {
+	var mu sync.Mutex
+	var cmds []*exec.Cmd
+	helperHook = func(c *exec.Cmd) {
+		mu.Lock()
+		cmds = append(cmds, c)
+		mu.Unlock()
+	}
+	t.Cleanup(func() { helperHook = nil })
+	const n = 48
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := Run(context.Background(), Script{
+				Code:  fmt.Sprintf("const r = await Promise.all([call('t', {i: %d}), call('t', {i: %d})]); return r[0].i + r[1].i", i, i),
+				Tools: []Tool{{Name: "t"}},
+				Call: func(_ context.Context, _ string, args json.RawMessage) CallOutcome {
+					return CallOutcome{OK: true, Value: args}
+				},
+			})
+			if !o.OK || o.Value != fmt.Sprint(2*i) || len(o.Calls) != 2 {
+				errs <- fmt.Sprintf("run %d: %+v %+v", i, o, o.Err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if len(cmds) != n {
+		t.Fatalf("%d helpers started, want %d", len(cmds), n)
+	}
+	for _, c := range cmds {
+		gone(t, c)
 	}
 }

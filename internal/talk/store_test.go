@@ -2,9 +2,11 @@ package talk
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -152,5 +154,39 @@ func TestStoreHelperHung(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("the call took %v", d)
+	}
+}
+
+// TestStoreConcurrentCalls: calls from many goroutines at once share the one helper; each
+// gets its own answer (the frames of two calls never interleave).
+func TestStoreConcurrentCalls(t *testing.T) {
+	st := openTestStore(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				key := fmt.Sprintf("k%d-%d", g, i)
+				if err := st.WriteJSON("ns", key, g*1000+i); err != nil {
+					errs <- err
+					return
+				}
+				var v int
+				if ok, err := st.ReadJSON("ns", key, &v); !ok || err != nil || v != g*1000+i {
+					errs <- fmt.Errorf("%s: %v %v %d", key, ok, err, v)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if keys, err := st.ListKeys("ns"); err != nil || len(keys) != 32*20 {
+		t.Fatalf("%d keys, %v", len(keys), err)
 	}
 }
