@@ -102,8 +102,9 @@ func (b *Builder) Add(c Content) int {
 	return len(b.msg.Content) - 1
 }
 
-// Append adds delta to the text or thinking of block i.
-func (b *Builder) Append(i int, delta string) {
+// Append adds delta to the text or thinking of block i and returns the copy of delta the text
+// now ends with (for an event: delta may be borrowed from a reader's buffer, the copy is not).
+func (b *Builder) Append(i int, delta string) string {
 	buf := b.bufs[i]
 	c := &b.msg.Content[i]
 	s := &c.Text
@@ -120,6 +121,7 @@ func (b *Builder) Append(i int, delta string) {
 	b.bufs[i] = buf
 	b.size += len(delta)
 	*s = unsafe.String(unsafe.SliceData(buf), len(buf))
+	return (*s)[len(buf)-len(delta):]
 }
 
 // grownCap is the capacity of the next buffer of a text of n bytes held in a buffer of old
@@ -127,13 +129,26 @@ func (b *Builder) Append(i int, delta string) {
 // 32 MiB text was copied about twenty times into fresh pages, 200 ms of a 100 MB reply's
 // CPU), but not past the room the reply's byte bound leaves the text, plus a margin for the
 // delta that crosses it: a doubled buffer would double the memory of the largest text kept.
+//
+// Past jumpAt it goes to that room at once: a text that long is rare, and doubling on to the
+// bound copied it five more times into as many fresh buffers (1+2+…+16 MiB of page faults and
+// copies before the last 32 MiB), the half of a 100 MB reply's own cost. Only the pages the
+// text writes are touched; [Builder.finish] moves a text that ends in less than half of its
+// buffer into one of its size, so a kept message holds no more than doubling would have.
 func (b *Builder) grownCap(n, old, need int) int {
 	c := max(2*old, 2*n, need, 512)
-	if room := n + max(b.limits().MaxBytes-b.size, 0); c >= room {
+	if room := n + max(b.limits().MaxBytes-b.size, 0); c >= room || (c >= jumpAt && room <= maxJump) {
 		c = max(room+64<<10, need)
 	}
 	return c
 }
+
+// jumpAt is the buffer size from which a text's next buffer is the room its reply's bound
+// leaves (when that is at most maxJump: a bound set far higher keeps doubling).
+const (
+	jumpAt  = 1 << 20
+	maxJump = 64 << 20
+)
 
 // SetText replaces the text or thinking of block i.
 func (b *Builder) SetText(i int, s string) {
@@ -198,6 +213,25 @@ func (b *Builder) Fail(ctx context.Context, msg string) *Message {
 func (b *Builder) finish() {
 	for i := range b.msg.Content {
 		b.uniqueCallID(i)
+		b.fit(i)
 	}
 	SanitizeUsage(b.msg.Usage)
+}
+
+// fit moves the text of block i into a buffer of its size when it uses less than half of the
+// one it grew in (a buffer that jumped to the bound's room, [Builder.grownCap]): the message is
+// kept, and a 2 MiB text must not hold 32 MiB. Strings handed out before keep the old buffer.
+func (b *Builder) fit(i int) {
+	buf := b.bufs[i]
+	if cap(buf) < jumpAt || cap(buf)-len(buf) <= len(buf) {
+		return
+	}
+	c := &b.msg.Content[i]
+	s := string(buf)
+	if c.Type == TypeThinking {
+		c.Thinking = s
+	} else {
+		c.Text = s
+	}
+	b.bufs[i] = nil
 }
