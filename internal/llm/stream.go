@@ -121,3 +121,11 @@ func EachSSE(ctx context.Context, b *Builder, body io.Reader, on func(sse.Event)
 	r := sse.NewReader(body)
 	return Each(ctx, b, r.Next, on)
 }
+
+// EachSSEBorrowed is EachSSE with each event's data borrowed from the reader's buffer
+// ([sse.Reader.Borrow]): on must copy whatever it keeps of it past its return.
+func EachSSEBorrowed(ctx context.Context, b *Builder, body io.Reader, on func(sse.Event) error) error {
+	r := sse.NewReader(body)
+	r.Borrow = true
+	return Each(ctx, b, r.Next, on)
+}

@@ -235,6 +235,10 @@ type state struct {
 	hasDetails bool
 }
 
+// eachSSE reads the stream's events, their data borrowed (a test compares it with
+// llm.EachSSE, which copies).
+var eachSSE = llm.EachSSEBorrowed
+
 func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Compat, body io.Reader, useReportedCost bool) *llm.Message {
 	cost, haveCost := 0.0, false
 	st := &state{text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}, indexOf: map[int]int{}, partial: map[int]*llm.PartialJSON{}}
@@ -254,7 +258,9 @@ func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Co
 		applyReported()
 		return b.Fail(ctx, s)
 	}
-	err := llm.EachSSE(ctx, b, body, func(ev sse.Event) error {
+	// The events' data is borrowed from the reader's buffer (a 100 MB reply's events were as
+	// many bytes of fresh strings): st.chunk copies what it keeps of a chunk (D25.24).
+	err := eachSSE(ctx, b, body, func(ev sse.Event) error {
 		if done {
 			return nil
 		}
@@ -263,7 +269,7 @@ func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Co
 			return nil
 		}
 		if checkChunk != nil {
-			checkChunk(ev.Data)
+			checkChunk(strings.Clone(ev.Data))
 		}
 		var ch chunk
 		if !fastChunk(ev.Data, &ch) {
@@ -320,14 +326,15 @@ func runCompletions(ctx context.Context, b *llm.Builder, m *llm.Model, compat Co
 	return b.Done()
 }
 
-// chunk applies one streamed chunk to the message.
+// chunk applies one streamed chunk to the message. The chunk's strings may be views of the
+// stream reader's buffer: what the message, the state or an event keeps is copied.
 func (st *state) chunk(b *llm.Builder, m *llm.Model, ch *chunk, cost *float64, haveCost, hasFinish *bool) {
 	msg := b.Msg()
 	if msg.ResponseID == "" {
-		msg.ResponseID = ch.ID
+		msg.ResponseID = strings.Clone(ch.ID)
 	}
 	if ch.Model != "" && ch.Model != m.ID && msg.ResponseModel == "" {
-		msg.ResponseModel = ch.Model
+		msg.ResponseModel = strings.Clone(ch.Model)
 	}
 	if isSet(ch.Usage) {
 		msg.Usage = ParseUsage(ch.Usage, m)
@@ -350,7 +357,7 @@ func (st *state) chunk(b *llm.Builder, m *llm.Model, ch *chunk, cost *float64, h
 		msg.Usage = ParseUsage(choice.Usage, m)
 	}
 	if choice.FinishReason != nil && *choice.FinishReason != "" {
-		msg.RawStopReason = *choice.FinishReason
+		msg.RawStopReason = strings.Clone(*choice.FinishReason)
 		stop, em := MapFinishReason(*choice.FinishReason)
 		msg.StopReason = stop
 		if em != "" {
@@ -367,16 +374,18 @@ func (st *state) chunk(b *llm.Builder, m *llm.Model, ch *chunk, cost *float64, h
 			st.text = b.Add(llm.Content{Type: llm.TypeText})
 			b.At(llm.EventTextStart, st.text)
 		}
-		b.Append(st.text, *d.Content)
-		b.Delta(llm.EventTextDelta, st.text, *d.Content)
+		b.Delta(llm.EventTextDelta, st.text, b.Append(st.text, *d.Content))
 	}
 	field, text := "", ""
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
 	}{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"reasoning_text", d.ReasoningText}} {
+		if len(f.raw) == 0 {
+			continue // no string to decode into (it was three allocations a chunk)
+		}
 		var s string
-		if len(f.raw) > 0 && json.Unmarshal(f.raw, &s) == nil && s != "" {
+		if json.Unmarshal(f.raw, &s) == nil && s != "" {
 			field, text = f.name, s
 			break
 		}
@@ -391,6 +400,13 @@ func (st *state) chunk(b *llm.Builder, m *llm.Model, ch *chunk, cost *float64, h
 		b.Delta(llm.EventThinkingDelta, st.thinking, text)
 	}
 	for _, tc := range d.ToolCalls {
+		tc.ID = strings.Clone(tc.ID)
+		if f := tc.Function; f != nil { // the chunk's own: each chunk is decoded afresh
+			if f.Name != nil {
+				*f.Name = strings.Clone(*f.Name)
+			}
+			f.Arguments = strings.Clone(f.Arguments)
+		}
 		i := st.ensureToolCall(b, tc)
 		blk := b.Block(i)
 		if blk.ID == "" && tc.ID != "" {

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unsafe"
 )
 
 // Event is one dispatched event. Data is the data lines joined by "\n"; Event is "" when the
@@ -45,15 +47,21 @@ type Reader struct {
 	// FlushAtEOF dispatches an event whose blank line never came when the stream ends (pi's
 	// own anthropic reader does; the OpenAI SDK drops it).
 	FlushAtEOF bool
+	// Borrow makes the Data of an event of one data line a view of the reader's buffer, valid
+	// until the next call of Next, instead of a copy: the caller copies what it keeps. A long
+	// reply's events were a fresh string each, as many bytes as the stream (D25.24).
+	Borrow bool
 
 	event, id []byte
 	// The data of an event: its first line as the string it will be dispatched as (nearly every
 	// event has one data line, copied once), then data holds the lines joined when more come.
-	first   string
-	data    []byte
-	lines   int
-	hasData bool
-	retry   int
+	first string
+	data  []byte
+	// borrowed: first is a view of buf (Borrow), to be copied before buf is written again.
+	borrowed bool
+	lines    int
+	hasData  bool
+	retry    int
 }
 
 // readSize is the first size of the read buffer: a long reply arrives in reads of up to this
@@ -104,6 +112,10 @@ func (r *Reader) line() ([]byte, error) {
 		if r.end-r.start > r.MaxLine {
 			return nil, fmt.Errorf("%w: the line at byte %d is over %d bytes", ErrTooLong, r.offset, r.MaxLine)
 		}
+		if r.borrowed {
+			// The event's first data line is in the bytes about to move or be replaced.
+			r.first, r.borrowed = strings.Clone(r.first), false
+		}
 		if r.start > 0 {
 			r.end = copy(r.buf, r.buf[r.start:r.end])
 			r.start = 0
@@ -151,7 +163,11 @@ func (r *Reader) Next() (Event, error) {
 		case "data":
 			switch r.lines {
 			case 0:
-				r.first = string(value)
+				if r.Borrow && len(value) > 0 {
+					r.first, r.borrowed = unsafe.String(&value[0], len(value)), true
+				} else {
+					r.first = string(value)
+				}
 			case 1:
 				r.data = append(append(append(r.data[:0], r.first...), '\n'), value...)
 			default:
@@ -190,7 +206,7 @@ func (r *Reader) dispatch() Event {
 		data = string(r.data)
 	}
 	ev := Event{Event: string(r.event), Data: data, ID: string(r.id), Retry: r.retry}
-	r.event, r.first, r.data, r.lines, r.hasData = r.event[:0], "", r.data[:0], 0, false
+	r.event, r.first, r.data, r.lines, r.hasData, r.borrowed = r.event[:0], "", r.data[:0], 0, false, false
 	return ev
 }
 

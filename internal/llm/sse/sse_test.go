@@ -3,6 +3,7 @@ package sse
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -12,8 +13,15 @@ import (
 )
 
 func readAll(t testing.TB, r io.Reader, flush bool) ([]Event, error) {
+	return read(r, flush, false)
+}
+
+// read reads every event; with borrow, each event's data is borrowed ([Reader.Borrow]) and
+// copied here before the next.
+func read(r io.Reader, flush, borrow bool) ([]Event, error) {
 	sr := NewReader(r)
 	sr.FlushAtEOF = flush
+	sr.Borrow = borrow
 	var out []Event
 	for {
 		ev, err := sr.Next()
@@ -23,6 +31,7 @@ func readAll(t testing.TB, r io.Reader, flush bool) ([]Event, error) {
 		if err != nil {
 			return out, err
 		}
+		ev.Data = strings.Clone(ev.Data)
 		out = append(out, ev)
 	}
 }
@@ -158,6 +167,10 @@ func FuzzReader(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) || !cmp.Equal(whole, parts) {
 			t.Fatalf("chunk %d: %+v %v vs %+v %v", n, parts, err2, whole, err1)
 		}
+		borrowed, err3 := read(&chunked{s: in, sizes: []int{n}}, true, true)
+		if (err1 == nil) != (err3 == nil) || !cmp.Equal(whole, borrowed) {
+			t.Fatalf("borrowed, chunk %d: %+v %v vs %+v %v", n, borrowed, err3, whole, err1)
+		}
 	})
 }
 
@@ -212,5 +225,57 @@ func TestDataLines(t *testing.T) {
 	want := []Event{{Data: "a\nb\nc", Retry: -1}, {Data: "d", Retry: -1}, {Data: "\n", Retry: -1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// TestBorrow: borrowed data is the data a copying reader gives, whatever the chunking (a data
+// line split between reads, several data lines, a last event without its blank line), it stays
+// as it was until the next call of Next though the reader moves and refills its buffer, and an
+// event of one data line costs no allocation.
+func TestBorrow(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&sb, "data: {\"n\":%d,\"text\":%q}\n\n", i, strings.Repeat("abc", i))
+		if i%7 == 0 {
+			sb.WriteString("event: e\r\ndata: one\r\ndata: two\r\n\r\n: comment\n")
+		}
+	}
+	sb.WriteString("data: last")
+	in := sb.String()
+	want, err := read(strings.NewReader(in), true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sizes := range [][]int{{1}, {3}, {7, 1, 2}, {100}, {4096}, {len(in)}} {
+		got, err := read(&chunked{s: in, sizes: sizes}, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sizes %v: %s", sizes, diff)
+		}
+		// The data of the event before stays intact until Next is called again.
+		r := NewReader(&chunked{s: in, sizes: sizes})
+		r.Borrow, r.FlushAtEOF = true, true
+		for i := range want {
+			ev, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Data != want[i].Data {
+				t.Fatalf("sizes %v, event %d: %q", sizes, i, ev.Data)
+			}
+		}
+	}
+	ev := "data: " + strings.Repeat("x", 4000) + "\n\n"
+	r := NewReader(strings.NewReader(strings.Repeat(ev, 200)))
+	r.Borrow = true
+	r.Next() // the buffer is made
+	if n := testing.AllocsPerRun(100, func() {
+		if e, err := r.Next(); err != nil || len(e.Data) != 4000 {
+			t.Fatal(err, len(e.Data))
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations an event", n)
 	}
 }
