@@ -50,6 +50,12 @@ func jsLen(s string) int {
 	n, i := 0, 0
 	for i < len(b) {
 		j := i
+		// Four words a step while all of them are ASCII (one test of the four words or-ed
+		// together), then a word at a time.
+		for j+32 <= len(b) && (binary.LittleEndian.Uint64(b[j:])|binary.LittleEndian.Uint64(b[j+8:])|
+			binary.LittleEndian.Uint64(b[j+16:])|binary.LittleEndian.Uint64(b[j+24:]))&highs == 0 {
+			j += 32
+		}
 		for j+8 <= len(b) && binary.LittleEndian.Uint64(b[j:])&highs == 0 {
 			j += 8
 		}

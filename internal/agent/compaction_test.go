@@ -172,3 +172,19 @@ func BenchmarkJSLen(b *testing.B) {
 		jsLen(s)
 	}
 }
+
+// TestJSLenBlocks: jsLen (four words a step, then one, then a rune) against its definition
+// for a multi-byte rune, an invalid byte or a cut sequence at every position of strings of up
+// to 100 bytes.
+func TestJSLenBlocks(t *testing.T) {
+	for n := 0; n <= 100; n++ {
+		for at := 0; at <= n; at++ {
+			for _, r := range []string{"é", "€", "😀", "\xff", "\xf0\x9f", "\x7f"} {
+				s := strings.Repeat("a", at) + r + strings.Repeat("b", n-at)
+				if got, want := jsLen(s), jsLenRunes(s); got != want {
+					t.Fatalf("jsLen(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+}

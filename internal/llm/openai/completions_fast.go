@@ -362,6 +362,18 @@ func scanPlain(s string) (plain, ascii bool) {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	ascii = true
 	i := 0
+	// Four words a step while they are all ASCII (a delta nearly always is): the words or-ed
+	// together for the high bits, their differences or-ed for a control character.
+	for ; i+32 <= len(b); i += 32 {
+		w0, w1 := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
+		w2, w3 := binary.LittleEndian.Uint64(b[i+16:]), binary.LittleEndian.Uint64(b[i+24:])
+		if (w0|w1|w2|w3)&highs != 0 {
+			break
+		}
+		if ((w0-0x20*ones)|(w1-0x20*ones)|(w2-0x20*ones)|(w3-0x20*ones))&highs != 0 {
+			return false, true
+		}
+	}
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		if w&highs != 0 {

@@ -225,3 +225,40 @@ func FuzzFastChunk(f *testing.F) {
 		}
 	})
 }
+
+// TestScanPlainBlocks: scanPlain (four words a step, then one) against a byte at a time, for a
+// control character, DEL, a high byte or none at every position of strings of up to 100 bytes
+// (across the 32-byte steps and the word tail), alone and after a high byte.
+func TestScanPlainBlocks(t *testing.T) {
+	ref := func(s string) (plain, ascii bool) {
+		ascii = true
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 {
+				return false, false
+			}
+			if s[i] >= 0x80 {
+				ascii = false
+			}
+		}
+		return true, ascii
+	}
+	for n := 0; n <= 100; n++ {
+		for at := 0; at < n; at++ {
+			for _, c := range []byte{0x00, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff} {
+				for _, high := range []int{-1, 0, n - 1, at / 2} {
+					b := []byte(strings.Repeat("a", n))
+					if high >= 0 {
+						b[high] = 0xe9
+					}
+					b[at] = c
+					s := string(b)
+					wp, wa := ref(s)
+					gp, ga := scanPlain(s)
+					if gp != wp || (wp && ga != wa) {
+						t.Fatalf("%q: got %v %v, want %v %v", s, gp, ga, wp, wa)
+					}
+				}
+			}
+		}
+	}
+}
