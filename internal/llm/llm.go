@@ -64,38 +64,8 @@ type Content struct {
 }
 
 // MarshalJSON writes a text block's "text" even when it is empty (pi always has it), and a
-// tool call's "arguments" as {} when none were given.
-func (c Content) MarshalJSON() ([]byte, error) {
-	type plain Content
-	switch c.Type {
-	case TypeText:
-		return json.Marshal(struct {
-			Type          string `json:"type"`
-			Text          string `json:"text"`
-			TextSignature string `json:"textSignature,omitempty"`
-		}{c.Type, c.Text, c.TextSignature})
-	case TypeThinking:
-		return json.Marshal(struct {
-			Type              string `json:"type"`
-			Thinking          string `json:"thinking"`
-			ThinkingSignature string `json:"thinkingSignature,omitempty"`
-			Redacted          bool   `json:"redacted,omitempty"`
-		}{c.Type, c.Thinking, c.ThinkingSignature, c.Redacted})
-	case TypeToolCall:
-		args := c.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		return json.Marshal(struct {
-			Type             string          `json:"type"`
-			ID               string          `json:"id"`
-			Name             string          `json:"name"`
-			Arguments        json.RawMessage `json:"arguments"`
-			ThoughtSignature string          `json:"thoughtSignature,omitempty"`
-		}{c.Type, c.ID, c.Name, args, c.ThoughtSignature})
-	}
-	return json.Marshal(plain(c))
-}
+// tool call's "arguments" as {} when none were given (appendContentJSON).
+func (c Content) MarshalJSON() ([]byte, error) { return appendContentJSON(nil, &c) }
 
 // TextBlock returns a text content block.
 func TextBlock(s string) Content { return Content{Type: TypeText, Text: s} }
@@ -207,20 +177,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes a user message read as a plain string back as a string, and content as
 // [] rather than null.
-func (m Message) MarshalJSON() ([]byte, error) {
-	type plain Message
-	if m.StringContent && len(m.Content) == 1 && m.Content[0].Type == TypeText {
-		return json.Marshal(struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-			plain
-		}{m.Role, m.Content[0].Text, plain(m)})
-	}
-	if m.Content == nil {
-		m.Content = []Content{}
-	}
-	return json.Marshal(plain(m))
-}
+func (m Message) MarshalJSON() ([]byte, error) { return AppendMessageJSON(nil, &m) }
 
 // Text returns the concatenated text blocks of a message.
 func (m *Message) Text() string {

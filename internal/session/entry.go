@@ -15,6 +15,8 @@ import (
 	"math"
 	"time"
 	"unsafe"
+
+	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // Version is the session file format version pi 0.84 writes.
@@ -162,6 +164,31 @@ func ParseTimestamp(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, s)
 }
 
+// appendLLMMessage appends a message entry holding an LLM message, as MarshalJSON's struct
+// for it writes the envelope (type, id, parentId, timestamp, message) and
+// llm.AppendMessageJSON the message: the session's most frequent line, written without
+// encoding/json's reflection on the turn's path.
+func (e *Entry) appendLLMMessage(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = llm.AppendJSString(b, e.Type)
+	b = append(b, `,"id":`...)
+	b = llm.AppendJSString(b, e.ID)
+	b = append(b, `,"parentId":`...)
+	if e.ParentID == "" {
+		b = append(b, "null"...)
+	} else {
+		b = llm.AppendJSString(b, e.ParentID)
+	}
+	b = append(b, `,"timestamp":`...)
+	b = llm.AppendJSString(b, e.Timestamp)
+	b = append(b, `,"message":`...)
+	b, err := llm.AppendMessageJSON(b, e.Message.LLM)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
 // nullable writes "" as JSON null.
 type nullable string
 
@@ -177,6 +204,9 @@ func (n nullable) MarshalJSON() ([]byte, error) {
 func (e *Entry) MarshalJSON() ([]byte, error) {
 	if raw := e.raw(); raw != nil {
 		return raw, nil
+	}
+	if e.Type == TypeMessage && e.Message != nil && e.Message.raw == nil && e.Message.LLM != nil {
+		return e.appendLLMMessage(nil)
 	}
 	p := nullable(e.ParentID)
 	var v any

@@ -75,7 +75,7 @@ func (m *Message) MarshalJSON() ([]byte, error) {
 	}
 	switch {
 	case m.LLM != nil:
-		return marshal(m.LLM)
+		return llm.AppendMessageJSON(nil, m.LLM)
 	case m.Bash != nil:
 		b := m.Bash
 		return marshal(struct {
