@@ -91,7 +91,8 @@ type BashOutput struct {
 }
 
 // Accumulator keeps the output's tail, counts lines and bytes, and spills every byte to a
-// file created on the first byte.
+// file: created on the first byte, or, with pi's naming, once the output is truncated
+// (spillNow).
 type Accumulator struct {
 	mu        sync.Mutex
 	ring      []byte
@@ -116,7 +117,7 @@ func (a *Accumulator) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if a.spill == nil && !a.spillErr && a.SpillDir != "" {
+	if a.spill == nil && !a.spillErr && a.SpillDir != "" && a.spillNow(p) {
 		name := newUUID() + ".txt"
 		if a.prefix != "" {
 			name = a.prefix + "-" + randomHex(8) + ".log"
@@ -130,25 +131,13 @@ func (a *Accumulator) Write(p []byte) (int, error) {
 			}
 		}
 		a.spillErr = a.spill == nil
-	}
-	if a.spill != nil && !a.capped {
-		chunk := p
-		if a.spilled+len(chunk) > MaxSpillBytes {
-			chunk = chunk[:MaxSpillBytes-a.spilled]
-			a.capped = true
-		}
-		_, err := a.spill.Write(chunk)
-		if err == nil && a.capped {
-			_, err = a.spill.WriteString(SpillCapNote)
-		}
-		a.spilled += len(chunk)
-		if err != nil {
-			a.spill.Close()
-			a.spill, a.spillErr = nil, true // read-only fs: memory only from here on
-			os.Remove(a.spillPath)
-			a.spillPath = ""
+		if a.spill != nil && a.total > 0 {
+			// pi's naming: the output so far, all of it still in the ring (it is under
+			// MaxBytes), goes first.
+			a.spillBytes(a.ring)
 		}
 	}
+	a.spillBytes(p)
 	a.total += len(p)
 	for _, c := range p {
 		if c == '\n' {
@@ -167,6 +156,55 @@ func (a *Accumulator) Write(p []byte) (int, error) {
 	}
 	a.dirty = true
 	return len(p), nil
+}
+
+// spillNow reports whether the spill file is made at this write: at the first byte, or, with
+// pi's naming, once the output with p is truncated (over MaxLines lines or MaxBytes bytes,
+// the test Finish makes), as pi's OutputAccumulator makes its file only then. pi's bash
+// keeps the file only for truncated output; made at the first byte, every command with any
+// output cost a file made and removed in the temp directory.
+func (a *Accumulator) spillNow(p []byte) bool {
+	if a.prefix == "" {
+		return true
+	}
+	if a.total+len(p) > MaxBytes {
+		return true
+	}
+	lines, open := a.lines, a.lineBytes > 0
+	for _, c := range p {
+		if c == '\n' {
+			lines, open = lines+1, false
+		} else {
+			open = true
+		}
+	}
+	if open {
+		lines++
+	}
+	return lines > MaxLines
+}
+
+// spillBytes writes p to the spill file, up to MaxSpillBytes.
+func (a *Accumulator) spillBytes(p []byte) {
+	if a.spill == nil || a.capped {
+		return
+	}
+	chunk := p
+	if a.spilled+len(chunk) > MaxSpillBytes {
+		chunk = chunk[:MaxSpillBytes-a.spilled]
+		a.capped = true
+	}
+	_, err := a.spill.Write(chunk)
+	if err == nil && a.capped {
+		_, err = a.spill.WriteString(SpillCapNote)
+	}
+	a.spilled += len(chunk)
+	if err != nil {
+		a.spill.Close()
+		a.spill, a.spillErr = nil, true // read-only fs: memory only from here on
+		os.Remove(a.spillPath)
+		a.spillPath = ""
+	}
 }
 
 // tail returns the last n bytes of output starting on a line (when the ring lost its head)

@@ -1,0 +1,86 @@
+package toolkit
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// spillFiles lists dir's files.
+func spillFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestPiSpillOnlyWhenTruncated: with pi's naming the full-output file is made once the output
+// is truncated, as pi's OutputAccumulator makes it, and holds every byte from the first;
+// output that stays under the limits never makes one (it was made at the first byte and
+// removed afterwards: a file made and removed in the temp directory per command).
+func TestPiSpillOnlyWhenTruncated(t *testing.T) {
+	cases := []struct {
+		name   string
+		chunks []string
+		spill  bool
+	}{
+		{"small", []string{"a\n", "b\n", "c"}, false},
+		{"exactly the limits", []string{strings.Repeat("x\n", MaxLines)}, false},
+		{"bytes at the limit", []string{strings.Repeat("y", MaxBytes)}, false},
+		{"one line too many", []string{strings.Repeat("x\n", MaxLines), "z"}, true},
+		{"lines in pieces", func() []string {
+			var c []string
+			for i := 1; i <= MaxLines+5; i++ {
+				c = append(c, strconv.Itoa(i)+"\n")
+			}
+			return c
+		}(), true},
+		{"one byte too many", []string{strings.Repeat("y", MaxBytes), "!"}, true},
+		{"one large write", []string{strings.Repeat("long line ", 20000)}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := &Accumulator{SpillDir: dir, prefix: "pi-bash"}
+			var all bytes.Buffer
+			for i, ch := range c.chunks {
+				a.Write([]byte(ch))
+				all.WriteString(ch)
+				if i == 0 && len(c.chunks) > 1 && len(spillFiles(t, dir)) != 0 {
+					t.Fatalf("a file after the first chunk (%d bytes): %v", len(ch), spillFiles(t, dir))
+				}
+			}
+			out := a.Finish()
+			files := spillFiles(t, dir)
+			if !c.spill {
+				if len(files) != 0 || out.FullOutputPath != "" || out.Truncation.Truncated {
+					t.Fatalf("files %v, path %q, truncated %v", files, out.FullOutputPath, out.Truncation.Truncated)
+				}
+				return
+			}
+			if len(files) != 1 || out.FullOutputPath == "" || !out.Truncation.Truncated {
+				t.Fatalf("files %v, path %q, truncated %v", files, out.FullOutputPath, out.Truncation.Truncated)
+			}
+			got, err := os.ReadFile(out.FullOutputPath)
+			if err != nil || !bytes.Equal(got, all.Bytes()) {
+				t.Fatalf("the file holds %d bytes, the output was %d (%v)", len(got), all.Len(), err)
+			}
+		})
+	}
+	// Without pi's naming the file is made at the first byte, as before.
+	dir := t.TempDir()
+	a := &Accumulator{SpillDir: dir}
+	a.Write([]byte("a"))
+	if len(spillFiles(t, dir)) != 1 {
+		t.Fatalf("no file at the first byte: %v", spillFiles(t, dir))
+	}
+	a.Finish()
+}
