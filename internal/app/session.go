@@ -52,6 +52,8 @@ type Session struct {
 	talk     *talkState
 	naming   naming
 	commands []Command
+	// warmed is closed when warmTools' goroutine is done (tests wait on it).
+	warmed chan struct{}
 }
 
 // Open starts a session: the session file the flags name (warnings are notices), the session
@@ -159,6 +161,9 @@ func (s *Session) start() error {
 		}
 	}
 	s.bindTools()
+	if !s.o.ToolsOnly {
+		s.warmTools()
+	}
 	s.startSeed(true)
 	if !s.o.ToolsOnly || s.o.Talk {
 		if err := s.startTalk(existing); err != nil {

@@ -33,8 +33,8 @@ type talkState struct {
 // disk, so a -p run that ends never swallows one. now starts it at once (a continued session).
 func (s *Session) startTalk(now bool) error {
 	active := s.o.Talk
-	for _, t := range s.runner.LLMTools() {
-		if strings.HasPrefix(t.Name, "talk-") {
+	for _, name := range s.runner.OfferedNames() {
+		if strings.HasPrefix(name, "talk-") {
 			active = true
 		}
 	}

@@ -154,3 +154,20 @@ func (s *Session) recordCall(call toolrun.Call, r toolrun.Result) error {
 	_, err := s.file.AppendMessage(tm)
 	return err
 }
+
+// warmTools builds, on another goroutine, what the first request needs from the tools and a
+// process makes once: each offered tool's model schema (toolrun, once per tool) and pi's
+// estimate of the tools' JSON length (llm's memo). The request finds both made instead of
+// building them first: ~0.5 ms of a short -p session's start (perf: startTalk's LLMTools
+// and the first ClampMaxTokens), done while the rest of the start runs on the other core.
+// Both are pure functions of the tools, behind a sync.Once and a mutex, so a request that
+// comes first builds them itself and the goroutine finds them.
+func (s *Session) warmTools() {
+	tools := s.agentTools()
+	done := make(chan struct{})
+	s.warmed = done
+	go func() {
+		defer close(done)
+		llm.WarmToolsLen(tools.LLMTools())
+	}()
+}

@@ -322,6 +322,18 @@ var toolsLenMemo struct {
 	n     int
 }
 
+// WarmToolsLen measures tools for pi's estimate now, into the memo every request reads: a
+// session does it beside its start (app's warmTools), not before its first request.
+func WarmToolsLen(tools []Tool) { toolsLen(tools) }
+
+// ToolsLenKnown reports whether the memo holds tools' length (what WarmToolsLen leaves).
+func ToolsLenKnown(tools []Tool) bool {
+	m := &toolsLenMemo
+	m.Lock()
+	defer m.Unlock()
+	return sameTools(m.tools, tools)
+}
+
 // toolsLen is toolsJSLen, memoised for the last tools.
 func toolsLen(tools []Tool) int {
 	m := &toolsLenMemo

@@ -366,13 +366,31 @@ func (r *Runner) Lookup(name string) (*Tool, bool) {
 func (r *Runner) LLMTools() []llm.Tool {
 	out := make([]llm.Tool, 0, len(r.active))
 	for _, name := range r.active {
-		t := r.tools[name]
-		if t == nil || t.impl == nil {
-			continue
+		if t := r.offered(name); t != nil {
+			out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.modelSchema()})
 		}
-		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.modelSchema()})
 	}
 	return out
+}
+
+// OfferedNames lists the names of the tools LLMTools gives the model, in its order, without
+// building their schemas.
+func (r *Runner) OfferedNames() []string {
+	out := make([]string, 0, len(r.active))
+	for _, name := range r.active {
+		if r.offered(name) != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// offered is the active tool named name when it has an implementation (nil otherwise).
+func (r *Runner) offered(name string) *Tool {
+	if t := r.tools[name]; t != nil && t.impl != nil {
+		return t
+	}
+	return nil
 }
 
 // Run executes one call: lookup, pi's argument preparation, conversion and validation, then
