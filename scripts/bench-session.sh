@@ -2,10 +2,11 @@
 # The whole 4-request session (read main.go, a sandboxed `ls`, an edit, the answer) against a
 # zero-latency scripted model (scripts/benchserve /session), in one hyperfine run: pigo, its
 # physical floor (scripts/floorsession: the same requests, file work and bwrap-sandboxed ls
-# with nothing else) and the real pi 0.84.3 and 1.6.0 (PI=0 leaves pi out). Prints each time,
-# pigo's ratio to the floor and pi's to pigo, and the peak RSS of each (GNU time). Each run gets
-# a fresh main.go; sessions are written as usual. Needs hyperfine, GNU time, bwrap and pi
-# (scripts/install-pi.sh).
+# with nothing else), that floor doing pigo's duties too (FLOOR_DUTIES: pigo's sandbox command
+# line and placeholders, fsynced edit and session file) and the real pi 0.84.3 and 1.6.0 (PI=0
+# leaves pi out). Prints each time, pigo's ratios to both floors and pi's to pigo, and the peak
+# RSS of each (GNU time). Each run gets a fresh main.go; sessions are written as usual. Needs
+# hyperfine, GNU time, bwrap and pi (scripts/install-pi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
@@ -45,16 +46,20 @@ reset="cp $tmp/main.go $tmp/work/main.go"
 $reset
 pigo_cmd="$tmp/pigo -p --model session/m change-hello"
 floor_cmd="$tmp/floor $url/session/v1"
+# The floor with pigo's duties (scripts/floorsession, FLOOR_DUTIES): pigo's own bwrap command
+# line and placeholders, bash -c, the edit written with fsync and rename, a session file.
+"$tmp/pigo" sandbox argv --format json -- ls >"$tmp/duties.json"
+duties_cmd="env FLOOR_DUTIES=$tmp/duties.json $tmp/floor $url/session/v1"
 pi084_cmd="$node $pi084 -p --provider session --model m change-hello"
 pi160_cmd="$node $pi160 -p --provider session --model m change-hello"
 # Each must finish the session before anything is timed.
-for c in "$pigo_cmd" "$floor_cmd" $([ "$PI" = 1 ] && echo "pi084_cmd pi160_cmd"); do
+for c in "$pigo_cmd" "$floor_cmd" duties_cmd $([ "$PI" = 1 ] && echo "pi084_cmd pi160_cmd"); do
   [ "${c%_cmd}" != "$c" ] && c=${!c}
   $reset
   out=$($c)
   [ "$out" = "Done." ] && grep -q goodbye main.go || { echo "not a whole session: $c printed $out" >&2; exit 1; }
 done
-names=(-n pigo "$pigo_cmd" -n floor "$floor_cmd")
+names=(-n pigo "$pigo_cmd" -n floor "$floor_cmd" -n duties "$duties_cmd")
 [ "$PI" = 1 ] && names+=(-n pi-0.84.3 "$pi084_cmd" -n pi-1.6.0 "$pi160_cmd")
 hyperfine -N --warmup 3 --runs "${RUNS:-30}" --prepare "$reset" --export-json "$tmp/h.json" "${names[@]}" >&2
 rss() { $reset; /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n1; }
@@ -63,9 +68,10 @@ r_pigo=$(rss $pigo_cmd) r_floor=$(rss $floor_cmd) r_a=0 r_b=0
 python3 - "$tmp/h.json" "$r_pigo" "$r_floor" "$r_a" "$r_b" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-g, f = r["pigo"]["mean"] * 1000, r["floor"]["mean"] * 1000
+g, f, d = r["pigo"]["mean"] * 1000, r["floor"]["mean"] * 1000, r["duties"]["mean"] * 1000
 m = [int(x) / 1024 for x in sys.argv[2:6]]
 print(f"whole session: pigo {g:.1f} ms ({m[0]:.0f} MB)   floor {f:.1f} ms ({m[1]:.0f} MB)   pigo/floor: {g / f:.2f}x")
+print(f"               floor with pigo's duties {d:.1f} ms   pigo/that: {g / d:.2f}x")
 for k, mi in (("pi-0.84.3", 2), ("pi-1.6.0", 3)):
     if k in r:
         p = r[k]["mean"] * 1000

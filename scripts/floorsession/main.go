@@ -5,6 +5,15 @@
 // nothing else (no configuration, no registry, no session file, no prompt).
 //
 //	floorsession BASEURL   (the /session/v1 URL; run in the workspace)
+//
+// With FLOOR_DUTIES=FILE it also does what pigo must do beyond that least, so that a
+// comparison can tell pigo's own cost from its duties: the command runs under pigo's bwrap
+// command line (FILE: the JSON of `pigo sandbox argv --format json -- CMD`; its --seccomp is
+// left out, as this program has no filter to give) with the placeholder directories pigo makes
+// for the protected paths that do not exist, and `bash -c` as pi's bash tool runs; the edit
+// is written as pigo writes files (a temporary file, fsync, rename); every message is
+// appended to a session file, fsynced at the end (pigo fsyncs each entry off the turn's path
+// and waits for the last at exit).
 package main
 
 import (
@@ -15,6 +24,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -79,15 +90,131 @@ func ask(url string, messages []any) (string, []call, error) {
 	return text.String(), calls, sc.Err()
 }
 
+// duties is FLOOR_DUTIES's work (nil without it).
+var duties *duty
+
+type duty struct {
+	argv    []string // pigo's bwrap argv up to its shell words
+	env     []string
+	missing []string // protected paths pigo covers with a placeholder directory
+	log     *os.File // the session file
+}
+
+func loadDuties(file string) (*duty, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Argv, Env []string
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	d := &duty{env: v.Env}
+	for i := 0; i < len(v.Argv); i++ {
+		switch a := v.Argv[i]; {
+		case a == "--":
+			i = len(v.Argv)
+		case a == "--seccomp":
+			i++
+		default:
+			d.argv = append(d.argv, a)
+			if a == "--tmpfs" && i+3 < len(v.Argv) && v.Argv[i+2] == "--remount-ro" {
+				if _, err := os.Lstat(v.Argv[i+1]); err != nil {
+					d.missing = append(d.missing, v.Argv[i+1])
+				}
+			}
+		}
+	}
+	dir, err := os.MkdirTemp("", "floor-session-")
+	if err != nil {
+		return nil, err
+	}
+	d.log, err = os.OpenFile(filepath.Join(dir, "s.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	return d, err
+}
+
+// bash runs command as pigo does: placeholders made, its bwrap argv, bash -c, placeholders
+// removed.
+func (d *duty) bash(command string) ([]byte, error) {
+	for _, p := range d.missing {
+		if err := os.Mkdir(p, 0o500|os.ModeSticky); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(d.argv[0], append(slices.Clone(d.argv[1:]), "--", "/bin/bash", "-c", command)...)
+	cmd.Env = d.env
+	out, err := cmd.CombinedOutput()
+	for _, p := range d.missing {
+		os.Remove(p)
+	}
+	return out, err
+}
+
+// record appends one message to the session file.
+func (d *duty) record(m any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = d.log.Write(append(b, '\n'))
+	return err
+}
+
+// writeSynced writes a file as pigo does: a temporary file beside it, fsynced, renamed over.
+func writeSynced(path string, b []byte) error {
+	tmp := path + ".floor-tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 func run(url string) error {
 	cwd, _ := os.Getwd()
+	if file := os.Getenv("FLOOR_DUTIES"); file != "" {
+		var err error
+		if duties, err = loadDuties(file); err != nil {
+			return err
+		}
+		defer os.RemoveAll(filepath.Dir(duties.log.Name()))
+	}
 	messages := []any{map[string]any{"role": "system", "content": "You are a coding agent."}, map[string]any{"role": "user", "content": "change hello in main.go"}}
+	recorded := 1
 	for {
 		text, calls, err := ask(url, messages)
 		if err != nil {
 			return err
 		}
+		if duties != nil {
+			if len(calls) == 0 {
+				messages = append(messages, map[string]any{"role": "assistant", "content": text})
+			}
+			for ; recorded < len(messages); recorded++ {
+				if err := duties.record(messages[recorded]); err != nil {
+					return err
+				}
+			}
+		}
 		if len(calls) == 0 {
+			if duties != nil {
+				if err := duties.log.Sync(); err != nil {
+					return err
+				}
+			}
 			fmt.Println(text)
 			return nil
 		}
@@ -107,6 +234,10 @@ func run(url string) error {
 			case "read":
 				out, err = os.ReadFile(a.Path)
 			case "bash":
+				if duties != nil {
+					out, err = duties.bash(a.Command)
+					break
+				}
 				out, err = exec.Command("bwrap", "--ro-bind", "/", "/", "--bind", cwd, cwd, "--dev", "/dev", "--proc", "/proc",
 					"--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/sh", "-c", a.Command).CombinedOutput()
 			case "edit":
@@ -115,7 +246,11 @@ func run(url string) error {
 					for _, e := range a.Edits {
 						b = bytes.Replace(b, []byte(e.OldText), []byte(e.NewText), 1)
 					}
-					err = os.WriteFile(a.Path, b, 0o644)
+					if duties != nil {
+						err = writeSynced(a.Path, b)
+					} else {
+						err = os.WriteFile(a.Path, b, 0o644)
+					}
 					out = []byte("edited")
 				}
 			}
