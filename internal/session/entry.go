@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -169,6 +170,17 @@ func ParseTimestamp(s string) (time.Time, error) {
 // llm.AppendMessageJSON the message: the session's most frequent line, written without
 // encoding/json's reflection on the turn's path.
 func (e *Entry) appendLLMMessage(b []byte) ([]byte, error) {
+	b = append(e.appendEnvelope(b), `,"message":`...)
+	b, err := llm.AppendMessageJSON(b, e.Message.LLM)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendEnvelope appends the keys every entry starts with, as MarshalJSON's structs write
+// them: {"type":…,"id":…,"parentId":… or null,"timestamp":… (no closing brace).
+func (e *Entry) appendEnvelope(b []byte) []byte {
 	b = append(b, `{"type":`...)
 	b = llm.AppendJSString(b, e.Type)
 	b = append(b, `,"id":`...)
@@ -180,13 +192,7 @@ func (e *Entry) appendLLMMessage(b []byte) ([]byte, error) {
 		b = llm.AppendJSString(b, e.ParentID)
 	}
 	b = append(b, `,"timestamp":`...)
-	b = llm.AppendJSString(b, e.Timestamp)
-	b = append(b, `,"message":`...)
-	b, err := llm.AppendMessageJSON(b, e.Message.LLM)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return llm.AppendJSString(b, e.Timestamp)
 }
 
 // nullable writes "" as JSON null.
@@ -205,8 +211,18 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 	if raw := e.raw(); raw != nil {
 		return raw, nil
 	}
-	if e.Type == TypeMessage && e.Message != nil && e.Message.raw == nil && e.Message.LLM != nil {
+	switch {
+	case e.Type == TypeMessage && e.Message != nil && e.Message.raw == nil && e.Message.LLM != nil:
 		return e.appendLLMMessage(nil)
+	case e.Type == TypeModelChange:
+		d := e.data()
+		b := append(e.appendEnvelope(nil), `,"provider":`...)
+		b = llm.AppendJSString(b, d.Provider)
+		b = append(b, `,"modelId":`...)
+		return append(llm.AppendJSString(b, d.ModelID), '}'), nil
+	case e.Type == TypeThinkingLevelChange:
+		b := append(e.appendEnvelope(nil), `,"thinkingLevel":`...)
+		return append(llm.AppendJSString(b, e.data().ThinkingLevel), '}'), nil
 	}
 	p := nullable(e.ParentID)
 	var v any
@@ -363,6 +379,19 @@ func (h *Header) MarshalJSON() ([]byte, error) {
 	if h.raw != nil {
 		return h.raw, nil
 	}
-	type plain Header
-	return marshal((*plain)(h))
+	// Written directly, as the struct's fields would be (the first line of every new file).
+	b := append([]byte(`{"type":`), llm.AppendJSString(nil, h.Type)...)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, int64(h.Version), 10)
+	b = append(b, `,"id":`...)
+	b = llm.AppendJSString(b, h.ID)
+	b = append(b, `,"timestamp":`...)
+	b = llm.AppendJSString(b, h.Timestamp)
+	b = append(b, `,"cwd":`...)
+	b = llm.AppendJSString(b, h.Cwd)
+	if h.ParentSession != "" {
+		b = append(b, `,"parentSession":`...)
+		b = llm.AppendJSString(b, h.ParentSession)
+	}
+	return append(b, '}'), nil
 }
