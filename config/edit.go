@@ -126,7 +126,7 @@ func (c *Config) ProjectTrusted() bool {
 // exists and the project is trusted, else the global agent dir.
 func (c *Config) DefaultScope() Scope {
 	st, err := os.Stat(c.ProjectOverlay())
-	if err != nil || !st.IsDir() || sameDir(c.ProjectOverlay(), filepath.Dir(c.AgentDir)) {
+	if err != nil || !st.IsDir() || c.sameDir(c.ProjectOverlay(), filepath.Dir(c.AgentDir)) {
 		return Global
 	}
 	if c.ProjectTrusted() {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/diag"
-	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // discoverListed adds the skills and prompt templates pi 1.6 loads beside the agent dir's and
@@ -128,12 +127,12 @@ func (c *Config) discoverProjectAgentsSkills() {
 		within = start
 	}
 	old := c.projectReal
-	c.projectReal = safefile.Real(within) // the repository is the project for these reads
+	c.projectReal = c.paths.Real(within) // the repository is the project for these reads
 	defer func() { c.projectReal = old }()
 	user := c.agentsSkills()
 	for dir := start; ; dir = filepath.Dir(dir) {
 		skills := filepath.Join(dir, ".agents", "skills")
-		if !sameDir(skills, user) {
+		if !c.sameDir(skills, user) {
 			c.gated(c.overrides(Project, "skills", filepath.Join(dir, ".agents")), func() {
 				c.discoverSkills(skills, Project, 0, map[string]bool{})
 			})

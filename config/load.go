@@ -101,6 +101,9 @@ type Config struct {
 	resourceSeen map[string]bool
 	// projectReal is the real path of ProjectDir (readOptions).
 	projectReal string
+	// paths memoises the working directory and directories' real paths while Load runs (nil
+	// after: a Config that lives on resolves again).
+	paths *safefile.Paths
 	// gate turns off the resources a settings pattern excludes while a folder is searched.
 	gate *resourceFilter
 	// mcpCfg is the effective mcp.json (MCP), read once.
@@ -157,6 +160,8 @@ func Load(o Options) (*Config, error) {
 	if c.ProjectDir == "" {
 		c.ProjectDir = "."
 	}
+	c.paths = safefile.NewPaths()
+	defer func() { c.paths = nil }()
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
@@ -198,7 +203,7 @@ func (c *Config) ProjectOverlay() string { return filepath.Join(c.ProjectDir, ".
 
 func (c *Config) discoverProject() {
 	dir := c.ProjectOverlay()
-	if sameDir(dir, filepath.Dir(c.AgentDir)) {
+	if c.sameDir(dir, filepath.Dir(c.AgentDir)) {
 		return // DIR/.pi is the parent of the agent dir (pigo run from $HOME): not an overlay
 	}
 	n := len(c.Files)
@@ -217,9 +222,9 @@ func (c *Config) discoverProject() {
 	c.HasProject = len(c.Files) > n
 }
 
-func sameDir(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
+func (c *Config) sameDir(a, b string) bool {
+	aa, err1 := c.paths.Abs(a)
+	bb, err2 := c.paths.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
 }
 
@@ -255,8 +260,8 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 // and node_modules are skipped as pi does.
 func (c *Config) listDir(dir string, scope Scope) []string {
 	if o := c.readOptions(scope); o.Within != "" {
-		if real, err := filepath.EvalSymlinks(dir); err == nil && !safefile.Inside(safefile.Real(real), o.Within) {
-			c.ioProblem(dir, scope, &safefile.Refusal{Path: dir, Reason: fmt.Sprintf("is a symbolic link to %s, outside %s; pigo does not follow it", safefile.Real(real), o.WithinName)})
+		if real, err := c.paths.EvalSymlinks(dir); err == nil && !safefile.Inside(c.paths.Real(real), o.Within) {
+			c.ioProblem(dir, scope, &safefile.Refusal{Path: dir, Reason: fmt.Sprintf("is a symbolic link to %s, outside %s; pigo does not follow it", c.paths.Real(real), o.WithinName)})
 			return nil
 		}
 	}
@@ -281,7 +286,7 @@ func (c *Config) discoverSkills(dir string, scope Scope, depth int, seen map[str
 	if depth > 16 {
 		return
 	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
+	if real, err := c.paths.EvalSymlinks(dir); err == nil {
 		if seen[real] {
 			return
 		}
@@ -313,10 +318,10 @@ func (c *Config) ioProblem(path string, scope Scope, err error) {
 // readOptions is how files of a scope are read (safefile): a project's files must stay inside
 // the project, so that a link in a cloned repository cannot show pigo a file from elsewhere.
 func (c *Config) readOptions(scope Scope) safefile.Options {
-	o := safefile.Options{Max: MaxFileSize}
+	o := safefile.Options{Max: MaxFileSize, Paths: c.paths}
 	if scope == Project {
 		if c.projectReal == "" {
-			c.projectReal = safefile.Real(c.ProjectDir)
+			c.projectReal = c.paths.Real(c.ProjectDir)
 		}
 		o.Within, o.WithinName = c.projectReal, "the project"
 	}

@@ -67,7 +67,7 @@ func (c *Config) MCP() *MCPConfig {
 	global, project := c.Layer(MCP, Global), c.Layer(MCP, Project)
 	if project != nil {
 		out.ProjectFile = project.Path
-	} else if !sameDir(c.ProjectOverlay(), filepath.Dir(c.AgentDir)) {
+	} else if !c.sameDir(c.ProjectOverlay(), filepath.Dir(c.AgentDir)) {
 		out.ProjectFile = filepath.Join(c.ProjectOverlay(), "mcp.json")
 	}
 	r := &mcpReader{c: c, out: out, byName: map[string]*mcp.Server{}}

@@ -64,11 +64,11 @@ func (c *Config) trustEntry() (trusted bool, where string, ok bool) {
 	if f == nil || f.Root == nil || f.Root.Kind != jsonc.Object {
 		return false, "", false
 	}
-	dir, err := filepath.Abs(c.ProjectDir)
+	dir, err := c.paths.Abs(c.ProjectDir)
 	if err != nil {
 		return false, "", false
 	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
+	if real, err := c.paths.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
 	for {

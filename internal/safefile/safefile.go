@@ -38,20 +38,12 @@ type Options struct {
 	Within string
 	// WithinName names that directory in the reason ("the project").
 	WithinName string
+	// Paths, when set, memoises the resolution of Within's check for one load (see Paths).
+	Paths *Paths
 }
 
 // Real returns the real path of dir (dir itself when it cannot be resolved), for Within.
-func Real(dir string) string {
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		if a, err := filepath.Abs(r); err == nil {
-			return a
-		}
-	}
-	if a, err := filepath.Abs(dir); err == nil {
-		return a
-	}
-	return dir
-}
+func Real(dir string) string { return (*Paths)(nil).Real(dir) }
 
 // Inside reports whether real path p is dir or below it.
 func Inside(p, dir string) bool {
@@ -86,11 +78,11 @@ func Check(path string, o Options) (fs.FileInfo, error) {
 		return st, &Refusal{Path: path, Reason: kindOf(st.Mode())}
 	}
 	if o.Within != "" {
-		real, err := filepath.EvalSymlinks(path)
+		real, err := o.Paths.EvalSymlinks(path)
 		if err != nil {
 			return st, err
 		}
-		if real, err = filepath.Abs(real); err != nil {
+		if real, err = o.Paths.Abs(real); err != nil {
 			return st, err
 		}
 		if !Inside(real, o.Within) {
