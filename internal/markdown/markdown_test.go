@@ -4,11 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark/ast"
 )
 
 // tagTheme shows styles as tags, so the golden files say what is bold, a link, a keyword.
@@ -150,5 +153,89 @@ func BenchmarkRender(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		Render(s, 80, plainTheme{}, Options{})
+	}
+}
+
+// TestParseTree dumps goldmark's tree for testdata/html.md: every HTML block type, raw inline
+// HTML, e-mail autolinks and case-folded reference labels. These are the paths whose regexps
+// and tables third_party/goldmark builds on first use instead of at init; the golden was
+// written with upstream goldmark v1.8.7.
+func TestParseTree(t *testing.T) {
+	src, err := os.ReadFile("testdata/html.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	_ = ast.Walk(Parse(src), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		depth := 0
+		for p := n.Parent(); p != nil; p = p.Parent() {
+			depth++
+		}
+		fmt.Fprintf(&b, "%s%s", strings.Repeat("  ", depth), n.Kind())
+		switch v := n.(type) {
+		case *ast.HTMLBlock:
+			fmt.Fprintf(&b, " type=%d", v.HTMLBlockType)
+			if v.HasClosure() {
+				fmt.Fprintf(&b, " closure=%q", v.ClosureLine.Value(src))
+			}
+		case *ast.RawHTML:
+			for i := 0; i < v.Segments.Len(); i++ {
+				s := v.Segments.At(i)
+				fmt.Fprintf(&b, " %q", s.Value(src))
+			}
+		case *ast.AutoLink:
+			fmt.Fprintf(&b, " %v %q", v.AutoLinkType, v.URL(src))
+		case *ast.Link:
+			fmt.Fprintf(&b, " %q", v.Destination)
+		case *ast.Text:
+			fmt.Fprintf(&b, " %q", v.Segment.Value(src))
+		}
+		if n.Type() == ast.TypeBlock {
+			for i := 0; i < n.Lines().Len(); i++ {
+				s := n.Lines().At(i)
+				fmt.Fprintf(&b, "\n%s| %q", strings.Repeat("  ", depth+1), s.Value(src))
+			}
+		}
+		b.WriteString("\n")
+		return ast.WalkContinue, nil
+	})
+	golden(t, "html.tree.txt", b.String())
+}
+
+// TestGoldmarkInitIsSmall: every pigo process initialises goldmark's packages, Markdown or not,
+// so third_party/goldmark compiles its regexps and builds its case-folding table on first use.
+// Upstream v1.8.7's init allocates 139 KB (util: the e-mail regexp, the table) and 110 KB
+// (parser: the HTML block regexps); the test binary's own init trace must show a few KB.
+func TestGoldmarkInitIsSmall(t *testing.T) {
+	if os.Getenv("PIGO_INITTRACE_CHILD") == "1" {
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGoldmarkInitIsSmall$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "PIGO_INITTRACE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		// init github.com/yuin/goldmark/util @5.2 ms, 1.2 ms clock, 139464 bytes, 437 allocs
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/yuin/goldmark/") {
+			continue
+		}
+		seen++
+		bytes, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("cannot read %q", line)
+		}
+		if bytes > 16<<10 {
+			t.Errorf("%s: init allocates %d bytes: a regexp or table is built at init again", f[1], bytes)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no goldmark package in the init trace:\n%s", out)
 	}
 }
