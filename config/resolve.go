@@ -418,3 +418,29 @@ func patterns(v *Value) []engine.Pattern {
 	}
 	return out
 }
+
+// Prepare does, ahead of a resolution, the part of its work that no configuration changes:
+// the shipped catalogue (catalog.Shipped, decoded once per process) and the `when` conditions
+// of its tools and commands (compiled once per process by cond). A command that loads and
+// then resolves runs it on a goroutine before the load, so that it runs on the other core
+// while the load reads and checks files; the resolution then finds both done, or waits for
+// what is under way. It changes no result: it computes what the resolution would compute
+// itself, into the same per-process caches.
+func Prepare() {
+	shipped, err := catalog.Shipped()
+	if err != nil {
+		return // the resolution reports it
+	}
+	for i := range shipped {
+		for _, t := range shipped[i].Tools {
+			if t.When != "" {
+				_, _ = cond.Compile(t.When)
+			}
+		}
+		for _, c := range shipped[i].Commands {
+			if c.When != "" {
+				_, _ = cond.Compile(c.When)
+			}
+		}
+	}
+}

@@ -42,6 +42,7 @@ func (c *CLI) resolve(a *args) (*config.Config, *config.Resolution, int) {
 
 // resolveAgent is resolve that also returns the sub-agent of --agent, if any.
 func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentInfo, int) {
+	go config.Prepare() // the shipped catalogue and its conditions, on the other core during the load
 	cfg, code := c.load(a)
 	if cfg == nil {
 		return nil, nil, nil, code

@@ -114,7 +114,15 @@ var cache sync.Map // string → entry
 
 // Compile type-checks src against Env, requiring a boolean result. Results (programs and
 // errors) are cached by text, so each distinct expression is compiled once per process.
+//
+// A text being compiled by another goroutine (config.Prepare's, on the other core) is waited
+// for rather than compiled twice.
 func Compile(src string) (*Program, error) {
+	if e, ok := cache.Load(src); ok {
+		return e.(entry).p, e.(entry).err
+	}
+	compileMu.Lock()
+	defer compileMu.Unlock()
 	if e, ok := cache.Load(src); ok {
 		return e.(entry).p, e.(entry).err
 	}
@@ -122,6 +130,9 @@ func Compile(src string) (*Program, error) {
 	cache.Store(src, entry{p, err})
 	return p, err
 }
+
+// compileMu serialises compiles that miss the cache (compileShared serialises them anyway).
+var compileMu sync.Mutex
 
 // MaxLen bounds the length of a condition. Real ones are a line; expr's parser recurses per
 // nesting level and slows down super-linearly on long inputs (500k `!` took seconds).

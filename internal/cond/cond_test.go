@@ -3,6 +3,7 @@ package cond
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -153,6 +154,35 @@ func TestTooLong(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "too long") || len(ce.Error()) > 200 {
 			t.Errorf("got %.200v", err)
+		}
+	}
+}
+
+// TestCompileOnceConcurrently: goroutines asking for the same new text at once get one
+// program (config.Prepare compiles the shipped conditions while a resolution may ask for them).
+func TestCompileOnceConcurrently(t *testing.T) {
+	src := `os == "plan9" && which("compile-once-` + time.Now().Format(time.RFC3339Nano) + `")`
+	const n = 8
+	progs := make([]*Program, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			p, err := Compile(src)
+			if err != nil {
+				t.Error(err)
+			}
+			progs[i] = p
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, p := range progs {
+		if p == nil || p != progs[0] {
+			t.Fatalf("goroutine %d got program %p, goroutine 0 %p: compiled more than once", i, p, progs[0])
 		}
 	}
 }
