@@ -21,14 +21,27 @@ type AFTSetup struct {
 // AFT off.
 func (s *AFTSetup) Available() bool { return s.Found && s.Config.Enabled }
 
-// AFT returns the session's AFT setup, looked for once per Config.
+// AFT returns the session's AFT setup, looked for once per Config (by Load, on another
+// goroutine, when Options.Resolving).
 func (c *Config) AFT() *AFTSetup {
 	if c.aft != nil {
 		return c.aft
 	}
-	env := aft.Env{Home: c.Home, AgentDir: c.AgentDir, Getenv: c.Opts.getenv, LookPath: exec.LookPath}
+	if c.aftDone != nil {
+		<-c.aftDone
+		c.aft = c.aftFound
+		return c.aft
+	}
+	c.aft = findAFT(c.aftEnv())
+	return c.aft
+}
+
+func (c *Config) aftEnv() aft.Env {
+	return aft.Env{Home: c.Home, AgentDir: c.AgentDir, Getenv: c.Opts.getenv, LookPath: exec.LookPath}
+}
+
+func findAFT(env aft.Env) *AFTSetup {
 	s := &AFTSetup{Config: aft.LoadConfig(env)}
 	s.Binary, s.Tried, s.Found = aft.Find(env)
-	c.aft = s
 	return s
 }

@@ -45,6 +45,11 @@ type Options struct {
 	// Getenv reads the environment (nil means os.Getenv); Home overrides the home directory.
 	Getenv func(string) string
 	Home   string
+	// Resolving says the caller resolves the configuration after loading it (pigo tools, a
+	// session's start): Load then starts at once, on another goroutine, the search for the AFT
+	// binary and aft.jsonc (AFT), which every resolution makes and which depends on the home,
+	// the agent dir and the environment only, so that it runs while the files are read.
+	Resolving bool
 }
 
 // File is one file pigo found (or was given), read and parsed but not yet validated.
@@ -110,8 +115,11 @@ type Config struct {
 	mcpCfg *MCPConfig
 	// pkgs are the declared pi packages, resolved (discoverPackages).
 	pkgs *pkgs.Result
-	// aft is the aft binary and aft.jsonc, looked for once (AFT).
-	aft *AFTSetup
+	// aft is the aft binary and aft.jsonc, looked for once (AFT); when Options.Resolving,
+	// Load starts the search and aftDone is closed when aftFound holds its result.
+	aft      *AFTSetup
+	aftDone  chan struct{}
+	aftFound *AFTSetup
 }
 
 func (o *Options) getenv(k string) string {
@@ -159,6 +167,14 @@ func Load(o Options) (*Config, error) {
 	c := &Config{Opts: o, Home: home, AgentDir: ResolveAgentDir(o, home), ProjectDir: o.ProjectDir}
 	if c.ProjectDir == "" {
 		c.ProjectDir = "."
+	}
+	if o.Resolving {
+		env, done := c.aftEnv(), make(chan struct{})
+		c.aftDone = done
+		go func() {
+			c.aftFound = findAFT(env)
+			close(done)
+		}()
 	}
 	c.paths = safefile.NewPaths()
 	defer func() { c.paths = nil }()

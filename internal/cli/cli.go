@@ -52,6 +52,9 @@ type CLI struct {
 	// sessionStart is set while a session run loads its configuration: missing packages are
 	// installed then, and their code extensions named (pi's startup).
 	sessionStart bool
+	// resolving is set while resolveAgent loads: the configuration is resolved next
+	// (config.Options.Resolving).
+	resolving bool
 	// offline is --offline (pi 1.6's, as PI_OFFLINE=1): no automatic network activity, so
 	// missing packages are not installed at session start.
 	offline bool
@@ -261,7 +264,7 @@ func writeFlags(w io.Writer, flags []flag) {
 // loadOptions turns the global flags into config options.
 func (c *CLI) loadOptions(a *args) config.Options {
 	o := config.Options{AgentDir: a.str("--agent-dir"), ProjectDir: a.str("-C"), Extensions: a.list("-e"), Model: a.str("--model"),
-		Getenv: c.getenv}
+		Getenv: c.getenv, Resolving: c.resolving}
 	if c.Terminal {
 		o.AskTrust = c.askTrust
 	}
