@@ -46,9 +46,10 @@ type Options struct {
 	Getenv func(string) string
 	Home   string
 	// Resolving says the caller resolves the configuration after loading it (pigo tools, a
-	// session's start): Load then starts at once, on another goroutine, the search for the AFT
-	// binary and aft.jsonc (AFT), which every resolution makes and which depends on the home,
-	// the agent dir and the environment only, so that it runs while the files are read.
+	// session's start): Load then starts at once, on one other goroutine, what every
+	// resolution does whatever the files say (Prepare) and the search for the AFT binary and
+	// aft.jsonc (AFT, which depends on the home, the agent dir and the environment only), so
+	// that they run on the other core while the files are read.
 	Resolving bool
 }
 
@@ -172,6 +173,7 @@ func Load(o Options) (*Config, error) {
 		env, done := c.aftEnv(), make(chan struct{})
 		c.aftDone = done
 		go func() {
+			Prepare() // first: the resolution's declarations need the catalogue before AFT
 			c.aftFound = findAFT(env)
 			close(done)
 		}()

@@ -422,10 +422,10 @@ func patterns(v *Value) []engine.Pattern {
 // Prepare does, ahead of a resolution, the part of its work that no configuration changes:
 // the shipped catalogue (catalog.Shipped, decoded once per process) and the `when` conditions
 // of its tools and commands (compiled once per process by cond). A command that loads and
-// then resolves runs it on a goroutine before the load, so that it runs on the other core
-// while the load reads and checks files; the resolution then finds both done, or waits for
-// what is under way. It changes no result: it computes what the resolution would compute
-// itself, into the same per-process caches.
+// then resolves has Load run it on another goroutine, so that it runs on the other core while
+// the load reads and checks files; the resolution then finds both done, or waits for what is
+// under way. It changes no result: it computes what the resolution would compute
+// itself, into the same per-process caches. Load runs it when Options.Resolving.
 func Prepare() {
 	shipped, err := catalog.Shipped()
 	if err != nil {

@@ -42,8 +42,7 @@ func (c *CLI) resolve(a *args) (*config.Config, *config.Resolution, int) {
 
 // resolveAgent is resolve that also returns the sub-agent of --agent, if any.
 func (c *CLI) resolveAgent(a *args) (*config.Config, *config.Resolution, *agentInfo, int) {
-	go config.Prepare() // the shipped catalogue and its conditions, on the other core during the load
-	c.resolving = true  // and the AFT search (config.Options.Resolving)
+	c.resolving = true // config.Options.Resolving: the load prepares the resolution on the other core
 	cfg, code := c.load(a)
 	c.resolving = false
 	if cfg == nil {
