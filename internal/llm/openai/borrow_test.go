@@ -107,7 +107,13 @@ func TestBorrowedChunksKeepNothing(t *testing.T) {
 			t.Errorf("stream %d: borrowed run differs:\n got %.600s\nwant %.600s", i, got, want)
 		}
 	}
-	if len(streams) < 8 {
+	// The rendered turns, and the recorded cassettes where the shared fixtures are (a clone
+	// without them, as CI's, has the rendered turns only).
+	want := 4
+	if llmtest.FixturesDir() != "" {
+		want = 8
+	}
+	if len(streams) < want {
 		t.Errorf("only %d streams", len(streams))
 	}
 }
