@@ -97,4 +97,55 @@ func deferNextCycle(size int64) {
 		}
 	}
 	gcstart.Pace(percent)
+	s = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	loadPace.Lock()
+	loadPace.percent, loadPace.cycles = percent, s[0].Value.Uint64()
+	loadPace.Unlock()
+}
+
+// loadPace is the pacing deferNextCycle set, until the first reply after the load
+// (repaceAfterFirstReply) or a cycle.
+var loadPace struct {
+	sync.Mutex
+	percent int    // GOGC as deferNextCycle set it; 0: nothing pending
+	cycles  uint64 // the cycles completed then
+}
+
+// repaceAfterFirstReply moves the cycle deferNextCycle put after a load to twice the heap
+// now, when the first reply after the load is appended (the session calls it) and no cycle
+// has run since. By then the first request was built and sent: what the process keeps for
+// the next ones (the body the agent's llm.BodyMemo extends, with the messages it was written
+// from; the transcript) was allocated after the load, and deferNextCycle's goal, twice the
+// loaded heap, counted it as garbage. The next turn then crossed it: a 16 MB session's
+// second request ran a cycle that marked 60-66 MB of a 72-80 MB heap (~35 ms of CPU, the
+// mutator's assists and write barriers besides). Twice the heap now is where GOGC=100
+// would put the goal had the heap just been marked with what the first request made
+// counted live (most of it is); that cycle, when it comes, puts the default pacing back.
+// A target changed since (by the user or another pacing) is left alone.
+func repaceAfterFirstReply() {
+	loadPace.Lock()
+	defer loadPace.Unlock()
+	percent := loadPace.percent
+	if percent == 0 {
+		return
+	}
+	loadPace.percent = 0
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	for _, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			return
+		}
+	}
+	cycles, marked, heap, goal := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64(), s[3].Value.Uint64()
+	if cycles != loadPace.cycles || marked == 0 || 2*heap <= goal {
+		return
+	}
+	if cur := debug.SetGCPercent(-1); cur != percent {
+		debug.SetGCPercent(cur) // changed meanwhile: theirs stays
+		return
+	}
+	gcstart.Pace(int((2*heap - marked) * 100 / marked))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/gcstart"
+	"github.com/pigo-agent/pigo/internal/llm"
 )
 
 // TestHoldGCRestores: overlapping loads raise the collector's target once and the last one
@@ -135,4 +136,77 @@ func numGC() uint32 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.NumGC
+}
+
+// TestRepaceAfterFirstReply: the first reply appended after a large load moves the paced
+// cycle to twice the heap then (what the first request made is counted live), and that
+// cycle still puts the default pacing back; without it the goal stayed at twice the loaded
+// heap and the next turn ran a cycle marking the whole session. A second reply, or one
+// after a cycle has run, changes nothing.
+func TestRepaceAfterFirstReply(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	var live [][]byte
+	for range 16 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	marked := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(marked)
+	before := numGC()
+	done := holdGC(8 << 20)
+	for n := uint64(0); n < marked[0].Value.Uint64(); n += 1 << 20 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	done()
+	goal := func() (uint64, uint64) {
+		s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64(), s[1].Value.Uint64()
+	}
+	g0, _ := goal()
+	// The first request: what it keeps, past the load's goal but for a tenth.
+	for h := uint64(0); ; {
+		if _, h = goal(); h > g0*9/10 {
+			break
+		}
+		live = append(live, make([]byte, 1<<20))
+	}
+	if numGC() != before {
+		t.Skip("a cycle ran: the goal after it says nothing")
+	}
+	s := New("/w", t.TempDir(), Options{})
+	if _, err := s.AppendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Content{{Type: llm.TypeText, Text: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := goal(); g != g0 {
+		t.Fatalf("a user message moved the goal: %d -> %d MB", g0>>20, g>>20)
+	}
+	if _, err := s.AppendMessage(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{{Type: llm.TypeText, Text: "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
+	g1, heap := goal()
+	if g1+heap/25 < 2*heap || g1 > 2*heap+heap/25 {
+		t.Fatalf("after the first reply: goal %d MB, want about twice the heap's %d MB (was %d MB)", g1>>20, heap>>20, g0>>20)
+	}
+	for range 4 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	s.AppendMessage(llm.Message{Role: llm.RoleAssistant})
+	if g, _ := goal(); g != g1 {
+		t.Fatalf("a second reply moved the goal: %d -> %d MB", g1>>20, g>>20)
+	}
+	runtime.GC() // the paced cycle: its finalizer restores the default pacing
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetGCPercent(-1) != 100 {
+		debug.SetGCPercent(-1)
+		if time.Now().After(deadline) {
+			t.Fatal("the default pacing was not restored after the next cycle")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	debug.SetGCPercent(100)
+	runtime.KeepAlive(live)
 }

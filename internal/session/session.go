@@ -729,6 +729,9 @@ func (s *Session) appendLocked(e *Entry, parentIsLeaf bool) (string, error) {
 
 // AppendMessage appends an LLM message (user, assistant or toolResult).
 func (s *Session) AppendMessage(m llm.Message) (string, error) {
+	if m.Role == llm.RoleAssistant {
+		repaceAfterFirstReply()
+	}
 	return s.Append(&Entry{Type: TypeMessage, Message: LLMMessage(m)})
 }
 
