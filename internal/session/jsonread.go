@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -259,7 +260,17 @@ func canonicalEscape(e []byte) bool {
 // (quote, backslash, control character), or len(b), and non-zero when a byte before it was
 // not ASCII.
 func plainEnd(b []byte, i int) (int, uint64) {
-	i, high := plainRun(b, i)
+	var high uint64
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := attention(w); m != 0 {
+			// m's lowest bit is the high bit of the first byte that needs attention (the
+			// test is exact up to it: see attention); the bytes before it count for high.
+			k := bits.TrailingZeros64(m) &^ 7
+			return i + k>>3, high | w&highs&(1<<k-1)
+		}
+		high |= w & highs
+	}
 	for ; i < len(b); i++ {
 		c := strClass[b[i]]
 		if c == 1 {
@@ -331,23 +342,15 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plainRun skips, eight bytes at a time, the bytes from i on that need no attention inside a
-// string (no quote, backslash or control character). It returns where it stopped (at most 7
-// bytes before the first byte that does need attention) and the high bits seen, non-zero when
-// a skipped byte was not ASCII.
-func plainRun(b []byte, i int) (int, uint64) {
-	var high uint64
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q, bs := w^('"'*ones), w^('\\'*ones)
-		// A byte of w is below 0x20, or a byte of q or bs is zero: that block needs a look.
-		// (The test has no false negatives; a false positive only ends the fast run early.)
-		if ((w-0x20*ones)|(q-ones)|(bs-ones))&^(w&q&bs)&highs != 0 {
-			break
-		}
-		high |= w & highs
-	}
-	return i, high
+// attention has the high bit of each byte of w (little-endian: the first byte lowest) set
+// when the byte may need attention inside a string: it is below 0x20, a quote or a
+// backslash. It has no false negatives, and no false positive below the first byte that
+// does need attention: the subtractions borrow only upward from a byte that underflows, and
+// a byte underflows only when it is below 0x20 (w), a quote (q) or a backslash (bs); the
+// non-ASCII bytes, whose high bit survives a subtraction in all three, are cleared.
+func attention(w uint64) uint64 {
+	q, bs := w^('"'*ones), w^('\\'*ones)
+	return ((w - 0x20*ones) | (q - ones) | (bs - ones)) &^ (w & q & bs) & highs
 }
 
 // str reads a string field (null leaves it "").
