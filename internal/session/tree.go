@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -265,11 +266,49 @@ func (s *Session) buildContext() Context {
 		c.Model = &model
 	}
 	ces := contextEntries(path)
-	c.Messages = make([]llm.Message, 0, len(ces)+transcriptRoom)
-	for _, e := range ces {
-		c.Messages = appendLLM(c.Messages, e)
-	}
+	c.Messages = appendLLMs(make([]llm.Message, 0, len(ces)+transcriptRoom), ces)
 	return c
+}
+
+// halvesAbove is the number of entries from which appendLLMs copies their messages on two
+// cores.
+const halvesAbove = 4096
+
+// appendLLMs appends the messages of es (appendLLM's) to dst. A long list is done in two
+// halves at once when dst has room for a message an entry (appendLLM gives at most one):
+// the second half is written on another goroutine from where the first half's most would
+// end, then moved down behind the first. At 64 MB this copies ~67,000 messages (18 MB,
+// most of it fresh pages): a continuation's context took 25-37 ms on one core while the
+// other was idle.
+func appendLLMs(dst []llm.Message, es []*Entry) []llm.Message {
+	base, h := len(dst), len(es)/2
+	if len(es) < halvesAbove || runtime.GOMAXPROCS(0) < 2 || cap(dst)-base < len(es) {
+		for _, e := range es {
+			dst = appendLLM(dst, e)
+		}
+		return dst
+	}
+	// Each half's capacity is its most: should an entry ever give more, its append copies
+	// that half elsewhere and the join below still holds.
+	second := dst[base+h : base+h : base+len(es)]
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, e := range es[h:] {
+			second = appendLLM(second, e)
+		}
+	}()
+	first := dst[: base : base+h]
+	for _, e := range es[:h] {
+		first = appendLLM(first, e)
+	}
+	<-done
+	if len(first) > 0 && &first[0] != &dst[:1][0] {
+		return append(first, second...)
+	}
+	out := append(dst[:len(first)], second...)
+	clear(out[len(out) : base+len(es)]) // the moved messages' old places: no stale pointers
+	return out
 }
 
 // Branched writes the path from the root to leafID ("" = the leaf) as a new session (pi's
