@@ -36,6 +36,32 @@ type BodyMemo struct {
 	mu    sync.Mutex
 	last  *memoState
 	stats MemoStats
+	// kept is a provider's own memo of what it derived from the last context (TakeKept).
+	kept any
+}
+
+// TakeKept returns what the last body's provider kept with PutKept (nil if nothing) and
+// leaves nothing kept: two bodies built at once never share it (the second finds nothing
+// and derives its own). A nil memo keeps nothing.
+func (m *BodyMemo) TakeKept() any {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := m.kept
+	m.kept = nil
+	return k
+}
+
+// PutKept keeps v for the next body's TakeKept.
+func (m *BodyMemo) PutKept(v any) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.kept = v
+	m.mu.Unlock()
 }
 
 // MemoStats counts the array elements copied from the last body and written anew, and the
@@ -314,6 +340,10 @@ func sameJSON(a, b any) bool {
 		y, ok := b.(Obj)
 		if !ok || len(x) != len(y) {
 			return false
+		}
+		if len(x) > 0 && &x[0] == &y[0] {
+			// The same object (a provider kept its conversion: see BodyMemo.TakeKept).
+			return true
 		}
 		for i := range x {
 			if x[i].K != y[i].K || !sameJSON(x[i].V, y[i].V) {

@@ -1,11 +1,15 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -118,8 +122,10 @@ func reasoningDetails(sig string) json.RawMessage {
 // converts the two halves of a context on two cores.
 var convertParallelMin = 4096
 
-// convertMessages is pi's convertMessages for openai-completions.
-func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
+// convertMessages is pi's convertMessages for openai-completions. Through a memo (a session's
+// turns), the messages up to the last context's last user message are not converted again
+// when they are the same (convertKept).
+func convertMessages(m *llm.Model, c *llm.Context, compat Compat, memo *llm.BodyMemo) []llm.Obj {
 	var out []llm.Obj
 	if c.SystemPrompt != "" {
 		role := "system"
@@ -128,30 +134,120 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat) []llm.Obj {
 		}
 		out = append(out, llm.Obj{{K: "role", V: role}, {K: "content", V: c.SystemPrompt}})
 	}
-	if cut := convertCut(c.Messages, compat); cut > 0 {
+	if conv, ok := convertKept(m, c.Messages, compat, memo); ok {
+		return append(out, conv...)
+	}
+	out, _ = convertChecked(m, compat, c.Messages, out)
+	return out
+}
+
+// convertChecked appends the converted msgs to out, and reports whether a call was given
+// another id (normalizeToolCallID). A long context is transformed and converted in two
+// halves on two cores (convertCut).
+func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj) ([]llm.Obj, bool) {
+	normalize := normalizeToolCallID(m)
+	checked := func(renamed *bool) func(string, *llm.Message) string {
+		return func(id string, src *llm.Message) string {
+			n := normalize(id, src)
+			*renamed = *renamed || n != id
+			return n
+		}
+	}
+	if cut := convertCut(msgs, compat); cut > 0 {
 		// The halves: the second is transformed and converted on another core.
 		var second []llm.Obj
+		renamed2 := false
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			second = convertRange(m, compat, llm.TransformMessages(c.Messages[cut:], m, normalizeToolCallID(m)), nil)
+			second = convertRange(m, compat, llm.TransformMessages(msgs[cut:], m, checked(&renamed2)), nil)
 		}()
-		normalize, renamed := normalizeToolCallID(m), false
-		first := llm.TransformMessages(c.Messages[:cut], m, func(id string, src *llm.Message) string {
-			n := normalize(id, src)
-			renamed = renamed || n != id
-			return n
-		})
+		renamed := false
+		first := llm.TransformMessages(msgs[:cut], m, checked(&renamed))
 		if !renamed {
 			out = convertRange(m, compat, first, out)
 			<-done
-			return append(out, second...)
+			return append(out, second...), renamed2
 		}
 		// A call of the first half was given another id: a tool result of the second half
 		// would take it (TransformMessages' map). Converted in order.
 		<-done
 	}
-	return convertRange(m, compat, llm.TransformMessages(c.Messages, m, normalizeToolCallID(m)), out)
+	renamed := false
+	return convertRange(m, compat, llm.TransformMessages(msgs, m, checked(&renamed)), out), renamed
+}
+
+// convertMemo is what convertKept keeps in a BodyMemo between a session's bodies: the last
+// context's messages, their conversion, and where its last user message's starts.
+type convertMemo struct {
+	model  *llm.Model
+	mv     llm.Model
+	compat Compat
+	// msgs is the last context's messages: a view of the agent's transcript, whose
+	// messages are never written (it is only appended to or replaced whole).
+	msgs []llm.Message
+	conv []llm.Obj // msgs converted (without the system prompt's message)
+	// user is the index of msgs' last user message, before the number of converted
+	// messages before it: conv[:before] is the conversion of msgs[:user].
+	user, before int
+}
+
+// convertKept converts msgs through memo: the conversion of the messages before the last
+// context's last user message is taken as it was when they are the same messages (the same
+// bytes: a message's strings and blocks are never written) for the same model and compat,
+// and only the messages from that user message on are converted. A further turn of a long
+// session then costs what it added, not a conversion of the whole context (at 16 MB ~16,000
+// messages, 10-15 ms and 12 MB a turn). It relies on what convertCut's halves do: a user
+// message ends the calls waiting for results, the conversion carries nothing past it, and
+// the ids given to calls before it matter only when one was renamed (then nothing is kept);
+// a model that needs an assistant message after tool results (the conversion's last role)
+// and OpenRouter's anthropic cache markers (set in place in the converted messages) are not
+// memoised. false: convert msgs in full.
+func convertKept(m *llm.Model, msgs []llm.Message, compat Compat, memo *llm.BodyMemo) ([]llm.Obj, bool) {
+	if memo == nil || compat.RequiresAssistantAfterToolResult || compat.CacheControlFormat == "anthropic" {
+		return nil, false
+	}
+	u := len(msgs) - 1
+	for u >= 0 && msgs[u].Role != llm.RoleUser {
+		u--
+	}
+	if u < 0 {
+		return nil, false
+	}
+	prev, _ := memo.TakeKept().(*convertMemo)
+	var conv []llm.Obj
+	start := 0 // the first message converted here
+	if prev != nil && prev.model == m && prev.user <= u && sameMessages(msgs[:prev.user+1], prev.msgs[:prev.user+1]) &&
+		reflect.DeepEqual(prev.mv, *m) && reflect.DeepEqual(prev.compat, compat) {
+		conv = append(make([]llm.Obj, 0, prev.before+len(msgs)-prev.user+8), prev.conv[:prev.before]...)
+		start = prev.user
+		keptReused.Add(1)
+	}
+	conv, renamed := convertChecked(m, compat, msgs[start:u], conv)
+	if renamed {
+		// A result from the user message on could take an id given before it.
+		return nil, false
+	}
+	before := len(conv)
+	conv, _ = convertChecked(m, compat, msgs[u:], conv)
+	memo.PutKept(&convertMemo{model: m, mv: *m, compat: compat, msgs: msgs[:len(msgs):len(msgs)], conv: conv[:len(conv):len(conv)], user: u, before: before})
+	return conv, true
+}
+
+// keptReused counts the conversions convertKept took from the last context (for tests).
+var keptReused atomic.Int64
+
+// sameMessages reports whether a and b hold the same messages, byte for byte (the same
+// strings and slices: what they point to is never written).
+func sameMessages(a, b []llm.Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	n := len(a) * int(unsafe.Sizeof(a[0]))
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), n), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), n))
 }
 
 // convertCut is where convertMessages cuts msgs in two halves that transform and convert
@@ -455,7 +551,7 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 }
 
 func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj {
-	messages := convertMessages(m, c, compat)
+	messages := convertMessages(m, c, compat, p.memo)
 	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: messages}, {K: "stream", V: true}}
 	if p.sessionID != "" && ((strings.Contains(m.BaseURL, "api.openai.com") && p.retention != "none") ||
 		(p.retention == "long" && compat.SupportsLongCacheRetention)) {
