@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/binary"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -369,11 +370,20 @@ func isStringified(raw []byte) bool {
 	if stringifiedOff || len(raw) == 0 {
 		return false
 	}
-	// The keys of a call's arguments fit in the array on the stack.
-	var keys [32]int
-	c := stringifiedCheck{in: raw, keys: keys[:0]}
-	return c.value(0) && c.i == len(raw)
+	// The check's methods recurse, so an array for the keys escapes: one from a pool (an
+	// array a call was 256 bytes on the heap, 5.8 MB for a 64 MB session's first body).
+	kp := stringifiedKeys.Get().(*[]int)
+	c := stringifiedCheck{in: raw, keys: (*kp)[:0]}
+	ok := c.value(0) && c.i == len(raw)
+	if cap(c.keys) <= 1<<10 {
+		*kp = c.keys[:0]
+		stringifiedKeys.Put(kp)
+	}
+	return ok
 }
+
+// stringifiedKeys holds isStringified's key arrays.
+var stringifiedKeys = sync.Pool{New: func() any { k := make([]int, 0, 32); return &k }}
 
 type stringifiedCheck struct {
 	in []byte

@@ -80,3 +80,23 @@ func BenchmarkArgumentsText(b *testing.B) {
 		AppendJSON(nil, args)
 	}
 }
+
+// TestIsStringifiedAllocates: checking a call's arguments allocates nothing (the key array
+// comes from a pool: on the stack it escaped, one 256-byte allocation a call), also for
+// arguments with more keys than the array holds at first.
+func TestIsStringifiedAllocates(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		many += `"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1,`
+	}
+	many = many[:len(many)-1] + `}`
+	for _, raw := range []string{`{"path":"a.go","offset":10,"limit":200}`, `{"a":{"b":[1,{"c":"d"}]}}`, many} {
+		if !isStringified([]byte(raw)) {
+			t.Fatalf("%s: not taken", raw)
+		}
+		b := []byte(raw)
+		if n := testing.AllocsPerRun(100, func() { isStringified(b) }); n != 0 {
+			t.Fatalf("%s: %v allocations a check", raw, n)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -145,6 +146,9 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat, memo *llm.Body
 // another id (normalizeToolCallID). A long context is transformed and converted in two
 // halves on two cores (convertCut).
 func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj) ([]llm.Obj, bool) {
+	// About a converted message a message (more for images after tool results and bridges):
+	// room for them at once, not grown by doubling (at 64 MB ~6 MB of copies).
+	out = slices.Grow(out, len(msgs)+len(msgs)/64+8)
 	normalize := normalizeToolCallID(m)
 	checked := func(renamed *bool) func(string, *llm.Message) string {
 		return func(id string, src *llm.Message) string {
@@ -160,7 +164,7 @@ func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.O
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			second = convertRange(m, compat, llm.TransformMessages(msgs[cut:], m, checked(&renamed2)), nil)
+			second = convertRange(m, compat, llm.TransformMessages(msgs[cut:], m, checked(&renamed2)), make([]llm.Obj, 0, len(msgs)-cut+8))
 		}()
 		renamed := false
 		first := llm.TransformMessages(msgs[:cut], m, checked(&renamed))
