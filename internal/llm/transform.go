@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unsafe"
 )
 
 // Texts pi puts in place of what a model cannot take.
@@ -79,6 +80,86 @@ func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *
 	}
 	flush()
 	return out
+}
+
+// TransformMessagePtrs is TransformMessages giving pointers: a message that stays as it was
+// is the input's own (msgs[i], never written), a changed or added one a new message (the
+// changed ones copied into blocks of 64). A long context's transform then copies only what
+// changes, not every message (at 64 MB ~60,000 messages, 18 MB of fresh pages, for a
+// conversion that reads them once). TestTransformMessagePtrs keeps the two the same.
+func TransformMessagePtrs(msgs []Message, m *Model, normalize func(id string, src *Message) string) []*Message {
+	idMap := map[string]string{}
+	out := make([]*Message, 0, len(msgs))
+	vision := m.HasInput("image")
+	var pending []Content
+	have := map[string]bool{}
+	flush := func() {
+		for _, tc := range pending {
+			if tc.Type == TypeToolCall && !have[tc.ID] {
+				isErr := true
+				out = append(out, &Message{Role: RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name,
+					Content: []Content{TextBlock(noResultProvided)}, IsError: &isErr})
+			}
+		}
+		pending = nil
+		clear(have)
+	}
+	var slab []Message // the changed messages' copies
+	own := func(msg, src *Message) *Message {
+		if msg != src {
+			return msg
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]Message, 0, 64)
+		}
+		slab = append(slab, *src)
+		return &slab[len(slab)-1]
+	}
+	for i := range msgs {
+		src := &msgs[i]
+		msg := src
+		if !vision && (msg.Role == RoleUser || msg.Role == RoleToolResult) {
+			ph := nonVisionUserImage
+			if msg.Role == RoleToolResult {
+				ph = nonVisionToolImage
+			}
+			if c := replaceImages(msg.Content, ph); !sameSlice(c, msg.Content) {
+				msg = own(msg, src)
+				msg.Content = c
+			}
+		}
+		switch msg.Role {
+		case RoleToolResult:
+			if n, ok := idMap[msg.ToolCallID]; ok && n != msg.ToolCallID {
+				msg = own(msg, src)
+				msg.ToolCallID = n
+			}
+			have[msg.ToolCallID] = true
+		case RoleAssistant:
+			if c := transformAssistant(src, msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID, normalize, idMap); !sameSlice(c, msg.Content) {
+				msg = own(msg, src)
+				msg.Content = c
+			}
+			flush()
+			if msg.StopReason == StopError || msg.StopReason == StopAborted {
+				continue
+			}
+			if hasToolCall(msg.Content) {
+				pending = msg.Content
+			}
+		case RoleUser:
+			flush()
+		}
+		out = append(out, msg)
+	}
+	flush()
+	return out
+}
+
+// sameSlice reports whether a and b are the same slice of blocks (a nil and an empty slice
+// are not).
+func sameSlice(a, b []Content) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 func hasToolCall(content []Content) bool {

@@ -164,10 +164,10 @@ func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.O
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			second = convertRange(m, compat, llm.TransformMessages(msgs[cut:], m, checked(&renamed2)), make([]llm.Obj, 0, len(msgs)-cut+8))
+			second = convertRange(m, compat, llm.TransformMessagePtrs(msgs[cut:], m, checked(&renamed2)), make([]llm.Obj, 0, len(msgs)-cut+8))
 		}()
 		renamed := false
-		first := llm.TransformMessages(msgs[:cut], m, checked(&renamed))
+		first := llm.TransformMessagePtrs(msgs[:cut], m, checked(&renamed))
 		if !renamed {
 			out = convertRange(m, compat, first, out)
 			<-done
@@ -178,7 +178,7 @@ func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.O
 		<-done
 	}
 	renamed := false
-	return convertRange(m, compat, llm.TransformMessages(msgs, m, checked(&renamed)), out), renamed
+	return convertRange(m, compat, llm.TransformMessagePtrs(msgs, m, checked(&renamed)), out), renamed
 }
 
 // convertMemo is what convertKept keeps in a BodyMemo between a session's bodies: the last
@@ -276,11 +276,11 @@ func convertCut(msgs []llm.Message, compat Compat) int {
 }
 
 // convertRange appends the converted msgs (transformed) to out.
-func convertRange(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj) []llm.Obj {
+func convertRange(m *llm.Model, compat Compat, msgs []*llm.Message, out []llm.Obj) []llm.Obj {
 	lastRole := ""
 	bridge := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: "I have processed the tool results."}}
 	for i := 0; i < len(msgs); i++ {
-		msg := &msgs[i]
+		msg := msgs[i]
 		if compat.RequiresAssistantAfterToolResult && lastRole == llm.RoleToolResult && msg.Role == llm.RoleUser {
 			out = append(out, bridge)
 		}
@@ -426,7 +426,7 @@ func convertRange(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj
 			var images []any
 			j := i
 			for ; j < len(msgs) && msgs[j].Role == llm.RoleToolResult; j++ {
-				tm := &msgs[j]
+				tm := msgs[j]
 				hasImages := false
 				for k := range tm.Content {
 					if tm.Content[k].Type == llm.TypeImage {
