@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -167,11 +168,16 @@ func (w *fastWriter) canonicalStr() int {
 	for j := w.i + 1; j < len(in); {
 		// Eight plain bytes at a time (plain8); when a word has another, its bytes one by one.
 		if j >= slow && j+8 <= len(in) {
-			if plain8(binary.LittleEndian.Uint64(in[j:])) {
+			w := binary.LittleEndian.Uint64(in[j:])
+			if plain8(w) {
 				j += 8
 				continue
 			}
 			slow = j + 8
+			if w&(0x80*ones8) == 0 {
+				// An ASCII word: straight to its first quote, backslash or control (escape8).
+				j += bits.TrailingZeros64(escape8(w)) >> 3
+			}
 		}
 		c := in[j]
 		switch {

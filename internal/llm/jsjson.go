@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -171,6 +172,19 @@ func plain8(x uint64) bool {
 	return ((x-0x20*lo)&^x|(q-lo)&^q|(b-lo)&^b|x)&hi == 0
 }
 
+const ones8 = 0x0101010101010101
+
+// escape8 has the high bit of each byte of the ASCII word x (little-endian: the first byte
+// lowest) set when the byte may need an escape: below 0x20, a quote or a backslash. It has
+// no false negatives and no false positive below the first byte that needs one (a
+// subtraction borrows only upward from a byte that underflows, and one underflows only at
+// such a byte), so its trailing zeros find that byte.
+func escape8(x uint64) uint64 {
+	q := x ^ ('"' * ones8)
+	b := x ^ ('\\' * ones8)
+	return ((x-0x20*ones8)&^x | (q-ones8)&^q | (b-ones8)&^b) & (0x80 * ones8)
+}
+
 // AppendJSString appends s as a JSON string with JSON.stringify's escapes: \" \\ \b \f \n \r
 // \t, other control characters as \u00xx, everything else (HTML characters, U+2028) raw.
 // Invalid UTF-8 bytes become U+FFFD.
@@ -183,11 +197,16 @@ func AppendJSString(b []byte, s string) []byte {
 		for j < len(s) {
 			// Eight plain bytes at a time; when a word has another, its bytes one by one.
 			if j >= slow && j+8 <= len(s) {
-				if plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))) {
+				w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
+				if plain8(w) {
 					j += 8
 					continue
 				}
 				slow = j + 8
+				if w&(0x80*ones8) == 0 {
+					// An ASCII word: straight to its first byte to escape (escape8).
+					j += bits.TrailingZeros64(escape8(w)) >> 3
+				}
 			}
 			if c := s[j]; c < utf8.RuneSelf {
 				if c < 0x20 || c == '"' || c == '\\' {

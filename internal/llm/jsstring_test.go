@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"math/rand"
 	"strings"
 	"testing"
@@ -104,6 +105,60 @@ func TestPlain8(t *testing.T) {
 		}
 		if got := plain8(word(b)); got != want {
 			t.Fatalf("% x: plain8 %v", b[:], got)
+		}
+	}
+}
+
+// TestEscape8 and TestAppendJSStringRandom: an ASCII word's first byte to escape is the
+// lowest flagged one (every byte value at every place, after plain bytes and after other
+// bytes to escape), and AppendJSString, which jumps to it, writes what the character-by-
+// character reference writes for a million random strings weighted towards quotes,
+// backslashes, control characters and non-ASCII bytes.
+func TestEscape8(t *testing.T) {
+	for _, fill := range []byte{'a', 0x20, 0x7f, '"', '\n'} {
+		for at := range 8 {
+			for c := range 0x80 {
+				var w [8]byte
+				for k := range w {
+					w[k] = 'x'
+				}
+				for k := at + 1; k < 8; k++ {
+					w[k] = fill
+				}
+				w[at] = byte(c)
+				want := 8
+				for k, b := range w {
+					if b < 0x20 || b == '"' || b == '\\' {
+						want = k
+						break
+					}
+				}
+				m := escape8(binary.LittleEndian.Uint64(w[:]))
+				if got := bits.TrailingZeros64(m) >> 3; got != want {
+					t.Fatalf("%q: first byte to escape %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestAppendJSStringRandom(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	pick := []byte{'"', '\\', 0, 0x1f, '\n', '\t', 0x7f, 0x80, 0xc3, 0xa9, 0xe2, 0x9c, 0x93, 0xff, 0x20}
+	var buf []byte
+	for range 1_000_000 {
+		b := make([]byte, r.Intn(40))
+		for k := range b {
+			if r.Intn(5) == 0 {
+				b[k] = pick[r.Intn(len(pick))]
+			} else {
+				b[k] = byte(0x20 + r.Intn(0x5f))
+			}
+		}
+		s := string(b)
+		buf = AppendJSString(buf[:0], s)
+		if want := appendJSStringByRune(nil, s); string(buf) != string(want) {
+			t.Fatalf("%q: got %q, want %q", s, buf, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,30 @@ func TestIsStringifiedAllocates(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { isStringified(b) }); n != 0 {
 			t.Fatalf("%s: %v allocations a check", raw, n)
 		}
+	}
+}
+
+// TestIsStringifiedRandomStrings: canonicalStr, which jumps to an ASCII word's first quote,
+// backslash or control character (escape8), takes exactly the strings JSON.stringify writes
+// as they are, over 200,000 random string values of plain runs, escapes canonical and not,
+// raw control, non-ASCII and invalid bytes.
+func TestIsStringifiedRandomStrings(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	parts := []string{`\n`, `\"`, `\\`, `\t`, `\u0001`, `\u001f`, `\u000a`, `\/`, `\u0041`, `\ud83d\ude00`, "\x01", "\n", "é", "✓",
+		"\xff", "\u2028", `"`, `\`, "\x7f"}
+	for range 200_000 {
+		var sb strings.Builder
+		sb.WriteString(`{"k":"`)
+		for range r.Intn(8) {
+			if r.Intn(2) == 0 {
+				sb.WriteString(parts[r.Intn(len(parts))])
+			} else {
+				for range r.Intn(20) {
+					sb.WriteByte(byte(0x20 + r.Intn(0x5f)))
+				}
+			}
+		}
+		sb.WriteString(`"}`)
+		checkStringified(t, []byte(sb.String()))
 	}
 }
