@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -125,9 +126,12 @@ func (c *Client) runGh(ctx context.Context, cwd string, input any, args ...strin
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = cwd
-	var stdout, combined bytes.Buffer
-	cmd.Stdout = io2(&stdout, &combined)
-	cmd.Stderr = &combined
+	// gh's stdout and stderr are copied by two goroutines: the transcript of both is one
+	// locked buffer (two writers on a bytes.Buffer raced).
+	var stdout bytes.Buffer
+	combined := &lockedBuffer{}
+	cmd.Stdout = io.MultiWriter(&stdout, combined)
+	cmd.Stderr = combined
 	err := cmd.Run()
 	if err == nil {
 		return stdout.String(), nil
@@ -298,8 +302,20 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-type multi struct{ a, b *bytes.Buffer }
+// lockedBuffer is a bytes.Buffer written by several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
 
-func (m multi) Write(p []byte) (int, error) { m.a.Write(p); return m.b.Write(p) }
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
 
-func io2(a, b *bytes.Buffer) multi { return multi{a, b} }
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
