@@ -162,13 +162,11 @@ func appendStrField(b []byte, key, v string) []byte {
 }
 
 // appendRawJSON appends raw JSON as JSON.stringify(JSON.parse(raw)): as it is when it
-// already is in that form (arguments and details pigo and pi write are), else rewritten.
+// already is in that form (arguments and details pigo and pi write are), else rewritten by
+// JSONStringify.
 func appendRawJSON(b, raw json.RawMessage) ([]byte, error) {
 	if isStringified(raw) {
 		return append(b, raw...), nil
-	}
-	if out, ok := appendStringified(b, raw); ok {
-		return out, nil
 	}
 	s, err := JSONStringify(raw)
 	if err != nil {

@@ -211,24 +211,14 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 	if raw := e.raw(); raw != nil {
 		return raw, nil
 	}
-	switch {
-	case e.Type == TypeMessage && e.Message != nil && e.Message.raw == nil && e.Message.LLM != nil:
-		return e.appendLLMMessage(nil)
-	case e.Type == TypeModelChange:
-		d := e.data()
-		b := append(e.appendEnvelope(nil), `,"provider":`...)
-		b = llm.AppendJSString(b, d.Provider)
-		b = append(b, `,"modelId":`...)
-		return append(llm.AppendJSString(b, d.ModelID), '}'), nil
-	case e.Type == TypeThinkingLevelChange:
-		b := append(e.appendEnvelope(nil), `,"thinkingLevel":`...)
-		return append(llm.AppendJSString(b, e.data().ThinkingLevel), '}'), nil
-	}
 	p := nullable(e.ParentID)
 	var v any
 	d := e.data()
 	switch e.Type {
 	case TypeMessage:
+		if e.Message != nil && e.Message.raw == nil && e.Message.LLM != nil {
+			return e.appendLLMMessage(nil)
+		}
 		v = struct {
 			Type      string   `json:"type"`
 			ID        string   `json:"id"`
@@ -237,22 +227,13 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 			Message   *Message `json:"message"`
 		}{e.Type, e.ID, p, e.Timestamp, e.Message}
 	case TypeModelChange:
-		v = struct {
-			Type      string   `json:"type"`
-			ID        string   `json:"id"`
-			ParentID  nullable `json:"parentId"`
-			Timestamp string   `json:"timestamp"`
-			Provider  string   `json:"provider"`
-			ModelID   string   `json:"modelId"`
-		}{e.Type, e.ID, p, e.Timestamp, d.Provider, d.ModelID}
+		b := append(e.appendEnvelope(nil), `,"provider":`...)
+		b = llm.AppendJSString(b, d.Provider)
+		b = append(b, `,"modelId":`...)
+		return append(llm.AppendJSString(b, d.ModelID), '}'), nil
 	case TypeThinkingLevelChange:
-		v = struct {
-			Type          string   `json:"type"`
-			ID            string   `json:"id"`
-			ParentID      nullable `json:"parentId"`
-			Timestamp     string   `json:"timestamp"`
-			ThinkingLevel string   `json:"thinkingLevel"`
-		}{e.Type, e.ID, p, e.Timestamp, d.ThinkingLevel}
+		b := append(e.appendEnvelope(nil), `,"thinkingLevel":`...)
+		return append(llm.AppendJSString(b, d.ThinkingLevel), '}'), nil
 	case TypeCompaction:
 		v = struct {
 			Type             string          `json:"type"`
