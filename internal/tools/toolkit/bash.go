@@ -117,7 +117,16 @@ func (a *Accumulator) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if a.spill == nil && !a.spillErr && a.SpillDir != "" && a.spillNow(p) {
+	a.total += len(p)
+	for _, c := range p {
+		if c == '\n' {
+			a.lines++
+			a.lineBytes = 0
+		} else {
+			a.lineBytes++
+		}
+	}
+	if a.spill == nil && !a.spillErr && a.SpillDir != "" && a.spillNow() {
 		name := newUUID() + ".txt"
 		if a.prefix != "" {
 			name = a.prefix + "-" + randomHex(8) + ".log"
@@ -131,22 +140,11 @@ func (a *Accumulator) Write(p []byte) (int, error) {
 			}
 		}
 		a.spillErr = a.spill == nil
-		if a.spill != nil && a.total > 0 {
-			// pi's naming: the output so far, all of it still in the ring (it is under
-			// MaxBytes), goes first.
-			a.spillBytes(a.ring)
-		}
+		// pi's naming: the output before p, all of it still in the ring (it is under
+		// MaxBytes), goes first.
+		a.spillBytes(a.ring)
 	}
 	a.spillBytes(p)
-	a.total += len(p)
-	for _, c := range p {
-		if c == '\n' {
-			a.lines++
-			a.lineBytes = 0
-		} else {
-			a.lineBytes++
-		}
-	}
 	a.ring = append(a.ring, p...)
 	if len(a.ring) > 2*ringBytes {
 		cut := len(a.ring) - ringBytes
@@ -159,34 +157,21 @@ func (a *Accumulator) Write(p []byte) (int, error) {
 }
 
 // spillNow reports whether the spill file is made at this write: at the first byte, or, with
-// pi's naming, once the output with p is truncated (over MaxLines lines or MaxBytes bytes,
-// the test Finish makes), as pi's OutputAccumulator makes its file only then. pi's bash
-// keeps the file only for truncated output; made at the first byte, every command with any
-// output cost a file made and removed in the temp directory.
-func (a *Accumulator) spillNow(p []byte) bool {
-	if a.prefix == "" {
-		return true
-	}
-	if a.total+len(p) > MaxBytes {
-		return true
-	}
-	lines, open := a.lines, a.lineBytes > 0
-	for _, c := range p {
-		if c == '\n' {
-			lines, open = lines+1, false
-		} else {
-			open = true
-		}
-	}
-	if open {
+// pi's naming, once the output counted so far is truncated (over MaxLines lines or MaxBytes
+// bytes, the test Finish makes), as pi's OutputAccumulator makes its file only then. pi's
+// bash keeps the file only for truncated output; made at the first byte, every command with
+// any output cost a file made and removed in the temp directory.
+func (a *Accumulator) spillNow() bool {
+	lines := a.lines
+	if a.lineBytes > 0 {
 		lines++
 	}
-	return lines > MaxLines
+	return a.prefix == "" || a.total > MaxBytes || lines > MaxLines
 }
 
 // spillBytes writes p to the spill file, up to MaxSpillBytes.
 func (a *Accumulator) spillBytes(p []byte) {
-	if a.spill == nil || a.capped {
+	if a.spill == nil || a.capped || len(p) == 0 {
 		return
 	}
 	chunk := p
