@@ -30,59 +30,16 @@ func (m *Model) HasInput(kind string) bool {
 // through normalize (nil keeps them) and their results follow; errored and aborted assistant
 // messages are skipped; a tool call left without a result gets "No result provided".
 func TransformMessages(msgs []Message, m *Model, normalize func(id string, src *Message) string) []Message {
-	idMap := map[string]string{}
-	out := make([]Message, 0, len(msgs))
-	vision := m.HasInput("image")
-	// pending is the content of the last assistant message with tool calls: its calls
-	// still waiting for results. have is cleared, not remade, at each flush (a long session
-	// flushes once per assistant message).
-	var pending []Content
-	have := map[string]bool{}
-	flush := func() {
-		for _, tc := range pending {
-			if tc.Type == TypeToolCall && !have[tc.ID] {
-				isErr := true
-				out = append(out, Message{Role: RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name,
-					Content: []Content{TextBlock(noResultProvided)}, IsError: &isErr})
-			}
-		}
-		pending = nil
-		clear(have)
+	ps := TransformMessagePtrs(msgs, m, normalize)
+	out := make([]Message, len(ps))
+	for i, p := range ps {
+		out[i] = *p
 	}
-	for i := range msgs {
-		msg := msgs[i]
-		if !vision && (msg.Role == RoleUser || msg.Role == RoleToolResult) {
-			ph := nonVisionUserImage
-			if msg.Role == RoleToolResult {
-				ph = nonVisionToolImage
-			}
-			msg.Content = replaceImages(msg.Content, ph)
-		}
-		switch msg.Role {
-		case RoleToolResult:
-			if n, ok := idMap[msg.ToolCallID]; ok && n != msg.ToolCallID {
-				msg.ToolCallID = n
-			}
-			have[msg.ToolCallID] = true
-		case RoleAssistant:
-			msg.Content = transformAssistant(&msgs[i], msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID, normalize, idMap)
-			flush()
-			if msg.StopReason == StopError || msg.StopReason == StopAborted {
-				continue
-			}
-			if hasToolCall(msg.Content) {
-				pending = msg.Content
-			}
-		case RoleUser:
-			flush()
-		}
-		out = append(out, msg)
-	}
-	flush()
 	return out
 }
 
-// TransformMessagePtrs is TransformMessages giving pointers: a message that stays as it was
+// TransformMessagePtrs is TransformMessages giving pointers (TransformMessages is its
+// messages copied out): a message that stays as it was
 // is the input's own (msgs[i], never written), a changed or added one a new message (the
 // changed ones copied into blocks of 64). A long context's transform then copies only what
 // changes, not every message (at 64 MB ~60,000 messages, 18 MB of fresh pages, for a
