@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,26 +16,7 @@ import (
 // each reasoning field, tool calls (ids, names, arguments over many deltas), a model other
 // than the request's, a raw finish reason that becomes an error message, usage in a choice.
 func borrowStreams(t *testing.T) []string {
-	var out []string
-	if root := llmtest.FixturesDir(); root != "" {
-		for _, dir := range []string{"openai", "openai-compatible", "openrouter"} {
-			files, _ := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
-			for _, f := range files {
-				if strings.Contains(filepath.Base(f), "responses") {
-					continue
-				}
-				cas, err := llmtest.LoadCassette(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, in := range cas.Interactions {
-					if in.Response.Code == 200 {
-						out = append(out, in.Response.Body)
-					}
-				}
-			}
-		}
-	}
+	out := recordedBodies(t)
 	calls := []llmtest.ToolCall{{ID: "call_a", Name: "read", Args: `{"path":"a.go"}`},
 		{ID: "call_b", Name: "write", Args: `{"path":"b.go","content":"` + strings.Repeat("é ü \\n x", 300) + `"}`}}
 	for _, tr := range []llmtest.Turn{

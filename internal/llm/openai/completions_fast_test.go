@@ -81,9 +81,22 @@ func chunkData(t testing.TB, body string) []string {
 
 // recordedChunks are the chunks of every recorded openai-completions stream.
 func recordedChunks(t testing.TB) []string {
+	var out []string
+	for _, body := range recordedBodies(t) {
+		out = append(out, chunkData(t, body)...)
+	}
+	if llmtest.FixturesDir() != "" && len(out) < 50 {
+		t.Fatalf("only %d recorded chunks", len(out))
+	}
+	return out
+}
+
+// recordedBodies are the bodies of every recorded openai-completions stream (none without
+// the shared fixtures).
+func recordedBodies(t testing.TB) []string {
 	root := llmtest.FixturesDir()
 	if root == "" {
-		t.Log("shared/fixtures/providers not found (set PIGO_SHARED_DIR): no recorded chunks")
+		t.Log("shared/fixtures/providers not found (set PIGO_SHARED_DIR): no recorded streams")
 		return nil
 	}
 	var out []string
@@ -99,13 +112,10 @@ func recordedChunks(t testing.TB) []string {
 			}
 			for _, in := range cas.Interactions {
 				if in.Response.Code == 200 {
-					out = append(out, chunkData(t, in.Response.Body)...)
+					out = append(out, in.Response.Body)
 				}
 			}
 		}
-	}
-	if len(out) < 50 {
-		t.Fatalf("only %d recorded chunks", len(out))
 	}
 	return out
 }
