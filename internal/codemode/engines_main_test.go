@@ -8,5 +8,6 @@ import (
 )
 
 // TestMain: the tests that reach web_fetch's extractor, codemode's VM or talk's store run the
-// real pigo-engines helper, which is this test binary (enginestest).
-func TestMain(m *testing.M) { enginestest.Main(m, allengines.Servers) }
+// real pigo-engines helper, which is this test binary (enginestest). Codemode's full-output
+// files stay in the temp directory: the run has its own (enginestest.MainOwnTemp).
+func TestMain(m *testing.M) { enginestest.MainOwnTemp(m, allengines.Servers) }

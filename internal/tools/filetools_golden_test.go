@@ -132,11 +132,13 @@ func TestFileToolsGolden(t *testing.T) {
 			norm := func(s string) string {
 				return uuidRE.ReplaceAllString(strings.ReplaceAll(s, e.dir, "$WS"), "UUID")
 			}
-			text := string(content)
+			// Normalised before it is cut, so that the cut does not depend on the temp
+			// directory's length.
+			text := norm(string(content))
 			if len(text) > 600 {
 				text = text[:300] + "…[" + fmt.Sprint(len(text)) + " bytes]…" + text[len(text)-200:]
 			}
-			fmt.Fprintf(&b, "=== %s %s\nis_error: %v\ncontent: %s\n", c.name, c.args, r.IsError, norm(text))
+			fmt.Fprintf(&b, "=== %s %s\nis_error: %v\ncontent: %s\n", c.name, c.args, r.IsError, text)
 			if len(r.Structured) > 0 {
 				fmt.Fprintf(&b, "structured: %s\n", norm(string(r.Structured)))
 			}

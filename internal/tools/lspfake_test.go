@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 	}
 	// The tests that reach web_fetch's extractor, codemode's VM or talk's store run the real
 	// pigo-engines helper, which is this test binary.
-	enginestest.Main(m, allengines.Servers)
+	// bash's full-output files (pigo's and the real pi's in the differential tests) stay in the
+	// temp directory: the run has its own (enginestest.MainOwnTemp).
+	enginestest.MainOwnTemp(m, allengines.Servers)
 }
 
 func runFakeLSP(mode string) {

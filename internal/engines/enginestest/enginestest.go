@@ -21,6 +21,24 @@ func Main(m *testing.M, servers map[string]engines.Server) {
 	os.Exit(code)
 }
 
+// MainOwnTemp is Main with a temp directory of the run's own: $TMPDIR points at a new
+// directory before any test runs, and the directory is removed when they are done. It is for
+// packages whose tests leave files in the temp directory by design (bash's and codemode's
+// full-output files stay there for the model to read), so that no run leaves them in /tmp.
+func MainOwnTemp(m *testing.M, servers map[string]engines.Server) {
+	Serve(servers)
+	tmp, err := os.MkdirTemp("", "pigo-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", tmp)
+	unlink := Link()
+	code := m.Run()
+	unlink()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
 // Serve makes the test binary the helper when it was invoked as pigo-engines: it runs the
 // engine and exits. Otherwise it returns.
 func Serve(servers map[string]engines.Server) {
