@@ -20,6 +20,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binaries pigoBinary built (48 MB a run) when the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // pigoBinary builds the real binary once for all terminal tests.
 func pigoBinary(t *testing.T) string {
 	t.Helper()
