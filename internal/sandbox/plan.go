@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -407,15 +408,7 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	}
 	a = append(a, pl.Bwrap, "--ro-bind", "/", "/", "--new-session", "--die-with-parent",
 		"--unshare-user", "--unshare-pid", "--uid", strconv.Itoa(pl.UID), "--gid", strconv.Itoa(pl.GID))
-	for _, w := range pl.Writable {
-		a = append(a, "--bind-try", w, w)
-	}
-	for _, w := range pl.Extra {
-		a = append(a, "--bind-try", w, w)
-	}
-	for _, w := range pl.Pinned {
-		a = append(a, "--bind-try", w, w)
-	}
+	a = appendBinds(a, pl.Writable, pl.Extra, pl.Pinned)
 	for _, d := range pl.Deny {
 		if d.Dir {
 			a = append(a, "--tmpfs", d.Path)
@@ -461,6 +454,34 @@ func (pl *Plan) Argv(command string, holderPID int) []string {
 	a = append(a, "--dev", "/dev", "--proc", "/proc", "--")
 	return append(a, shell...)
 }
+
+// appendBinds appends a writable bind of each path of lists, in order, leaving out a bind
+// whose path is bound again further on. Each is `--bind-try P P` from the host, recursive:
+// the later bind of the same path mounts the same directory on top of the earlier one,
+// whatever was mounted in between (a bind of a path below P is covered by it too, a bind of
+// an ancestor covered the earlier one already), so the earlier mount is out of sight and
+// out of reach (the command has no capability to unmount what covers it) and changes
+// nothing the command sees or may do. It is the workspace under a writable /tmp: "." binds
+// it, the /tmp bind covers that, and the pins bind it again as a mount point. Each bind
+// costs bwrap a mount and a read of /proc/self/mountinfo, a file that grows with every
+// mount.
+func appendBinds(a []string, lists ...[]string) []string {
+	var all []string
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	for i, w := range all {
+		if !keepRepeatedBinds && slices.Contains(all[i+1:], w) {
+			continue
+		}
+		a = append(a, "--bind-try", w, w)
+	}
+	return a
+}
+
+// keepRepeatedBinds makes [Plan.Argv] bind a repeated path each time (the test comparing
+// what a command sees either way sets it).
+var keepRepeatedBinds = false
 
 // underAny reports whether p is one of dirs or inside one of them.
 func underAny(p string, dirs []string) bool {

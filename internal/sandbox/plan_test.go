@@ -121,8 +121,9 @@ func TestReferenceArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := normalise(pl.Argv("cmd", 0), ws, "/ws")
-	// pigo beyond the reference: the workspace (under /tmp here, so the /tmp bind covered its
-	// own) and the directories between are bound again, as mount points nothing can rename.
+	// pigo beyond the reference: the workspace (under /tmp here, so the /tmp bind would cover
+	// its own) and the directories between are bound after /tmp, as mount points nothing can
+	// rename; the workspace's bind before /tmp, which nothing would see, is left out.
 	var pins []string
 	for _, p := range normalise(pl.Pinned, ws, "/ws") {
 		pins = append(pins, "--bind-try", p, p)
@@ -131,7 +132,7 @@ func TestReferenceArgv(t *testing.T) {
 		t.Errorf("workspace not pinned: %v", pl.Pinned)
 	}
 	want := []string{pl.Bwrap, "--ro-bind", "/", "/", "--new-session", "--die-with-parent", "--unshare-user",
-		"--unshare-pid", "--uid", "1000", "--gid", "1000", "--bind-try", "/ws", "/ws", "--bind-try", "/tmp", "/tmp"}
+		"--unshare-pid", "--uid", "1000", "--gid", "1000", "--bind-try", "/tmp", "/tmp"}
 	want = append(want, pins...)
 	want = append(want, "--unshare-net", "--ro-bind-try", "/ws/.pi", "/ws/.pi", "--ro-bind-try", "/ws/.git", "/ws/.git",
 		// pigo beyond the reference: the missing .agent gets an empty read-only tmpfs, and a
