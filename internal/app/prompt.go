@@ -8,6 +8,8 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/prompt"
 	"github.com/pigo-agent/pigo/internal/sandbox"
+	"github.com/pigo-agent/pigo/internal/toolrun"
+	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
 // Prompt handles one input as pi's prompt() does: a slash command of the dispatcher runs
@@ -36,7 +38,9 @@ func (s *Session) Prompt(ctx context.Context, text string, out io.Writer) (Reply
 	s.mu.Lock()
 	rv := &prompt.Resolver{Commands: s.setup.Commands.Commands, Skills: prompt.FromResolution(s.setup.Registry, s.setup.Commands).Skills}
 	ag := s.ag
+	runner, tools := s.runner, s.tools
 	s.mu.Unlock()
+	s.warmSandbox(runner, tools)
 	ex, err := rv.Expand(text)
 	if err != nil {
 		return Reply{Handled: true}, err
@@ -49,6 +53,24 @@ func (s *Session) Prompt(ctx context.Context, text string, out io.Writer) (Reply
 	m, err := ag.Prompt(ctx, ex.Text)
 	s.talkSettle()
 	return Reply{Message: m}, err
+}
+
+// warmSandbox starts, once a session and on a goroutine of its own, what the first sandboxed
+// command would otherwise make on its path (toolkit.WarmSandbox: /tmp's socket directories,
+// the pids hierarchy's probe, os/exec's pidfd check; ~1.5 ms of the 4-request session's
+// bash call), when the model may call bash: the first request and its reply take longer.
+func (s *Session) warmSandbox(runner *toolrun.Runner, tools *toolrun.Session) {
+	s.sandboxOnce.Do(func() {
+		if runner == nil || tools == nil || (runner.Callable("bash") == nil && runner.Callable("Bash") == nil) {
+			return
+		}
+		done := make(chan struct{})
+		s.sandboxWarmed = done
+		go func() {
+			defer close(done)
+			toolkit.WarmSandbox(tools)
+		}()
+	})
 }
 
 // commandWord splits "/name args" into its name and trimmed arguments.

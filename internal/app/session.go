@@ -54,6 +54,9 @@ type Session struct {
 	commands []Command
 	// warmed is closed when warmTools' goroutine is done (tests wait on it).
 	warmed chan struct{}
+	// sandboxOnce starts warmSandbox's goroutine; sandboxWarmed is closed when it is done.
+	sandboxOnce   sync.Once
+	sandboxWarmed chan struct{}
 }
 
 // Open starts a session: the session file the flags name (warnings are notices), the session

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/llm"
+	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 )
 
 // TestOpenWarmsTheTools: a session's start builds the tools' model schemas and pi's estimate
@@ -38,5 +40,47 @@ func TestOpenWarmsTheTools(t *testing.T) {
 	}
 	if got := s.runner.OfferedNames(); !slices.Equal(got, names) {
 		t.Errorf("OfferedNames %v, LLMTools %v", got, names)
+	}
+}
+
+// TestPromptWarmsTheSandbox: a prompt of a session whose model may call bash starts, once,
+// the sandbox's warm-up on another goroutine (sandbox.Warm, through toolkit.WarmSandbox);
+// a session without bash starts none.
+func TestPromptWarmsTheSandbox(t *testing.T) {
+	h := newHarness(t)
+	s, _ := h.open(Options{}, "read", "bash")
+	defer s.Close()
+	if s.sandboxWarmed != nil {
+		t.Fatal("warmed before any prompt")
+	}
+	h.srv.Push(llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"})
+	if _, err := s.Prompt(context.Background(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	first := s.sandboxWarmed
+	if first == nil {
+		t.Fatal("the prompt did not warm the sandbox")
+	}
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the warm-up did not end")
+	}
+	if _, err := s.Prompt(context.Background(), "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if s.sandboxWarmed != first {
+		t.Error("a second prompt warmed again")
+	}
+
+	h2 := newHarness(t)
+	s2, _ := h2.open(Options{}, "read")
+	defer s2.Close()
+	h2.srv.Push(llmtest.Turn{Text: "one"})
+	if _, err := s2.Prompt(context.Background(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	if s2.sandboxWarmed != nil {
+		t.Error("a session without bash warmed the sandbox")
 	}
 }

@@ -246,20 +246,8 @@ var socketCandidates = func(env Environ) []string {
 	if env.RuntimeDir != "" && filepath.IsAbs(env.RuntimeDir) {
 		cands = append(cands, env.RuntimeDir)
 	}
-	// One listing of /tmp for the per-user socket directories (tmux, ssh-agent, dbus, screen):
-	// names only, unsorted (hideable sorts what it keeps); os.ReadDir's entries and sort cost
-	// a fifth more on a /tmp of 1,500 names.
-	if d, err := os.Open("/tmp"); err == nil {
-		names, _ := d.Readdirnames(-1)
-		d.Close()
-		for _, n := range names {
-			for _, pre := range []string{"tmux-", "ssh-", "dbus-", "screen-"} {
-				if strings.HasPrefix(n, pre) {
-					cands = append(cands, "/tmp/"+n)
-				}
-			}
-		}
-	}
+	// The per-user socket directories in /tmp (tmux, ssh-agent, dbus, screen): sockets.go.
+	cands = append(cands, tmpSocketDirs()...)
 	if env.Home != "" {
 		cands = append(cands, filepath.Join(env.Home, ".docker", "run"))
 	}

@@ -458,6 +458,15 @@ func BashPlan(s *toolrun.Session) (*sandbox.Plan, error) {
 	return sandbox.NewPlan(policy(s), s.Cwd, env)
 }
 
+// WarmSandbox makes ahead, under the session's policy, what its first sandboxed command would
+// otherwise make on its path ([sandbox.Warm]); nothing when the policy could not be read.
+func WarmSandbox(s *toolrun.Session) {
+	if s.SandboxError() != nil {
+		return
+	}
+	sandbox.Warm(policy(s))
+}
+
 // The escalation refusals (extensions-behaviour §3.6), byte for byte.
 const (
 	TextUnsandboxedDenied = "User denied unsandboxed execution."
