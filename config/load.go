@@ -20,6 +20,7 @@ import (
 	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/pkgs"
 	"github.com/pigo-agent/pigo/internal/safefile"
+	"github.com/pigo-agent/pigo/internal/stackgrow"
 )
 
 // MaxFileSize is the largest config file pigo reads; larger files are reported and skipped.
@@ -173,6 +174,8 @@ func Load(o Options) (*Config, error) {
 		env, done := c.aftEnv(), make(chan struct{})
 		c.aftDone = done
 		go func() {
+			// One copy of a shallow stack before the catalogue's decode and cond's compiles.
+			stackgrow.GrowSmall()
 			Prepare() // first: the resolution's declarations need the catalogue before AFT
 			c.aftFound = findAFT(env)
 			close(done)
