@@ -112,3 +112,9 @@ require (
 )
 
 replace github.com/yuin/goldmark => ./third_party/goldmark
+
+replace github.com/charmbracelet/bubbletea => ./third_party/bubbletea
+
+replace gopkg.in/yaml.v3 => ./third_party/yaml.v3
+
+replace github.com/aymanbagabas/go-udiff => ./third_party/go-udiff

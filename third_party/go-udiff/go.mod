@@ -1,0 +1,3 @@
+module github.com/aymanbagabas/go-udiff
+
+go 1.24
