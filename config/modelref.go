@@ -35,7 +35,10 @@ func stripLevel(ref string) string {
 // modelIndex lists the providers and models of the effective models.json and the catalogue.
 type modelIndex struct {
 	providers []string // distinct, in order: models.json first
-	models    []knownModel
+	// models are those of models.json and openai-cost.json; all adds the catalogue's, read in
+	// place (a static table of ~900 models: a copy was 64 KB of every start that checks a
+	// model reference, `pigo tools --model` among them).
+	models []knownModel
 	// anyID is the openai-cost provider when its file lists no models: the seed fetches them
 	// from the server, so every id may exist.
 	anyID string
@@ -46,7 +49,7 @@ func (c *Config) modelIndex() *modelIndex {
 		return c.models
 	}
 	builtin := builtinModels()
-	ix := &modelIndex{models: make([]knownModel, 0, len(builtin)+16)}
+	ix := &modelIndex{}
 	seen := map[string]bool{}
 	last := "\x00"
 	addProvider := func(p string) {
@@ -88,12 +91,26 @@ func (c *Config) modelIndex() *modelIndex {
 			ix.anyID = oc.ID
 		}
 	}
-	for _, m := range builtin {
-		addProvider(m.Provider)
-		ix.models = append(ix.models, knownModel{m.Provider, m.ID})
+	for i := range builtin {
+		addProvider(builtin[i].Provider)
 	}
 	c.models = ix
 	return ix
+}
+
+// all yields the known models: those of models.json and openai-cost.json, then the catalogue's.
+func (ix *modelIndex) all(yield func(knownModel) bool) {
+	for _, m := range ix.models {
+		if !yield(m) {
+			return
+		}
+	}
+	builtin := builtinModels()
+	for i := range builtin {
+		if !yield(knownModel{builtin[i].Provider, builtin[i].ID}) {
+			return
+		}
+	}
 }
 
 // splitRef parses `provider/id:level` (either part optional): the level is split off only when
@@ -121,7 +138,7 @@ func (ix *modelIndex) hasProvider(p string) bool {
 }
 
 func (ix *modelIndex) hasID(id string) bool {
-	for _, m := range ix.models {
+	for m := range ix.all {
 		if strings.EqualFold(m.id, id) {
 			return true
 		}
@@ -147,7 +164,7 @@ func (ix *modelIndex) problem(provider, id string) (msg, hint string, near, ok b
 		return "", "", false, true
 	}
 	var ids []string
-	for _, m := range ix.models {
+	for m := range ix.all {
 		if provider != "" && !strings.EqualFold(m.provider, provider) {
 			continue
 		}
@@ -181,7 +198,7 @@ func (ix *modelIndex) matchesAny(pat string) bool {
 		if err != nil {
 			return true // bad-glob is reported elsewhere
 		}
-		for _, m := range ix.models {
+		for m := range ix.all {
 			if p.Match(m.id) || p.Match(m.provider+"/"+m.id) {
 				return true
 			}
@@ -189,7 +206,7 @@ func (ix *modelIndex) matchesAny(pat string) bool {
 		return false
 	}
 	lp := strings.ToLower(pat)
-	for _, m := range ix.models {
+	for m := range ix.all {
 		if strings.Contains(strings.ToLower(m.id), lp) || strings.ToLower(m.provider+"/"+m.id) == lp {
 			return true
 		}
