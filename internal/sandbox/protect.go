@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,23 +149,23 @@ func (pl *Plan) ProtectionRows() []ProtectionRow {
 // workspace (every nested repository, found or not). Each entry's real path is resolved as
 // a write would resolve it (a dangling link followed).
 func WriteProtected(real, ws, agentDir string) string {
-	resolve := safefile.ResolvePath
+	r := newResolver()
+	rws := r.resolve(ws) // first: the workspace's entries are resolved from it
 	for _, p := range ProtectedList(ws, agentDir) {
-		if within(resolve(p.Path), real) {
+		if within(r.resolve(p.Path), real) {
 			return p.Why
 		}
 	}
 	if agentDir != "" {
-		ad := resolve(absPath(agentDir))
+		ad := r.resolve(absPath(agentDir))
 		if ents, err := os.ReadDir(ad); err == nil {
 			for _, e := range ents {
-				if e.Type()&os.ModeSymlink != 0 && within(resolve(filepath.Join(ad, e.Name())), real) {
+				if e.Type()&os.ModeSymlink != 0 && within(r.resolve(filepath.Join(ad, e.Name())), real) {
 					return whyAgentDir
 				}
 			}
 		}
 	}
-	rws := resolve(ws)
 	if rel, err := filepath.Rel(rws, real); err == nil && within(rws, real) {
 		for _, c := range strings.Split(rel, string(filepath.Separator)) {
 			if c == ".git" {
@@ -173,6 +174,52 @@ func WriteProtected(real, ws, agentDir string) string {
 		}
 	}
 	return ""
+}
+
+// resolver is [safefile.ResolvePath] for the paths of one check, a directory's resolution
+// shared by its entries: safefile resolves each path from "/" one component at a time (three
+// system calls a component), and WriteProtected resolved seven paths, five of them entries of
+// the workspace and the agent dir, for every write. An entry of a directory resolved here
+// (to an existing directory, without error) that is not a symbolic link is that directory's
+// real path and its name, whether it exists or not, as safefile's walk would find it; one
+// lstat tells. Anything else (a link, an error) is resolved by safefile from "/".
+type resolver struct {
+	done map[string]string // path → what safefile.ResolvePath gives
+	dirs map[string]string // path → its real path, for the existing directories resolved
+}
+
+func newResolver() *resolver {
+	return &resolver{done: map[string]string{}, dirs: map[string]string{}}
+}
+
+func (r *resolver) resolve(p string) string {
+	if v, ok := r.done[p]; ok {
+		return v
+	}
+	v := r.eval(p)
+	r.done[p] = v
+	return v
+}
+
+func (r *resolver) eval(p string) string {
+	if filepath.IsAbs(p) && p == filepath.Clean(p) && p != "/" {
+		if rd, ok := r.dirs[filepath.Dir(p)]; ok {
+			at := filepath.Join(rd, filepath.Base(p))
+			fi, err := os.Lstat(at)
+			if (err == nil && fi.Mode()&os.ModeSymlink == 0) || errors.Is(err, syscall.ENOENT) {
+				return at
+			}
+		}
+	}
+	t, err := safefile.Resolve(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	defer t.Close()
+	if t.Exists && t.Info != nil && t.Info.IsDir() {
+		r.dirs[p] = t.Real
+	}
+	return t.Real
 }
 
 // within reports whether p is root or below it.
