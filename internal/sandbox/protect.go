@@ -303,13 +303,13 @@ func (pl *Plan) protect(paths []string) {
 			}
 			add(filepath.Clean(t), depth+1)
 		case err == nil:
-			r := realIfExists(p)
+			r := pl.realPath(p)
 			if !seen[r] || r == p {
 				seen[r] = true
 				pl.Protected = append(pl.Protected, r)
 			}
 		default:
-			m := firstMissing(p)
+			m := firstMissingOf(p, pl.realPath)
 			if m == "" || seen["missing:"+m] || !pl.writableInside(filepath.Dir(m)) {
 				return
 			}
@@ -357,7 +357,7 @@ func (pl *Plan) pin() {
 	}
 	seen := map[string]bool{}
 	for _, s := range starts {
-		for a := realIfExists(s); a != "/" && a != "." && !seen[a]; a = filepath.Dir(a) {
+		for a := pl.realPath(s); a != "/" && a != "." && !seen[a]; a = filepath.Dir(a) {
 			seen[a] = true
 			if stillMount(a) {
 				continue
@@ -378,7 +378,10 @@ func (pl *Plan) pin() {
 
 // firstMissing returns the first component of p that does not exist (its parent exists and
 // is a directory, resolved), or "" when no such component can be found.
-func firstMissing(p string) string {
+func firstMissing(p string) string { return firstMissingOf(p, realIfExists) }
+
+// firstMissingOf is firstMissing with real resolving the parent.
+func firstMissingOf(p string, real func(string) string) string {
 	for {
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -388,7 +391,7 @@ func firstMissing(p string) string {
 			if !fi.IsDir() {
 				return ""
 			}
-			return filepath.Join(realIfExists(parent), filepath.Base(p))
+			return filepath.Join(real(parent), filepath.Base(p))
 		}
 		p = parent
 	}
@@ -396,7 +399,7 @@ func firstMissing(p string) string {
 
 // writableInside reports whether dir (resolved) lies in a writable bind of the plan.
 func (pl *Plan) writableInside(dir string) bool {
-	dir = realIfExists(dir)
+	dir = pl.realPath(dir)
 	for _, w := range append(append([]string{}, pl.Writable...), pl.Extra...) {
 		if w == "/" || dir == w || strings.HasPrefix(dir, w+"/") {
 			return true
