@@ -174,20 +174,27 @@ func transformAssistant(src *Message, same bool, normalize func(id string, src *
 				keep(i, textBlockOf(b.Thinking, &b), true)
 			}
 		case TypeText:
-			if same {
+			// Another model's text is sent as a plain text block: one that is already no more
+			// than that (pi's own replies) stays as it is, not copied.
+			if same || plainText(&b) {
 				keep(i, b, false)
 			} else {
 				keep(i, textBlockOf(b.Text, &b), true)
 			}
 		case TypeToolCall:
+			// Another model's call loses its thought signature and may get another id; a call
+			// that has neither to change stays as it is, not copied.
 			changed := false
 			if !same {
-				changed = true
-				b.ThoughtSignature = ""
+				if b.ThoughtSignature != "" {
+					b.ThoughtSignature = ""
+					changed = true
+				}
 				if normalize != nil {
 					if n := normalize(b.ID, src); n != b.ID {
 						idMap[b.ID] = n
 						b.ID = n
+						changed = true
 					}
 				}
 			}
@@ -203,6 +210,16 @@ func transformAssistant(src *Message, same bool, normalize func(id string, src *
 		return nil // as a message whose every block was dropped
 	}
 	return content
+}
+
+// plainText reports whether the text block c is already textBlockOf(c.Text, c): it has no
+// field but its type, its text and the record of its text's JSON form. A long session
+// continued with another model (pi's large-session.jsonl continued by any model but Claude)
+// then copies none of its replies: at 64 MB ~14 MB of blocks and messages a first body.
+// TestPlainTextFields keeps it in step with Content's fields.
+func plainText(c *Content) bool {
+	return c.TextSignature == "" && c.Thinking == "" && c.ThinkingSignature == "" && !c.Redacted &&
+		c.Data == "" && c.MimeType == "" && c.ID == "" && c.Name == "" && c.Arguments == nil && c.ThoughtSignature == ""
 }
 
 func replaceImages(content []Content, ph string) []Content {

@@ -42,6 +42,11 @@ func TestTransformMessagesMatchesTwoPass(t *testing.T) {
 		same(),
 		other(think("t", "sig", false), think("r", "", true), TextBlock("c"), call("c1|item")),
 		other(call("c2")),
+		// Another model's plain text and a call with nothing to change (kept, not copied),
+		// and a text with a signature (copied without it).
+		other(TextBlock("d"), Content{Type: TypeToolCall, ID: "c3", Name: "read"}),
+		other(Content{Type: TypeText, Text: "e", TextSignature: "s"}, Content{Type: TypeToolCall, ID: "c1|item", Name: "read"}),
+		{Role: RoleToolResult, ToolCallID: "c3", Content: []Content{TextBlock("r4")}, IsError: &f},
 		errored, aborted,
 		{Role: RoleToolResult, ToolCallID: "c1", Content: []Content{TextBlock("r"), {Type: TypeImage}}, IsError: &f},
 		{Role: RoleToolResult, ToolCallID: "c1|item", Content: []Content{TextBlock("r2")}, IsError: &f},

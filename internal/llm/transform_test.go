@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -84,5 +85,49 @@ func TestClampMaxTokens(t *testing.T) {
 	big.ContextWindow = 250000 // 250000-200000-30000 = 20000 < 32768: min(32768, 45904)
 	if got := ClampMaxTokens(big, c, 128000); got != 32768 {
 		t.Errorf("ratio margin too large: got %d", got)
+	}
+}
+
+// TestPlainTextFields: plainText says a text block is already the block the transform makes
+// for another model (textBlockOf) exactly when it is: any other field set makes it false,
+// and a block it takes is textBlockOf's, record of its JSON form included. A field added to
+// Content fails here until plainText knows it.
+func TestPlainTextFields(t *testing.T) {
+	record := map[string]bool{"qdHi": true, "qdLo": true, "qn": true, "qs": true, "qq": true}
+	base := TextBlock("a \"text\"")
+	base.SetQuoted(base.Text, `"a \"text\""`)
+	if !plainText(&base) {
+		t.Fatal("a text block with its record is not plain")
+	}
+	if got := textBlockOf(base.Text, &base); !reflect.DeepEqual(got, base) {
+		t.Fatalf("a plain text block is not the transform's own:\n got %+v\nwant %+v", got, base)
+	}
+	typ := reflect.TypeOf(Content{})
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			if !record[f.Name] {
+				t.Errorf("Content.%s: a field plainText does not know", f.Name)
+			}
+			continue
+		}
+		if f.Name == "Type" || f.Name == "Text" {
+			continue
+		}
+		c := base
+		v := reflect.ValueOf(&c).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Slice:
+			v.SetBytes([]byte{})
+		default:
+			t.Fatalf("Content.%s: a kind the test does not set (%s)", f.Name, v.Kind())
+		}
+		if plainText(&c) {
+			t.Errorf("Content.%s set: plainText still says plain", f.Name)
+		}
 	}
 }

@@ -65,4 +65,12 @@ func TestTransformMessagePtrsCopiesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(10, func() { llm.TransformMessagePtrs(msgs, m, norm) }); n > 4 {
 		t.Fatalf("%v allocations for %d messages that stay", n, len(msgs))
 	}
+	// The same replies continued by another model (pi's large-session.jsonl continued by
+	// this one): plain texts and calls without a thought signature or an id to change stay
+	// too.
+	other := &llm.Model{Provider: "q", ID: "n", API: CompletionsAPI, Input: []string{"text", "image"}}
+	norm = normalizeToolCallID(other)
+	if n := testing.AllocsPerRun(10, func() { llm.TransformMessagePtrs(msgs, other, norm) }); n > 4 {
+		t.Fatalf("another model: %v allocations for %d messages that stay", n, len(msgs))
+	}
 }
