@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
-	"unsafe"
 )
 
 // Obj is a JSON object whose keys keep their order, the way pi's request bodies list them
@@ -102,7 +101,7 @@ func AppendJSON(b []byte, v any) []byte {
 		if isStringified(t) {
 			// Already in JSON.stringify's form (pi's and pigo's own arguments are): escaped
 			// as it is, without a stringified copy.
-			return AppendJSString(b, unsafe.String(&t[0], len(t)))
+			return appendStringifiedQuoted(b, t)
 		}
 		return AppendJSString(b, string(AppendJSON(nil, json.RawMessage(t))))
 	case map[string]string:

@@ -29,9 +29,105 @@ func checkStringified(t *testing.T, raw []byte) {
 	t.Helper()
 	want, err := jsonStringifyTree(raw)
 	same := err == nil && string(want) == string(raw)
-	if got := isStringified(raw); got != same && (got || strings.Count(string(raw), "[")+strings.Count(string(raw), "{") <= maxFastDepth) {
+	got := isStringified(raw)
+	if got != same && (got || strings.Count(string(raw), "[")+strings.Count(string(raw), "{") <= maxFastDepth) {
 		t.Fatalf("%q: isStringified %v, JSON.stringify writes %q (err %v)", raw, got, want, err)
 	}
+	if got {
+		// What it takes is written as a string by appendStringifiedQuoted as AppendJSString
+		// writes it, after a prefix and into a buffer with or without room.
+		for _, b := range [][]byte{nil, []byte(`{"a":`), make([]byte, 3, 3+2*len(raw)+2)} {
+			want := string(AppendJSString(append([]byte(nil), b...), string(raw)))
+			if got := string(appendStringifiedQuoted(append(b[:len(b):len(b)], []byte{}...), raw)); got != want {
+				t.Fatalf("%q: appendStringifiedQuoted wrote %q, AppendJSString %q", raw, got, want)
+			}
+		}
+	}
+}
+
+// TestStringifiedQuotedSame: appendStringifiedQuoted writes stringified JSON as AppendJSString
+// does: the seeds (checkStringified compares the two for each one taken), arguments with an
+// escape in every place of a word, and 200,000 random ones of quotes, backslashes, escapes,
+// non-ASCII and plain runs of every length.
+func TestStringifiedQuotedSame(t *testing.T) {
+	for _, s := range append(append([]string(nil), stringifySeeds...), stringifiedSeeds...) {
+		checkStringified(t, []byte(s))
+	}
+	taken := 0
+	for n := range 20 {
+		for at := range n {
+			v := []byte(strings.Repeat("x", n))
+			v[at] = '"'
+			raw := []byte(`{"k":"` + strings.ReplaceAll(string(v), `"`, `\\`) + `"}`)
+			checkStringified(t, raw)
+			if isStringified(raw) {
+				taken++
+			}
+			raw = []byte(`{"k":"` + strings.ReplaceAll(string(v), `"`, `\"`) + `"}`)
+			checkStringified(t, raw)
+			if isStringified(raw) {
+				taken++
+			}
+		}
+	}
+	r := rand.New(rand.NewSource(12))
+	parts := []string{`\n`, `\"`, `\\`, `\t`, `\u0001`, `é`, `✓`, "\u2028", `","x":"`, `":[1,2],"y":"`}
+	for range 200_000 {
+		var sb strings.Builder
+		sb.WriteString(`{"k":"`)
+		for range r.Intn(12) {
+			if r.Intn(2) == 0 {
+				sb.WriteString(parts[r.Intn(len(parts))])
+			} else {
+				for range r.Intn(20) {
+					sb.WriteByte(byte('a' + r.Intn(26)))
+				}
+			}
+		}
+		sb.WriteString(`"}`)
+		raw := []byte(sb.String())
+		if isStringified(raw) {
+			taken++
+		}
+		checkStringified(t, raw)
+	}
+	if taken < 100_000+2*190 {
+		t.Fatalf("only %d random arguments were stringified", taken)
+	}
+}
+
+// TestQuoteOrBackslash: the word test marks exactly the quotes and backslashes, for every
+// byte value at every place of a word and a million random words.
+func TestQuoteOrBackslash(t *testing.T) {
+	check := func(w uint64) {
+		var want uint64
+		for k := range 8 {
+			if c := byte(w >> (8 * k)); c == '"' || c == '\\' {
+				want |= 0x80 << (8 * k)
+			}
+		}
+		if got := quoteOrBackslash(w); got != want {
+			t.Fatalf("%#016x: %#016x, want %#016x", w, got, want)
+		}
+	}
+	for k := range 8 {
+		for c := range 256 {
+			for _, fill := range []uint64{0, 0x2222222222222222, 0x5c5c5c5c5c5c5c5c, 0xffffffffffffffff, 0x4141414141414141} {
+				check(fill&^(0xff<<(8*k)) | uint64(c)<<(8*k))
+			}
+		}
+	}
+	r := rand.New(rand.NewSource(13))
+	for range 1_000_000 {
+		check(r.Uint64())
+	}
+}
+
+func FuzzStringifiedQuoted(f *testing.F) {
+	for _, s := range append(append([]string(nil), stringifySeeds...), stringifiedSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkStringified(t, []byte(s)) })
 }
 
 func TestIsStringifiedMatchesTree(t *testing.T) {
