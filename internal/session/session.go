@@ -30,9 +30,11 @@ type Session struct {
 
 	header  Header
 	entries []*Entry
-	ids     idIndex
-	labels  map[string]string
-	leaf    string
+	// info is 1 + the index in entries of the last session_info entry, 0 for none (Name).
+	info   int
+	ids    idIndex
+	labels map[string]string
+	leaf   string
 
 	path    string
 	dir     string
@@ -103,7 +105,7 @@ func (s *Session) reset(cwd string, o Options) {
 	}
 	ts := Timestamp(s.now())
 	s.header = Header{Type: TypeSession, Version: Version, ID: id, Timestamp: ts, Cwd: cwd, ParentSession: o.ParentSession}
-	s.entries = nil
+	s.entries, s.info = nil, 0
 	s.ids = idIndex{}
 	s.labels = map[string]string{}
 	s.leaf = ""
@@ -521,6 +523,9 @@ func (s *Session) index(e *Entry) {
 		}
 	}
 	s.entries = append(s.entries, e)
+	if e.Type == TypeSessionInfo {
+		s.info = len(s.entries)
+	}
 	if s.ids.put(s.entries, len(s.entries)-1) {
 		s.stale = true
 	} else if _, ok := s.dangling[e.ID]; ok {

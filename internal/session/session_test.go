@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -415,4 +416,54 @@ func TestParentCycle(t *testing.T) {
 		t.Errorf("a parent cycle gives a branch of %d entries", n)
 	}
 	s.Context()
+}
+
+// TestNameKept: the name kept as entries are added is the last session_info entry's, as a
+// walk back over the entries finds it, for sessions appended to in random order (names set,
+// cleared, none at all) and the same sessions read back from their files.
+func TestNameKept(t *testing.T) {
+	walk := func(s *Session) string {
+		es := s.Entries()
+		for i := len(es) - 1; i >= 0; i-- {
+			if es[i].Type == TypeSessionInfo {
+				return trimSpace(es[i].Name)
+			}
+		}
+		return ""
+	}
+	r := rand.New(rand.NewSource(5))
+	dir := t.TempDir()
+	for round := range 200 {
+		s := New("/w", dir, Options{})
+		for range r.Intn(30) {
+			switch r.Intn(4) {
+			case 0:
+				s.AppendSessionInfo([]string{"", "a", " b c ", "d\ne"}[r.Intn(4)])
+			case 1:
+				s.AppendModelChange("p", "m")
+			default:
+				s.AppendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("q")}, Timestamp: 1})
+				s.AppendMessage(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.TextBlock("a")}, StopReason: llm.StopStop, Timestamp: 1})
+			}
+			if got, want := s.Name(), walk(s); got != want {
+				t.Fatalf("round %d: Name %q, the entries' %q", round, got, want)
+			}
+		}
+		if s.Path() == "" {
+			continue
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Open(s.Path(), OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := back.Name(), walk(back); got != want {
+			t.Fatalf("round %d, read back: Name %q, the entries' %q", round, got, want)
+		}
+		if len(back.Entries()) == len(s.Entries()) && back.Name() != s.Name() {
+			t.Fatalf("round %d, read back: Name %q, written %q", round, back.Name(), s.Name())
+		}
+	}
 }
