@@ -30,8 +30,12 @@ type talkState struct {
 // startTalk prepares the session's talk endpoint when a talk tool is active: the mailbox at
 // PI_TALK_DB, settings talk.db_path or <agentDir>/talk.db, registered under the session id.
 // Letters reach the loop only while a prompt runs (talkTurn); between prompts they wait on
-// disk, so a -p run that ends never swallows one. now starts it at once (a continued session).
-func (s *Session) startTalk(now bool) error {
+// disk, so a -p run that ends never swallows one. now starts it at once (a continued session):
+// on another goroutine, its helper process starting while the caller goes on (the read-state
+// replay of a long session); the returned wait gives the start's error, after which the
+// session has no talk endpoint, as before it started it.
+func (s *Session) startTalk(now bool) (wait func() error) {
+	none := func() error { return nil }
 	active := s.o.Talk
 	for _, name := range s.runner.OfferedNames() {
 		if strings.HasPrefix(name, "talk-") {
@@ -39,7 +43,7 @@ func (s *Session) startTalk(now bool) error {
 		}
 	}
 	if !active {
-		return nil
+		return none
 	}
 	ts := s.settings.Talk
 	path := talk.DBPath(s.setup.AgentDir, s.getenv("PI_TALK_DB"), ts.DBPath)
@@ -66,14 +70,22 @@ func (s *Session) startTalk(now bool) error {
 	}}
 	s.talk = t
 	talktools.SetTalkFunc(s.tools, t.get)
-	if now {
-		if _, err := t.get(); err != nil {
+	if !now {
+		return none
+	}
+	started := make(chan error, 1)
+	go func() {
+		_, err := t.get()
+		started <- err
+	}()
+	return func() error {
+		if err := <-started; err != nil {
 			s.talk = nil
 			talktools.SetTalk(s.tools, nil)
 			return err
 		}
+		return nil
 	}
-	return nil
 }
 
 // get starts the endpoint on first use and returns its core.

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
 	"github.com/pigo-agent/pigo/internal/talk"
+	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
 // A new session with the talk tools does not open the mailbox until a talk tool runs (nobody
@@ -79,4 +81,62 @@ func record(t *testing.T, db, id string) *talk.Record {
 		}
 	}
 	return nil
+}
+
+// TestTalkStartsWhileReplaying: a continued session's talk helper starts while the tools'
+// read state is replayed from the branch, and both are done when Open returns: the files read
+// are known to the tools and the session is registered. A helper that cannot start fails
+// Open as it did when it started before the replay.
+func TestTalkStartsWhileReplaying(t *testing.T) {
+	h := newHarness(t)
+	db := filepath.Join(h.root, "talk.db")
+	env := func(k string) string {
+		if k == "PI_TALK_DB" {
+			return db
+		}
+		return ""
+	}
+	s, _ := h.open(Options{Getenv: env}, "read", "talk-list-agents")
+	read := filepath.Join(h.proj, "a.txt")
+	digest := strings.Repeat("ab", 32)
+	details, _ := json.Marshal(map[string]any{"reads": map[string]any{toolrun.ReadKey(read): map[string]any{"digest": digest, "textEditable": true}}})
+	isErr := false
+	for _, m := range []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("read a.txt")}, Timestamp: 1},
+		{Role: llm.RoleAssistant, Content: []llm.Content{{Type: llm.TypeToolCall, ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a.txt"}`)}},
+			API: "openai-completions", Provider: "local", Model: "small", StopReason: llm.StopToolUse, Timestamp: 1},
+		{Role: llm.RoleToolResult, ToolCallID: "c1", ToolName: "read", Content: []llm.Content{llm.TextBlock("x")}, Details: details, IsError: &isErr, Timestamp: 1},
+		{Role: llm.RoleAssistant, Content: []llm.Content{llm.TextBlock("done")}, API: "openai-completions", Provider: "local", Model: "small", StopReason: llm.StopStop, Timestamp: 1},
+	} {
+		if _, err := s.file.AppendMessage(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, loc := s.file.ID(), s.o.Session.Location
+	s.Close()
+
+	s2, _ := h.open(Options{Getenv: env, Session: SessionSpec{Location: loc, Continue: true}}, "read", "talk-list-agents")
+	if snap, ok := s2.tools.Reads("opencode").Get(read); !ok || snap.Digest != digest {
+		t.Fatalf("the read state was not replayed: %+v %v", snap, ok)
+	}
+	if r := record(t, db, id); r == nil || r.Offline || !talk.Live(*r) {
+		t.Fatalf("a continued session is not registered (live) at start: %+v", r)
+	}
+	s2.Close()
+
+	// A mailbox that cannot be opened (its directory is a file): Open fails with talk's error.
+	blocked := filepath.Join(h.root, "blocked")
+	h.write(blocked, "a file")
+	db = filepath.Join(blocked, "talk.db")
+	c := &testConfig{h: h, tools: []string{"read", "talk-list-agents"}}
+	st, err := c.load("local/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s3, err := Open(Options{Config: c, Setup: st, Getenv: env, Session: SessionSpec{Location: loc, Continue: true}}); err == nil || !strings.Contains(err.Error(), "talk") {
+		if s3 != nil {
+			s3.Close()
+		}
+		t.Fatalf("a talk helper that cannot start: Open gave %v", err)
+	}
 }

@@ -21,9 +21,9 @@ import (
 
 // bindTools builds the tool session every tool of this session shares (pi's shell settings,
 // the PI_* environment, the file toolset, the sandbox and its approval rules, the approvals,
-// read state replayed from the branch, LSP, the write hooks /rewind records through, and the
-// values describe_image, spawn-agent and aft need), and the runner the loop calls: the one
-// execution path (toolrun) for the registry's tools.
+// LSP, the write hooks /rewind records through, and the values describe_image, spawn-agent
+// and aft need), and the runner the loop calls: the one execution path (toolrun) for the
+// registry's tools. Its read state is replayed from the branch by replayReads.
 func (s *Session) bindTools() {
 	st := s.setup
 	if st.AgentDir != "" {
@@ -50,16 +50,6 @@ func (s *Session) bindTools() {
 	if p := s.file.Path(); p != "" {
 		ts.Env.SessionFile = p
 	}
-	branch := s.file.Branch("")
-	// Pointers, not copies: a 64 MB session's branch is ~60,000 messages of ~260 bytes, and
-	// each replay hook walks them all.
-	msgs := make([]*llm.Message, 0, len(branch))
-	for _, e := range branch {
-		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
-			msgs = append(msgs, e.Message.LLM)
-		}
-	}
-	ts.Replay(msgs)
 	if lc := st.LSP; lc != nil && len(lc.ServerIDs()) > 0 {
 		// The servers lsp.json enables start on the first file they handle, so a session
 		// that touches no such file starts none; a tool call never fails for its LSP.
@@ -92,6 +82,20 @@ func (s *Session) bindTools() {
 	if s.mcp != nil {
 		s.mcp.setRunner(s.runner)
 	}
+}
+
+// branchMessages returns the messages of a session's branch, which the tools' read state is
+// replayed from. Pointers, not copies: a 64 MB session's branch is ~60,000 messages of ~260
+// bytes, and each replay hook walks them all. Reaching them from the entries is ~10 ms of
+// cache misses at 64 MB: start gathers them while the context is built.
+func branchMessages(branch []*session.Entry) []*llm.Message {
+	msgs := make([]*llm.Message, 0, len(branch))
+	for _, e := range branch {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
+			msgs = append(msgs, e.Message.LLM)
+		}
+	}
+	return msgs
 }
 
 // saveAllow is the approvals' persistence hook: the ticked patterns go to the project's
