@@ -348,9 +348,24 @@ func convertRange(m *llm.Model, compat Compat, msgs []*llm.Message, out []llm.Ob
 					nonEmpty = append(nonEmpty, t)
 				}
 			}
-			// Room for the fields set below (content, a reasoning field, tool_calls,
-			// reasoning_details, reasoning_content), so that setting them does not copy.
-			am := append(make(llm.Obj, 0, 6), llm.Field{K: "role", V: "assistant"}, llm.Field{K: "content", V: content})
+			// Room for the fields set below (a reasoning field, tool_calls,
+			// reasoning_details, reasoning_content: those that may be added), so that setting
+			// them does not copy; no more (a reply with calls has three fields: room for six
+			// was 3 MB of a 64 MB session's first body).
+			room := 2
+			if len(nonEmpty) > 0 && !compat.RequiresThinkingAsText && details == nil {
+				room++
+			}
+			if len(calls) > 0 {
+				room++
+			}
+			if details != nil {
+				room++
+			}
+			if compat.RequiresReasoningContentOnAssistant && m.Reasoning {
+				room++
+			}
+			am := append(make(llm.Obj, 0, room), llm.Field{K: "role", V: "assistant"}, llm.Field{K: "content", V: content})
 			if len(nonEmpty) > 0 {
 				if compat.RequiresThinkingAsText {
 					var ts []string
