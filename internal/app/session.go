@@ -116,11 +116,11 @@ func (s *Session) restoreModel(st *Setup, saved string) *Setup {
 // start resolves the model and thinking level, binds the tools and builds the agent.
 func (s *Session) start() error {
 	st := s.setup
-	// The branch's messages, which the tools' read state is replayed from, are gathered on
-	// another goroutine while the context is built (the context's walk finds the path Branch
+	// The branch's messages the tools' read state is replayed from are gathered on another
+	// goroutine while the context is built (the context's walk finds the path Branch
 	// cached); the entries and messages are not written meanwhile.
 	branch := make(chan []*llm.Message, 1)
-	go func(path []*session.Entry) { branch <- branchMessages(path) }(s.file.Branch(""))
+	go func(path []*session.Entry) { branch <- replayInputs(path) }(s.file.Branch(""))
 	replayed := false
 	defer func() {
 		if !replayed {
@@ -183,8 +183,8 @@ func (s *Session) start() error {
 	if !s.o.ToolsOnly || s.o.Talk {
 		waitTalk = s.startTalk(existing)
 	}
-	// The replay reads the branch's messages (~15 ms of CPU at 64 MB) while talk's helper process
-	// starts (a continued session's talk starts at once: ~7 ms of waiting for the helper).
+	// The replay runs while talk's helper process starts (a continued session's talk starts
+	// at once: ~7 ms of waiting for the helper).
 	s.tools.Replay(<-branch)
 	replayed = true
 	if err := waitTalk(); err != nil {

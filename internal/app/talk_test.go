@@ -3,8 +3,12 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,5 +142,84 @@ func TestTalkStartsWhileReplaying(t *testing.T) {
 			s3.Close()
 		}
 		t.Fatalf("a talk helper that cannot start: Open gave %v", err)
+	}
+}
+
+// TestReplayInputsSameState: replaying only the messages toolrun.ReplayInput takes (what
+// start gathers) leaves every tool's state as replaying the whole branch does: the read state
+// of both file toolsets, codemode's store and the TodoWrite list, over random branches of
+// reads, edits, writes, codemode stores and todo lists among results without details, calls
+// and prompts.
+func TestReplayInputsSameState(t *testing.T) {
+	h := newHarness(t)
+	s, _ := h.open(Options{}, "read")
+	r := rand.New(rand.NewSource(8))
+	isErr, isOK := true, false
+	detail := func() json.RawMessage {
+		path := filepath.Join(h.proj, fmt.Sprint("f", r.Intn(4)))
+		var v any
+		switch r.Intn(5) {
+		case 0:
+			v = map[string]any{"reads": map[string]any{toolrun.ReadKey(path): map[string]any{"digest": strings.Repeat(fmt.Sprint(r.Intn(10)), 64), "textEditable": r.Intn(2) == 0}}}
+		case 1:
+			v = map[string]any{"diff": "-a\n+b"}
+		case 2:
+			v = map[string]any{"store": map[string]any{"set": map[string]any{fmt.Sprint("k", r.Intn(3)): r.Intn(9)}, "delete": []string{fmt.Sprint("k", r.Intn(3))}}}
+		case 3:
+			v = map[string]any{"todos": []any{map[string]any{"content": fmt.Sprint("t", r.Intn(9)), "status": "pending", "activeForm": "doing"}}}
+		default:
+			return nil
+		}
+		b, _ := json.Marshal(v)
+		return b
+	}
+	state := func(ts *toolrun.Session) string {
+		var b strings.Builder
+		for _, set := range []string{"opencode", "claude-code"} {
+			for i := range 4 {
+				snap, ok := ts.Reads(set).Get(filepath.Join(h.proj, fmt.Sprint("f", i)))
+				fmt.Fprintf(&b, "%s %d %v %+v\n", set, i, ok, snap)
+			}
+		}
+		// The packages' own replayed state (codemode's store, the TodoWrite list): each value
+		// of the session's state map as fmt prints what it points to, in key order.
+		var vals []string
+		it := reflect.ValueOf(ts).Elem().FieldByName("state").MapRange()
+		for it.Next() {
+			vals = append(vals, fmt.Sprintf("%T %+v", it.Key(), it.Value().Elem()))
+		}
+		slices.Sort(vals)
+		b.WriteString(strings.Join(vals, "\n"))
+		return b.String()
+	}
+	for range 300 {
+		var all []*llm.Message
+		for range r.Intn(40) {
+			switch r.Intn(4) {
+			case 0:
+				all = append(all, &llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.TextBlock("q")}})
+			case 1:
+				all = append(all, &llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{{Type: llm.TypeToolCall, ID: "c", Name: "read"}}})
+			default:
+				m := &llm.Message{Role: llm.RoleToolResult, ToolCallID: "c", Content: []llm.Content{llm.TextBlock("x")}, Details: detail(), IsError: &isOK,
+					ToolName: []string{"read", "edit", "write", "Read", "Edit", "codemode", "TodoWrite", "bash"}[r.Intn(8)]}
+				if r.Intn(6) == 0 {
+					m.IsError = &isErr
+				}
+				all = append(all, m)
+			}
+		}
+		var inputs []*llm.Message
+		for _, m := range all {
+			if toolrun.ReplayInput(m) {
+				inputs = append(inputs, m)
+			}
+		}
+		s.tools.Replay(all)
+		want := state(s.tools)
+		s.tools.Replay(inputs)
+		if got := state(s.tools); got != want {
+			t.Fatalf("replaying the inputs only:\n%s\nthe whole branch:\n%s", got, want)
+		}
 	}
 }

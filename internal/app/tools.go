@@ -84,14 +84,15 @@ func (s *Session) bindTools() {
 	}
 }
 
-// branchMessages returns the messages of a session's branch, which the tools' read state is
-// replayed from. Pointers, not copies: a 64 MB session's branch is ~60,000 messages of ~260
-// bytes, and each replay hook walks them all. Reaching them from the entries is ~10 ms of
-// cache misses at 64 MB: start gathers them while the context is built.
-func branchMessages(branch []*session.Entry) []*llm.Message {
-	msgs := make([]*llm.Message, 0, len(branch))
+// replayInputs returns the messages of a session's branch the tools' read state is replayed
+// from (toolrun.ReplayInput: the tool results with details). Pointers, not copies. A 64 MB
+// session's branch is ~60,000 messages, which the replay and each of its hooks walked, a
+// cache miss a message (~15 ms of CPU); ~10,000 of them are replayed. start gathers them on
+// another goroutine while the context is built.
+func replayInputs(branch []*session.Entry) []*llm.Message {
+	var msgs []*llm.Message
 	for _, e := range branch {
-		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil && toolrun.ReplayInput(e.Message.LLM) {
 			msgs = append(msgs, e.Message.LLM)
 		}
 	}

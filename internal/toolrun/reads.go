@@ -139,7 +139,8 @@ var replayTools = map[string]string{
 
 // Replay clears every toolset's read state and rebuilds it from the toolResult messages of
 // a branch (oldest first), as the seed does on session_start and session_tree. Entries of
-// the wrong shape are dropped.
+// the wrong shape are dropped. It and its hooks (OnReplay) read only the messages
+// ReplayInput takes: msgs may be just those.
 func (s *Session) Replay(msgs []*llm.Message) {
 	for _, ts := range []string{"claude-code", "opencode"} {
 		s.Reads(ts).Clear()
@@ -188,6 +189,13 @@ func (s *Session) Replay(msgs []*llm.Message) {
 	for _, fn := range hooks {
 		fn(s, msgs)
 	}
+}
+
+// ReplayInput reports whether Replay reads m: a tool result with details. The others can be
+// left out of what it is given (a long session's branch is mostly other messages: at 64 MB
+// ~60,000 messages, 10,000 of them results with details, each a cache miss away).
+func ReplayInput(m *llm.Message) bool {
+	return m.Role == llm.RoleToolResult && len(m.Details) > 0
 }
 
 // mayHoldReads reports whether details may have a top-level key encoding/json matches to

@@ -185,7 +185,9 @@ var (
 )
 
 // OnReplay registers fn to run at the end of every [Session.Replay], so state a package
-// keeps in [Session.State] follows the branch as the read state does. Call it from init.
+// keeps in [Session.State] follows the branch as the read state does. Call it from init. fn
+// must read only the messages [ReplayInput] takes (tool results with details): a caller may
+// give Replay just those.
 func OnReplay(fn func(s *Session, msgs []*llm.Message)) {
 	replayMu.Lock()
 	defer replayMu.Unlock()
