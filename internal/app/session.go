@@ -116,17 +116,21 @@ func (s *Session) restoreModel(st *Setup, saved string) *Setup {
 // start resolves the model and thinking level, binds the tools and builds the agent.
 func (s *Session) start() error {
 	st := s.setup
-	// The branch's messages the tools' read state is replayed from are gathered on another
-	// goroutine while the context is built (the context's walk finds the path Branch
-	// cached); the entries and messages are not written meanwhile.
-	branch := make(chan []*llm.Message, 1)
-	go func(path []*session.Entry) { branch <- replayInputs(path) }(s.file.Branch(""))
-	replayed := false
-	defer func() {
-		if !replayed {
-			<-branch // on an error's way out: nothing still reads the file
+	// What start needs from the branch's entries — the messages the tools' read state is
+	// replayed from, whether it has a thinking-level entry — is gathered on another goroutine
+	// while the context is built (the context's walk finds the path Branch cached): a walk of
+	// the entries is ~75,000 cache misses at 64 MB. No entry is added or written meanwhile.
+	branch := make(chan branchFacts, 1)
+	go func(path []*session.Entry) { branch <- gatherBranch(path) }(s.file.Branch(""))
+	var facts *branchFacts
+	gathered := func() *branchFacts {
+		if facts == nil {
+			f := <-branch
+			facts = &f
 		}
-	}()
+		return facts
+	}
+	defer gathered() // on an error's way out too: nothing still reads the entries
 	ctx := s.file.Context()
 	existing := len(ctx.Messages) > 0
 	if !s.o.ToolsOnly {
@@ -147,12 +151,7 @@ func (s *Session) start() error {
 		s.model, s.provider = m, p
 		// Thinking: the flag, the sub-agent's, the session's, the settings', then pi's
 		// default; clamped to what the model supports.
-		hasEntry := false
-		for _, e := range s.file.Branch("") {
-			if e.Type == session.TypeThinkingLevelChange {
-				hasEntry = true
-			}
-		}
+		hasEntry := gathered().thinkingLevel
 		sessionLevel := ""
 		if existing && hasEntry {
 			sessionLevel = ctx.ThinkingLevel
@@ -185,8 +184,7 @@ func (s *Session) start() error {
 	}
 	// The replay runs while talk's helper process starts (a continued session's talk starts
 	// at once: ~7 ms of waiting for the helper).
-	s.tools.Replay(<-branch)
-	replayed = true
+	s.tools.Replay(gathered().replay)
 	if err := waitTalk(); err != nil {
 		return err
 	}

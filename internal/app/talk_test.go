@@ -14,6 +14,7 @@ import (
 
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/llm/llmtest"
+	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/talk"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
@@ -146,7 +147,7 @@ func TestTalkStartsWhileReplaying(t *testing.T) {
 }
 
 // TestReplayInputsSameState: replaying only the messages toolrun.ReplayInput takes (what
-// start gathers) leaves every tool's state as replaying the whole branch does: the read state
+// start gathers: gatherBranch) leaves every tool's state as replaying the whole branch does: the read state
 // of both file toolsets, codemode's store and the TodoWrite list, over random branches of
 // reads, edits, writes, codemode stores and todo lists among results without details, calls
 // and prompts.
@@ -220,6 +221,41 @@ func TestReplayInputsSameState(t *testing.T) {
 		s.tools.Replay(inputs)
 		if got := state(s.tools); got != want {
 			t.Fatalf("replaying the inputs only:\n%s\nthe whole branch:\n%s", got, want)
+		}
+	}
+}
+
+// TestGatherBranch: the one walk start makes of the branch's entries finds what the walks it
+// replaced found: whether a thinking_level_change entry is on it, and the messages of its
+// message entries that the replay reads, in order; over random branches of every entry type.
+func TestGatherBranch(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for range 500 {
+		var branch []*session.Entry
+		for range r.Intn(30) {
+			e := &session.Entry{Type: []string{session.TypeMessage, session.TypeThinkingLevelChange, session.TypeModelChange, session.TypeLabel}[r.Intn(4)]}
+			if e.Type == session.TypeMessage && r.Intn(8) != 0 {
+				m := &llm.Message{Role: []string{llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult}[r.Intn(3)]}
+				if r.Intn(2) == 0 {
+					m.Details = json.RawMessage(`{}`)
+				}
+				e.Message = &session.Message{LLM: m}
+			}
+			branch = append(branch, e)
+		}
+		wantThinking := false
+		var wantReplay []*llm.Message
+		for _, e := range branch {
+			if e.Type == session.TypeThinkingLevelChange {
+				wantThinking = true
+			}
+			if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil && toolrun.ReplayInput(e.Message.LLM) {
+				wantReplay = append(wantReplay, e.Message.LLM)
+			}
+		}
+		got := gatherBranch(branch)
+		if got.thinkingLevel != wantThinking || !slices.Equal(got.replay, wantReplay) {
+			t.Fatalf("gathered %v %v, want %v %v", got.thinkingLevel, got.replay, wantThinking, wantReplay)
 		}
 	}
 }

@@ -84,19 +84,29 @@ func (s *Session) bindTools() {
 	}
 }
 
-// replayInputs returns the messages of a session's branch the tools' read state is replayed
-// from (toolrun.ReplayInput: the tool results with details). Pointers, not copies. A 64 MB
-// session's branch is ~60,000 messages, which the replay and each of its hooks walked, a
-// cache miss a message (~15 ms of CPU); ~10,000 of them are replayed. start gathers them on
-// another goroutine while the context is built.
-func replayInputs(branch []*session.Entry) []*llm.Message {
-	var msgs []*llm.Message
+// branchFacts is what start reads from a branch's entries (gatherBranch).
+type branchFacts struct {
+	// replay is the messages the tools' read state is replayed from (toolrun.ReplayInput:
+	// the tool results with details). Pointers, not copies. A 64 MB session's branch is
+	// ~60,000 messages, which the replay and each of its hooks walked, a cache miss a
+	// message (~15 ms of CPU); ~10,000 of them are replayed.
+	replay []*llm.Message
+	// thinkingLevel: the branch has a thinking_level_change entry.
+	thinkingLevel bool
+}
+
+// gatherBranch walks a branch's entries once for what start needs of them.
+func gatherBranch(branch []*session.Entry) branchFacts {
+	var f branchFacts
 	for _, e := range branch {
-		if e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil && toolrun.ReplayInput(e.Message.LLM) {
-			msgs = append(msgs, e.Message.LLM)
+		switch {
+		case e.Type == session.TypeThinkingLevelChange:
+			f.thinkingLevel = true
+		case e.Type == session.TypeMessage && e.Message != nil && e.Message.LLM != nil && toolrun.ReplayInput(e.Message.LLM):
+			f.replay = append(f.replay, e.Message.LLM)
 		}
 	}
-	return msgs
+	return f
 }
 
 // saveAllow is the approvals' persistence hook: the ticked patterns go to the project's
