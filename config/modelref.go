@@ -92,7 +92,7 @@ func (c *Config) modelIndex() *modelIndex {
 		}
 	}
 	for i := range builtin {
-		addProvider(builtin[i].Provider)
+		addProvider(builtin[i].provider.str())
 	}
 	c.models = ix
 	return ix
@@ -107,7 +107,7 @@ func (ix *modelIndex) all(yield func(knownModel) bool) {
 	}
 	builtin := builtinModels()
 	for i := range builtin {
-		if !yield(knownModel{builtin[i].Provider, builtin[i].ID}) {
+		if !yield(knownModel{builtin[i].provider.str(), builtin[i].id.str()}) {
 			return
 		}
 	}

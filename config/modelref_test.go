@@ -65,14 +65,14 @@ func TestModelIndexAllocs(t *testing.T) {
 		}
 		seen[strings.ToLower(p)] = true
 	}
-	for _, m := range builtinModels() {
-		if !seen[strings.ToLower(m.Provider)] {
-			t.Errorf("provider %s missing", m.Provider)
+	for i := range builtinModels() {
+		if p := builtinModels()[i].provider.str(); !seen[strings.ToLower(p)] {
+			t.Errorf("provider %s missing", p)
 		}
 	}
 	i := 0
 	for m := range ix.all {
-		if b := builtinModels()[i]; m.provider != b.Provider || m.id != b.ID {
+		if b := builtinModels()[i].model(); m.provider != b.Provider || m.id != b.ID {
 			t.Fatalf("model %d: %v, the catalogue has %s/%s", i, m, b.Provider, b.ID)
 		}
 		i++

@@ -50,8 +50,8 @@ type CatalogueEntry struct {
 func LookupCatalogue(provider, id string) (CatalogueEntry, bool) {
 	cat := builtinModels()
 	for i := range cat {
-		m := &cat[i] // by pointer: an entry is 144 bytes, the catalogue 2,000 of them
-		if strings.EqualFold(m.Provider, provider) && strings.EqualFold(m.ID, id) {
+		if strings.EqualFold(cat[i].provider.str(), provider) && strings.EqualFold(cat[i].id.str(), id) {
+			m := cat[i].model()
 			return CatalogueEntry{Provider: m.Provider, ID: m.ID, API: m.API, BaseURL: m.BaseURL, Reasoning: m.Reasoning,
 				Input: append([]string(nil), m.Input...), ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens, Cost: m.Cost}, true
 		}
@@ -65,7 +65,7 @@ func BuiltinProviders() []string {
 	var out []string
 	cat := builtinModels()
 	for i := range cat {
-		if p := cat[i].Provider; len(out) == 0 || out[len(out)-1] != p {
+		if p := cat[i].provider.str(); len(out) == 0 || out[len(out)-1] != p {
 			out = append(out, p)
 		}
 	}
@@ -90,7 +90,38 @@ var modelsCatalogue []byte
 
 // builtinModels returns the catalogue: models_catalogue_gen.go, a static table generated from
 // models_catalogue.json (pi-ai's list), so that no start-up time goes into decoding it.
-func builtinModels() []catalogueModel { return catalogue }
+func builtinModels() []catalogueRow { return catalogueRows[:] }
+
+// catalogueRow is one model of the catalogue as the generated table holds it: without
+// pointers, its strings as offsets into catalogueText and its input kinds as an index into
+// catalogueInputs. A table of catalogueModel values (strings and slices: pointers) was 290 KB
+// of the binary's .data, with 2,020 input lists beside it, whose pointer bitmap the runtime
+// builds from the linker's GC program at every start (runGCProg: 483 K instructions of every
+// pigo process, 128 K without them) and which each scan of the catalogue read at 144 bytes a
+// model; this table is data without pointers (.noptrdata), 80 bytes a model
+// (docs/decisions/25-speed.md, D25.29).
+type catalogueRow struct {
+	provider, id, api, baseURL catalogueStr
+	input                      uint8 // catalogueInputs[input]
+	reasoning                  bool
+	contextWindow, maxTokens   int32
+	cost                       CatalogueCost
+}
+
+// catalogueStr is a string of catalogueText.
+type catalogueStr struct {
+	off uint32
+	n   uint16
+}
+
+func (s catalogueStr) str() string { return catalogueText[s.off : s.off+uint32(s.n)] }
+
+// model is the row with its strings and input kinds (shared: read-only, as the table was).
+func (r *catalogueRow) model() catalogueModel {
+	return catalogueModel{Provider: r.provider.str(), ID: r.id.str(), API: r.api.str(), BaseURL: r.baseURL.str(),
+		Reasoning: r.reasoning, Input: catalogueInputs[r.input], ContextWindow: int(r.contextWindow),
+		MaxTokens: int(r.maxTokens), Cost: r.cost}
+}
 
 // ModelInfo is the session model with its facts and where they came from.
 type ModelInfo struct {
@@ -142,10 +173,10 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 	if m := lookupModelsJSON(models.Root, provider, id); m != nil {
 		return m, nil
 	}
-	var found []*catalogueModel
+	var found []*catalogueRow
 	cat := builtinModels()
 	for i := range cat {
-		if m := &cat[i]; strings.EqualFold(m.ID, id) && (provider == "" || strings.EqualFold(m.Provider, provider)) {
+		if m := &cat[i]; strings.EqualFold(m.id.str(), id) && (provider == "" || strings.EqualFold(m.provider.str(), provider)) {
 			found = append(found, m)
 		}
 	}
@@ -160,7 +191,7 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 	if len(found) > 0 {
 		// A bare id listed by several providers stays without a provider (pi calls it
 		// ambiguous); the facts of the first listing still describe the model.
-		m := found[0]
+		m := found[0].model()
 		if provider != "" || len(found) == 1 {
 			provider, id = m.Provider, m.ID // pi's spelling, as pi canonicalizes a match
 		}
@@ -207,7 +238,8 @@ func lookupModelsJSON(root *Value, provider, id string) *ModelInfo {
 					base := &ModelInfo{Model: engine.Model{Provider: pm.Key, ID: id}}
 					cat := builtinModels()
 					for i := range cat {
-						if m := &cat[i]; strings.EqualFold(m.ID, id) {
+						if strings.EqualFold(cat[i].id.str(), id) {
+							m := cat[i].model()
 							base.Model = engine.Model{Provider: pm.Key, ID: id, Reasoning: m.Reasoning, Input: m.Input, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}
 						}
 					}

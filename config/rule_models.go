@@ -70,24 +70,24 @@ func (c *Config) checkModelsRules(f *File) {
 // same name: the built-in model with its id, else the provider's first model. builtin is false
 // for a provider pi does not ship.
 func builtinDefaults(provider, id string) (catalogueModel, bool) {
-	var first *catalogueModel
-	cat := builtinModels() // by pointer below: an entry is 144 bytes, the catalogue 2,000 of them
+	var first *catalogueRow
+	cat := builtinModels()
 	for i := range cat {
 		m := &cat[i]
-		if m.Provider != provider { // pi looks providers up by their exact name
+		if m.provider.str() != provider { // pi looks providers up by their exact name
 			continue
 		}
 		if first == nil {
 			first = m
 		}
-		if m.ID == id {
-			return *m, true
+		if m.id.str() == id {
+			return m.model(), true
 		}
 	}
 	if first == nil {
 		return catalogueModel{}, false
 	}
-	return *first, true
+	return first.model(), true
 }
 
 // checkProxyRules checks proxy.json's proxy URL as the seed does, with its messages: the URL

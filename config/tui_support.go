@@ -7,7 +7,8 @@ import "github.com/pigo-agent/pigo/internal/engine"
 func CatalogueModels() []engine.Model {
 	cat := builtinModels()
 	out := make([]engine.Model, 0, len(cat))
-	for _, m := range cat {
+	for i := range cat {
+		m := cat[i].model()
 		out = append(out, engine.Model{Provider: m.Provider, ID: m.ID, Reasoning: m.Reasoning,
 			Input: append([]string(nil), m.Input...), ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens})
 	}
