@@ -365,15 +365,26 @@ func (c *CLI) color(a *args) bool {
 // `warnings` of its own, they are added as its last member: every command's JSON says which
 // files were not applied, in one place.
 func (c *CLI) writeJSON(v any) int {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
-		return ExitInternal
+	var doc []byte
+	warnings := false // doc has a top-level "warnings" member, known without a scan
+	if t, ok := v.(*toolsJSON); ok {
+		if doc, ok = appendToolsJSON(make([]byte, 0, 32<<10), t); ok {
+			warnings = true // the result's, always written
+		} else {
+			doc = nil
+		}
 	}
-	doc := bytes.TrimSpace(buf.Bytes())
-	if len(c.notes) > 0 && len(doc) > 2 && doc[0] == '{' && !hasMember(doc, "warnings") {
+	if doc == nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
+			return ExitInternal
+		}
+		doc = bytes.TrimSpace(buf.Bytes())
+	}
+	if len(c.notes) > 0 && len(doc) > 2 && doc[0] == '{' && !warnings && !hasMember(doc, "warnings") {
 		ws, _ := json.Marshal(c.noteWarnings())
 		doc = append(append(append(doc[:len(doc)-1:len(doc)-1], `,"warnings":`...), ws...), '}')
 	}

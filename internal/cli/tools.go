@@ -103,7 +103,7 @@ func runTools(c *CLI, a *args) int {
 		if res.Model != nil {
 			out.ModelSource = res.Model.Source
 		}
-		return c.writeJSON(out)
+		return c.writeJSON(&out)
 	}
 	if err := res.WriteTools(c.Stdout, agent, c.fitWidth); err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
