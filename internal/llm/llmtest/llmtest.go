@@ -214,6 +214,13 @@ func Start() *Server {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
+// CloseConnections makes every later response close its connection ("Connection: close"), as
+// a server behind a load balancer may. A client that keeps a reply's socket open after it is
+// done with it then still sees it end: pi 1.6.0's Bedrock client leaves the socket of a
+// stream that ended in an exception open and, in -p mode, does not exit until the server
+// closes it.
+func (s *Server) CloseConnections() { s.srv.Config.SetKeepAlivesEnabled(false) }
+
 // Push queues responses, answered to requests in order.
 func (s *Server) Push(turns ...Turn) {
 	s.mu.Lock()
