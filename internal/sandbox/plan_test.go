@@ -77,6 +77,10 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestArgvGolden(t *testing.T) {
+	// The workspaces are made directly under /tmp whatever $TMPDIR says: the argv pins each
+	// directory between the writable /tmp and the workspace, so a TMPDIR below /tmp would add
+	// a bind the golden files do not have.
+	t.Setenv("TMPDIR", "/tmp")
 	for _, fs := range []string{FSReadonly, FSWorkspaceWrite, FSAllowAll} {
 		for _, net := range []string{NetBlock, NetLimited, NetAllowAll} {
 			t.Run(fs+"_"+net, func(t *testing.T) {
