@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
 // Shell is the absolute shell every command runs under, as "Shell -lc COMMAND".
@@ -87,7 +89,7 @@ type Plan struct {
 	Secrets []string `json:"secrets,omitempty"`
 
 	// memo shares real paths while NewPlan runs (nil after: realPath resolves afresh).
-	memo *realMemo
+	memo *safefile.Paths
 
 	agentDir              string // absolute, "" when none
 	mihomoPath, slirpPath string // as configured, resolved at run time
@@ -206,7 +208,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 	}
 	pl.denyCredentials()
 	if !noRealMemo {
-		pl.memo = newRealMemo()
+		pl.memo = safefile.NewPaths()
 	}
 	pl.protect(protectedPaths(ws, pl.agentDir, p.FSMode == FSAllowAll))
 	pl.protect(homeStartupFiles(env.Home, pl))
@@ -329,64 +331,21 @@ func absPath(p string) string {
 	return p
 }
 
-// realMemo is realIfExists for the paths of one plan, a directory's real path shared by the
-// paths below it: filepath.EvalSymlinks lstats every component of a path from "/", and
-// planning resolved the workspace's ancestors, each protected path, its parent and theirs
-// (pin walks each up to "/", writableInside resolves each again): 45% of NewPlan's time. The
-// real path of an entry of a directory whose real path is known is that real path and the
-// entry's name when the entry exists and is not a symbolic link (one lstat: as
-// EvalSymlinks's own walk would find it); a missing entry has none; a link, or an entry of a
-// directory that could not be resolved, is resolved by EvalSymlinks from "/". A plan is
-// made from the filesystem as one moment's view either way.
-type realMemo struct {
-	m map[string]realEntry
-}
-
-type realEntry struct {
-	real string
-	ok   bool // the path exists (real is its real path)
-}
-
 // noRealMemo makes NewPlan resolve every path afresh (the test comparing plans made either
 // way sets it).
 var noRealMemo = false
 
-func newRealMemo() *realMemo { return &realMemo{m: map[string]realEntry{}} }
-
-func (m *realMemo) get(p string) realEntry {
-	if e, ok := m.m[p]; ok {
-		return e
-	}
-	e := m.eval(p)
-	m.m[p] = e
-	return e
-}
-
-func (m *realMemo) eval(p string) realEntry {
-	if filepath.IsAbs(p) && p == filepath.Clean(p) && p != "/" {
-		if parent := m.get(filepath.Dir(p)); parent.ok {
-			at := filepath.Join(parent.real, filepath.Base(p))
-			fi, err := os.Lstat(at)
-			switch {
-			case err != nil:
-				return realEntry{real: p}
-			case fi.Mode()&os.ModeSymlink == 0:
-				return realEntry{real: at, ok: true}
-			}
-		}
-	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return realEntry{real: r, ok: true}
-	}
-	return realEntry{real: p}
-}
-
-// realPath is realIfExists, through the plan's memo while NewPlan runs.
+// realPath is realIfExists through the plan's memo while NewPlan runs (safefile.Paths: a
+// directory's real path shared by the paths below it). filepath.EvalSymlinks lstats every
+// component of a path from "/", and planning resolved the workspace's ancestors, each
+// protected path, its parent and theirs (pin walks each up to "/", writableInside resolves
+// each again): 45% of NewPlan's time. A plan is made from the filesystem as one moment's
+// view either way. With no memo (nil) it is realIfExists.
 func (pl *Plan) realPath(p string) string {
-	if pl.memo == nil {
-		return realIfExists(p)
+	if r, err := pl.memo.EvalSymlinks(p); err == nil {
+		return r
 	}
-	return pl.memo.get(p).real
+	return p
 }
 
 func realIfExists(p string) string {
