@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -168,16 +167,12 @@ func (tm *term) again(args []string) *term {
 	t.Helper()
 	n := &term{t: t, tmux: tm.tmux, sock: tm.sock + "-2", srv: tm.srv, dir: tm.dir, proj: tm.proj, home: tm.home, cfg: tm.cfg, w: tm.w, h: tm.h}
 	n.cfg.args = args
-	t.Cleanup(func() { _ = n.runQuiet("kill-server") })
+	t.Cleanup(func() { killTmux(n.tmux, n.sock) })
 	env := fmt.Sprintf("env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1", tm.home, os.Getenv("PATH"))
 	shell := fmt.Sprintf("until [ \"$(stty size)\" = \"%d %d\" ]; do sleep 0.05; done; cd %q && %s %q %s; echo EXIT=$?; sleep 600",
 		tm.h, tm.w, tm.proj, env, pigoBinary(t), quoteArgs(args))
 	n.run("new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(tm.w), "-y", fmt.Sprint(tm.h), shell)
 	return n
-}
-
-func (tm *term) runQuiet(args ...string) error {
-	return exec.Command(tm.tmux, append([]string{"-L", tm.sock, "-f", "/dev/null"}, args...)...).Run()
 }
 
 // Exit: Ctrl+C clears the editor; two Ctrl+C exit; Ctrl+D exits on an empty editor and deletes

@@ -136,7 +136,7 @@ func startTerm(t *testing.T, w, h int, cfg termCfg, turns ...llmtest.Turn) *term
 	tm := &term{t: t, tmux: tmux, sock: fmt.Sprintf("pigo-chat-%d-%d", os.Getpid(), time.Now().UnixNano()), srv: srv,
 		dir: dir, proj: proj, home: home, cfg: cfg, w: w, h: h}
 	t.Cleanup(func() {
-		_ = exec.Command(tmux, "-L", tm.sock, "kill-server").Run()
+		killTmux(tmux, tm.sock)
 		// The killed processes may still be closing their files (talk's database, a shell's
 		// history): clear the directory once they are gone, before TempDir's own removal.
 		for i := 0; i < 60 && os.RemoveAll(dir) != nil; i++ {
@@ -169,6 +169,16 @@ func startTerm(t *testing.T, w, h int, cfg termCfg, turns ...llmtest.Turn) *term
 	}
 	write(t, go0, "")
 	return tm
+}
+
+// killTmux stops the tmux server on socket sock and removes the socket file, which tmux 3.3's
+// kill-server leaves in /tmp/tmux-UID (2,400 of them had gathered here from the tests).
+func killTmux(tmux, sock string) {
+	path, _ := exec.Command(tmux, "-L", sock, "display-message", "-p", "#{socket_path}").Output()
+	_ = exec.Command(tmux, "-L", sock, "kill-server").Run()
+	if p := strings.TrimSpace(string(path)); p != "" {
+		os.Remove(p)
+	}
 }
 
 func quoteArgs(args []string) string {

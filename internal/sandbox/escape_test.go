@@ -145,7 +145,14 @@ func TestTmuxRunShellBlocked(t *testing.T) {
 	if out, err := exec.Command("tmux", "-L", name, "new-session", "-d", "-s", "x").CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", name, "kill-server").Run() })
+	t.Cleanup(func() {
+		// tmux 3.3's kill-server leaves the socket file in /tmp/tmux-UID: it is removed too.
+		path, _ := exec.Command("tmux", "-L", name, "display-message", "-p", "#{socket_path}").Output()
+		_ = exec.Command("tmux", "-L", name, "kill-server").Run()
+		if p := strings.TrimSpace(string(path)); p != "" {
+			os.Remove(p)
+		}
+	})
 	marker := filepath.Join(outside, "ESCAPED")
 	for _, p := range []Policy{DefaultPolicy(), func() Policy { p := DefaultPolicy(); p.WritablePaths = []string{"."}; return p }()} {
 		res := runIn(t, p, ws, fmt.Sprintf("tmux -L %s run-shell 'touch %s'", name, marker))

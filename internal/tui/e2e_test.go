@@ -46,7 +46,14 @@ func TestEndToEndTmux(t *testing.T) {
 		}
 		return string(out)
 	}
-	t.Cleanup(func() { _ = exec.Command(tmux, "-L", sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		// tmux 3.3's kill-server leaves the socket file in /tmp/tmux-UID: it is removed too.
+		path, _ := exec.Command(tmux, "-L", sock, "display-message", "-p", "#{socket_path}").Output()
+		_ = exec.Command(tmux, "-L", sock, "kill-server").Run()
+		if p := strings.TrimSpace(string(path)); p != "" {
+			os.Remove(p)
+		}
+	})
 	shell := fmt.Sprintf("cd %q && env -i HOME=%q PATH=%q TERM=xterm-256color NO_COLOR=1 %q tui; echo EXIT=$?; sleep 600",
 		proj, home, os.Getenv("PATH"), bin)
 	run("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", shell)
