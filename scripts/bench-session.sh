@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole 4-request session (read main.go, a sandboxed `ls`, an edit, the answer) against a
-# zero-latency scripted model (scripts/benchserve /session), in one hyperfine run: pigo, its
-# physical floor (scripts/floorsession: the same requests, file work and bwrap-sandboxed ls
-# with nothing else), that floor doing pigo's duties too (FLOOR_DUTIES: pigo's sandbox command
-# line and placeholders, fsynced edit and session file) and the real pi 0.84.3 and 1.6.0 (PI=0
-# leaves pi out). Prints each time, pigo's ratios to both floors and pi's to pigo, and the peak
-# RSS of each (GNU time). Each run gets a fresh main.go; sessions are written as usual. Needs
-# hyperfine, GNU time, bwrap and pi (scripts/install-pi.sh).
+# zero-latency scripted model (scripts/benchserve /session), in ROUNDS short hyperfine runs:
+# pigo, its physical floor (scripts/floorsession: the same requests, file work and
+# bwrap-sandboxed ls with nothing else), that floor doing pigo's duties too (FLOOR_DUTIES:
+# pigo's sandbox command line and placeholders, fsynced edit and session file) and the real
+# pi 0.84.3 and 1.6.0 (PI=0 leaves pi out). Prints each time, pigo's ratios to both floors
+# (and the median of the rounds' pigo/floor) and pi's to pigo, and the peak RSS of each (GNU
+# time). Each run gets a fresh main.go; sessions are written as usual. Needs hyperfine, GNU
+# time, bwrap and pi (scripts/install-pi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
@@ -61,19 +62,33 @@ for c in "$pigo_cmd" "$floor_cmd" duties_cmd $([ "$PI" = 1 ] && echo "pi084_cmd 
 done
 names=(-n pigo "$pigo_cmd" -n floor "$floor_cmd" -n duties "$duties_cmd")
 [ "$PI" = 1 ] && names+=(-n pi-0.84.3 "$pi084_cmd" -n pi-1.6.0 "$pi160_cmd")
-hyperfine -N --warmup 3 --runs "${RUNS:-30}" --prepare "$reset" --export-json "$tmp/h.json" "${names[@]}" >&2
+# This machine's speed drifts within minutes: ROUNDS short hyperfine runs one after the other
+# (RUNS in all) let a drift move every command alike.
+runs=${RUNS:-30} rounds=${ROUNDS:-3}
+[ "$rounds" -ge 1 ] && [ "$runs" -ge "$rounds" ] || { echo "need RUNS >= ROUNDS >= 1" >&2; exit 1; }
+for i in $(seq "$rounds"); do
+  hyperfine -N --warmup 3 --runs $((runs / rounds)) --prepare "$reset" --export-json "$tmp/h$i.json" "${names[@]}" >&2
+done
 rss() { $reset; /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n1; }
 r_pigo=$(rss $pigo_cmd) r_floor=$(rss $floor_cmd) r_a=0 r_b=0
 [ "$PI" = 1 ] && r_a=$(rss $pi084_cmd) && r_b=$(rss $pi160_cmd)
-python3 - "$tmp/h.json" "$r_pigo" "$r_floor" "$r_a" "$r_b" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-g, f, d = r["pigo"]["mean"] * 1000, r["floor"]["mean"] * 1000, r["duties"]["mean"] * 1000
-m = [int(x) / 1024 for x in sys.argv[2:6]]
-print(f"whole session: pigo {g:.1f} ms ({m[0]:.0f} MB)   floor {f:.1f} ms ({m[1]:.0f} MB)   pigo/floor: {g / f:.2f}x")
+python3 - "$r_pigo" "$r_floor" "$r_a" "$r_b" "$tmp"/h*.json <<'PY'
+import json, statistics, sys
+times, ratios = {}, []
+for path in sys.argv[5:]:
+    rr = {x["command"]: x for x in json.load(open(path))["results"]}
+    for k, x in rr.items():
+        times.setdefault(k, []).extend(x["times"])
+    ratios.append(rr["pigo"]["mean"] / rr["floor"]["mean"])
+r = {k: statistics.mean(v) * 1000 for k, v in times.items()}
+g, f, d = r["pigo"], r["floor"], r["duties"]
+m = [int(x) / 1024 for x in sys.argv[1:5]]
+print(f"rounds (pigo/floor): {' '.join(f'{x:.2f}' for x in ratios)}")
+print(f"whole session: pigo {g:.1f} ms ({m[0]:.0f} MB)   floor {f:.1f} ms ({m[1]:.0f} MB)   pigo/floor: {g / f:.2f}x"
+      f"   median of {len(ratios)} rounds: {statistics.median(ratios):.2f}x")
 print(f"               floor with pigo's duties {d:.1f} ms   pigo/that: {g / d:.2f}x")
 for k, mi in (("pi-0.84.3", 2), ("pi-1.6.0", 3)):
     if k in r:
-        p = r[k]["mean"] * 1000
+        p = r[k]
         print(f"               {k} {p:.0f} ms ({m[mi]:.0f} MB)   {k}/pigo: {p / g:.1f}x")
 PY
