@@ -86,6 +86,7 @@ func LookPath(name string) bool {
 type Program struct {
 	src  string
 	prog *vm.Program
+	fast *fastNode // a condition in fast.go's subset: evaluated without expr (prog is nil)
 }
 
 // String returns the expression text.
@@ -141,6 +142,9 @@ const MaxLen = 4096
 func compile(src string) (*Program, error) {
 	if len(src) > MaxLen {
 		return nil, &Error{Expr: src[:64] + "...", Offset: 0, Line: 1, Message: fmt.Sprintf("the condition is too long (%d bytes; at most %d)", len(src), MaxLen)}
+	}
+	if n := parseFast(src); n != nil {
+		return &Program{src: src, fast: n}, nil
 	}
 	prog, err := compileShared(src)
 	if err != nil {
@@ -234,6 +238,9 @@ func Eval(p *Program, env Env) (ok bool, err error) {
 	}
 	if env.Which == nil {
 		env.Which = never
+	}
+	if p.fast != nil {
+		return p.fast.eval(&env).b, nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
