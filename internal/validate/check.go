@@ -115,7 +115,7 @@ func (st *structNode) allows(key string) bool {
 	if st.top || slices.Contains(st.names, key) {
 		return true
 	}
-	return st.pattern >= 0 && (st.patternRe == "" || re(st.patternRe).MatchString(key))
+	return st.pattern >= 0 && (st.patternRe == "" || matches(st.patternRe, key))
 }
 
 // field is the node of an allowed member (-1: none to check).
@@ -123,7 +123,7 @@ func (st *structNode) field(key string) int32 {
 	if i := slices.Index(st.names, key); i >= 0 {
 		return st.fields[i]
 	}
-	if st.pattern >= 0 && (st.patternRe == "" || re(st.patternRe).MatchString(key)) {
+	if st.pattern >= 0 && (st.patternRe == "" || matches(st.patternRe, key)) {
 		return st.pattern
 	}
 	return -1

@@ -17,6 +17,7 @@ package validate
 import (
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -159,4 +160,72 @@ func re(p string) *regexp.Regexp {
 		reCache[p] = r
 	}
 	return r
+}
+
+// matches reports whether s matches the schema's pattern p. The schema's own patterns are
+// matched by hand (knownPatterns): compiling them with regexp was ~0.5% of `pigo tools`
+// (docs/decisions/25-speed.md, D25.31); any other pattern goes through re.
+func matches(p, s string) bool {
+	if m := knownPattern(p); m != nil {
+		return m(s)
+	}
+	return re(p).MatchString(s)
+}
+
+// knownPattern returns the hand-written matcher of a pattern of schema_gen.go, or nil.
+// TestKnownPatternsAsRegexp holds each equal to regexp's MatchString.
+func knownPattern(p string) func(string) bool {
+	switch p {
+	case `^[^$]`:
+		return func(s string) bool { return s != "" && s[0] != '$' }
+	case `^[a-z0-9]+(-[a-z0-9]+)*$`:
+		return func(s string) bool {
+			if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+				return false
+			}
+			for i := 0; i < len(s); i++ {
+				c := s[i]
+				if c == '-' {
+					if s[i-1] == '-' {
+						return false
+					}
+				} else if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+					return false
+				}
+			}
+			return true
+		}
+	case `^[A-Za-z][A-Za-z0-9_.:-]*$`:
+		return func(s string) bool { return s != "" && isLetter(s[0]) && allIn(s[1:], "_.:-") }
+	case `^[A-Za-z0-9][A-Za-z0-9_.:-]*$`:
+		return func(s string) bool { return s != "" && isAlnum(s[0]) && allIn(s[1:], "_.:-") }
+	case `^[A-Za-z][A-Za-z0-9_-]*(/[A-Za-z][A-Za-z0-9_-]*)*$`:
+		return func(s string) bool {
+			for {
+				seg, rest, more := strings.Cut(s, "/")
+				if seg == "" || !isLetter(seg[0]) || !allIn(seg[1:], "_-") {
+					return false
+				}
+				if !more {
+					return true
+				}
+				s = rest
+			}
+		}
+	}
+	return nil
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isAlnum(c byte) bool { return isLetter(c) || '0' <= c && c <= '9' }
+
+// allIn reports whether every byte of s is an ASCII letter, digit or one of extra.
+func allIn(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) && strings.IndexByte(extra, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -161,9 +161,9 @@ func (v value) kindName() string {
 func (v value) holds(at *atom) bool {
 	switch {
 	case at.op == "=~":
-		return v.kind == String && re(at.str).MatchString(v.str)
+		return v.kind == String && matches(at.str, v.str)
 	case at.op == "!~":
-		return v.kind == String && !re(at.str).MatchString(v.str)
+		return v.kind == String && !matches(at.str, v.str)
 	case at.isStr: // != "s"
 		return v.kind != String || v.str != at.str
 	}
