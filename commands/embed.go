@@ -21,3 +21,39 @@ var Order = []string{
 	"lsp.cue",
 	"mcp.cue",
 }
+
+// Sources: each file of Order as a []byte embed, which is the binary's data itself: Source
+// hands it out without a copy (FS.ReadFile copies; the catalogue's sources were 79 KB copied
+// by every start, docs/decisions/25-speed.md D25.31). TestSourceIsFS holds them equal to FS.
+
+//go:embed bwrap.cue
+var srcBwrap []byte
+
+//go:embed lsp.cue
+var srcLsp []byte
+
+//go:embed mcp.cue
+var srcMcp []byte
+
+//go:embed pi.cue
+var srcPi []byte
+
+//go:embed talk.cue
+var srcTalk []byte
+
+// Source returns the file's bytes (shared: do not modify them), or nil when it has none.
+func Source(name string) []byte {
+	switch name {
+	case "bwrap.cue":
+		return srcBwrap
+	case "lsp.cue":
+		return srcLsp
+	case "mcp.cue":
+		return srcMcp
+	case "pi.cue":
+		return srcPi
+	case "talk.cue":
+		return srcTalk
+	}
+	return nil
+}

@@ -239,10 +239,17 @@ func Shipped() ([]Ext, error) {
 		for i := range entries {
 			e := &entries[i]
 			var err error
+			// The sources as embedded, without a copy (toolsets.Source); FS.ReadFile only
+			// for a file without its var, which TestSourceIsFS rules out.
 			if name, ok := strings.CutPrefix(e.File, "toolsets/"); ok {
-				e.Src, err = toolsets.FS.ReadFile(name)
+				if e.Src = toolsets.Source(name); e.Src == nil {
+					e.Src, err = toolsets.FS.ReadFile(name)
+				}
 			} else {
-				e.Src, err = commands.FS.ReadFile(strings.TrimPrefix(e.File, "commands/"))
+				name := strings.TrimPrefix(e.File, "commands/")
+				if e.Src = commands.Source(name); e.Src == nil {
+					e.Src, err = commands.FS.ReadFile(name)
+				}
 			}
 			if err != nil {
 				loadErr = fmt.Errorf("catalog: %v", err)

@@ -171,3 +171,23 @@ func BenchmarkShipped(b *testing.B) {
 		}
 	}
 }
+
+// TestShippedSourcesNotCopied: each shipped declaration's Src is its embedded file itself
+// (toolsets.Source, commands.Source), not a copy of it.
+func TestShippedSourcesNotCopied(t *testing.T) {
+	shipped, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range shipped {
+		var src []byte
+		if name, ok := strings.CutPrefix(e.File, "toolsets/"); ok {
+			src = toolsets.Source(name)
+		} else {
+			src = commands.Source(strings.TrimPrefix(e.File, "commands/"))
+		}
+		if len(e.Src) == 0 || len(src) != len(e.Src) || &src[0] != &e.Src[0] {
+			t.Errorf("%s: Src is not the embedded source", e.File)
+		}
+	}
+}
