@@ -47,6 +47,7 @@ func Client(o *Options) HTTPDoer {
 		return c
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = dialBodyConn
 	if proxy != "" {
 		// Like pi, which puts httpProxy into HTTP(S)_PROXY: NO_PROXY still applies, and
 		// loopback hosts are never proxied.

@@ -298,6 +298,10 @@ func (r *guardedBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Close does nothing: a guardedBody is an io.ReadCloser so that http.NewRequest takes it as the
+// request's Body itself, not wrapped in io.NopCloser, where bodyConn.ReadFrom would not see it.
+func (r *guardedBody) Close() error { return nil }
+
 // WriteTo writes the body in pieces of 1 MiB, each under the lock: the writer gets the bytes
 // without a copy through a small buffer.
 func (r *guardedBody) WriteTo(w io.Writer) (int64, error) {

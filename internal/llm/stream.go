@@ -56,7 +56,7 @@ func Open(ctx context.Context, b *Builder, o *Options, r Request) (io.ReadCloser
 	if guarded != nil {
 		req.ContentLength = int64(len(r.Body))
 		req.GetBody = func() (io.ReadCloser, error) {
-			return io.NopCloser(&guardedBody{s: guarded, body: r.Body}), nil
+			return &guardedBody{s: guarded, body: r.Body}, nil
 		}
 	}
 	for _, h := range r.Headers {
