@@ -47,12 +47,9 @@ func (st sessionStore) Branch() []Entry {
 
 // LatestCompaction finds the branch's latest compaction entry, converting only it.
 func (st sessionStore) LatestCompaction() *Entry {
-	path := st.s.Branch("")
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == session.TypeCompaction {
-			e := entryOf(path[i])
-			return &e
-		}
+	if c := st.s.LatestCompaction(); c != nil {
+		e := entryOf(c)
+		return &e
 	}
 	return nil
 }

@@ -138,6 +138,15 @@ func TestBranchAndContextCaches(t *testing.T) {
 			if got := s.Context(); !reflect.DeepEqual(got, wantCtx) {
 				t.Fatalf("seed %d step %d: cached context differs from a new one:\n%+v\n%+v", seed, step, got, wantCtx)
 			}
+			var wantC *Entry
+			for _, e := range wantPath {
+				if e.Type == TypeCompaction {
+					wantC = e
+				}
+			}
+			if got := s.LatestCompaction(); got != wantC {
+				t.Fatalf("seed %d step %d: LatestCompaction %v, the branch's %v", seed, step, got, wantC)
+			}
 		}
 	}
 }
@@ -226,4 +235,39 @@ func TestParentPointersFromFiles(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// TestWalkCopiesAChain: in a session whose every entry's parent is the one before it (what
+// pi and pigo write until a branch), the walk from an entry is the entries up to it, copied
+// in one allocation rather than followed parent by parent; after a branch, the entries
+// before the branch point still are, and the walk by ids agrees everywhere.
+func TestWalkCopiesAChain(t *testing.T) {
+	s := InMemory(t.TempDir())
+	for i := range 2000 {
+		s.AppendMessage(user(fmt.Sprint("u", i)))
+	}
+	s.mu.Lock()
+	if s.chain != len(s.entries) {
+		t.Fatalf("chain %d of %d entries", s.chain, len(s.entries))
+	}
+	leaf, mid := s.entries[len(s.entries)-1].ID, s.entries[999].ID
+	for _, id := range []string{leaf, mid} {
+		if got, want := s.walk(id), walkByID(s, id); !reflect.DeepEqual(got, want) {
+			t.Fatalf("the walk from %s has %d entries, by ids %d", id, len(got), len(want))
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { s.walk(leaf) }); n != 1 {
+		t.Fatalf("the walk along a chain of %d entries made %v allocations, want 1", len(s.entries), n)
+	}
+	s.mu.Unlock()
+	if err := s.SetLeaf(mid); err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(user("a branch"))
+	s.mu.Lock()
+	if s.chain != 2000 {
+		t.Fatalf("after a branch: chain %d, want the 2000 entries before it", s.chain)
+	}
+	s.mu.Unlock()
+	checkWalks(t, s, "after a branch")
 }

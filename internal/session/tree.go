@@ -122,6 +122,24 @@ func (s *Session) Branch(id string) []*Entry {
 	return append([]*Entry(nil), s.branchLocked(id)...)
 }
 
+// LatestCompaction is the current branch's last compaction entry (nil: none). A session
+// without compaction entries answers at once: the branch is neither copied nor walked (after
+// every run of a 64 MB session, ~75,000 entries and a cache miss each).
+func (s *Session) LatestCompaction() *Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.compactions == 0 {
+		return nil
+	}
+	path := s.branchLocked(s.leaf)
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			return path[i]
+		}
+	}
+	return nil
+}
+
 // branchLocked is the path to id; the caller must not change it (the leaf's is cached).
 func (s *Session) branchLocked(id string) []*Entry {
 	if s.branch != nil && id == s.branchLeaf {
@@ -139,6 +157,9 @@ func (s *Session) branchLocked(id string) []*Entry {
 func (s *Session) walk(id string) []*Entry {
 	if s.stale {
 		s.relink()
+	}
+	if p := s.ids.get(s.entries, id); p >= 0 && p < s.chain {
+		return slices.Clone(s.entries[:p+1])
 	}
 	var path []*Entry
 	// A parent chain longer than the entry count has a cycle (a hand-edited file): stop.
