@@ -18,10 +18,11 @@ func plainEndBytes(b []byte, i int) (int, bool) {
 	return i, high
 }
 
-// TestPlainEnd: the word-at-a-time scan stops where the byte loop does and reports non-ASCII
-// bytes before that point exactly when it does: every byte value at every place of a word
-// (after plain ASCII and after non-ASCII bytes), and a million random strings weighted
-// towards quotes, backslashes, control and non-ASCII bytes, from every start.
+// TestPlainEnd: the block-at-a-time and word-at-a-time scan stops where the byte loop does
+// and reports non-ASCII bytes before that point exactly when it does: every byte value at
+// every place of three blocks of sixteen (after plain ASCII and after non-ASCII bytes), and a
+// million random strings weighted towards quotes, backslashes, control and non-ASCII bytes,
+// from every start.
 func TestPlainEnd(t *testing.T) {
 	check := func(b []byte, i int) {
 		t.Helper()
@@ -32,7 +33,7 @@ func TestPlainEnd(t *testing.T) {
 		}
 	}
 	for _, fill := range []byte{'a', 0x80, 0xff, 0x7f, 0x20} {
-		for n := 1; n <= 24; n++ {
+		for n := 1; n <= 50; n++ {
 			for at := 0; at < n; at++ {
 				for c := 0; c < 256; c++ {
 					b := make([]byte, n)
@@ -51,7 +52,7 @@ func TestPlainEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := []byte{'"', '\\', 0, 0x1f, '\n', 0x80, 0xc3, 0xa9, 0xff, 0x20, 0x21, 0x5b, 0x5d, 0x5c ^ 0x80, '"' ^ 0x80}
 	for range 1_000_000 / 4 {
-		b := make([]byte, rng.IntN(40))
+		b := make([]byte, rng.IntN(90))
 		for k := range b {
 			if rng.IntN(6) == 0 {
 				b[k] = pick[rng.IntN(len(pick))]
@@ -59,7 +60,7 @@ func TestPlainEnd(t *testing.T) {
 				b[k] = byte(0x20 + rng.IntN(0x5f))
 			}
 		}
-		for i := 0; i <= len(b) && i < 4; i++ {
+		for i := 0; i <= len(b) && i < 20; i++ {
 			check(b, i)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pigo-agent/pigo/internal/jsonesc"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
@@ -114,5 +115,43 @@ func TestQuotedNotUsedAfterChange(t *testing.T) {
 	c.Text = c.Thinking
 	if got := body(c.TextJSON()); !bytes.Equal([]byte(got), llm.AppendJSString(nil, c.Text)) {
 		t.Errorf("thinking moved to text written as %s", got)
+	}
+}
+
+// TestShortEscapes: strSlow's own decoding of the short escapes gives what jsonesc and
+// canonicalEscape give for every escape byte, alone and between other text: the same text,
+// the same refusal, the same canonical form recorded.
+func TestShortEscapes(t *testing.T) {
+	for c := range 256 {
+		esc := []byte{'\\', byte(c)}
+		_, next, ok := jsonesc.AppendEscape(nil, esc, 0)
+		canon := ok && next == 2 && canonicalEscape(esc)
+		for _, f := range []string{`"%s"`, `"a%sb"`, `"%s%s"`, `"x\n%sy\u00e9"`, `"é%s"`} {
+			lit := strings.ReplaceAll(f, "%s", string(esc))
+			r := jreader{b: []byte(lit)}
+			s, q := r.quoted("text")
+			if (r.err == nil) != (ok && next == 2) {
+				t.Fatalf("%q: error %v, jsonesc ok %v", lit, r.err, ok)
+			}
+			if r.err != nil {
+				continue
+			}
+			var ref []byte
+			for i := 1; i < len(lit)-1; {
+				if lit[i] == '\\' {
+					ref, i, _ = jsonesc.AppendEscape(ref, []byte(lit), i)
+					continue
+				}
+				ref = append(ref, lit[i])
+				i++
+			}
+			if s != string(ref) {
+				t.Fatalf("%q: decoded %q, jsonesc %q", lit, s, ref)
+			}
+			if wantQ := canon && !strings.Contains(lit, `\u00e9`); (q != "") != wantQ {
+				t.Fatalf("%q: recorded %v, want %v", lit, q != "", wantQ)
+			}
+			checkQuotedLiteral(t, lit)
+		}
 	}
 }
