@@ -450,7 +450,70 @@ func (r *jreader) number(field string) []byte {
 	return r.b[start:r.i]
 }
 
+// pow10 holds the powers of ten that are exact in a float64.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// plainNumber reads, at r.i, a number of at most 19 digits with no exponent: its digits as an
+// integer, how many of them follow the point, and whether it is negative. ok is false (and
+// nothing read) for anything else, which the callers leave to skipNumber and strconv: every
+// count, timestamp and cost pi writes takes this path (a tenth of a load's instructions were
+// strconv's, scanning each number a second time).
+func (r *jreader) plainNumber() (mant uint64, frac int, neg, ok bool) {
+	b, i := r.b, r.i
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else {
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
+		}
+	}
+	digits := i - start
+	if digits == 0 {
+		return 0, 0, false, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
+		}
+		frac = i - d
+		if frac == 0 {
+			return 0, 0, false, false
+		}
+		digits += frac
+	}
+	if digits > 19 || (i < len(b) && (b[i] == 'e' || b[i] == 'E' || ('0' <= b[i] && b[i] <= '9'))) {
+		return 0, 0, false, false
+	}
+	r.i = i
+	return mant, frac, neg, true
+}
+
 func (r *jreader) float(field string) float64 {
+	if c := r.peek(); c == '-' || ('0' <= c && c <= '9') {
+		// Exactly what strconv.ParseFloat gives when the digits and the power of ten are
+		// both exact in a float64: one correctly rounded division (strconv's own first case).
+		save := r.i
+		if mant, frac, neg, ok := r.plainNumber(); ok {
+			if mant < 1<<53 && frac < len(pow10) {
+				f := float64(mant) / pow10[frac]
+				if neg {
+					f = -f
+				}
+				return f
+			}
+			r.i = save
+		}
+	}
 	n := r.number(field)
 	if n == nil {
 		return 0
@@ -466,6 +529,18 @@ func (r *jreader) float(field string) float64 {
 // integer reads a number into an int64. A fraction or an exponent is accepted and truncated
 // (pi's JavaScript keeps any number; encoding/json refused the whole line).
 func (r *jreader) integer(field string) int64 {
+	if c := r.peek(); c == '-' || ('0' <= c && c <= '9') {
+		save := r.i
+		if mant, frac, neg, ok := r.plainNumber(); ok {
+			if frac == 0 && mant < 1<<63 {
+				if neg {
+					return -int64(mant)
+				}
+				return int64(mant)
+			}
+			r.i = save
+		}
+	}
 	n := r.number(field)
 	if n == nil {
 		return 0
