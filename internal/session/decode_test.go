@@ -560,3 +560,20 @@ func TestEntrySize(t *testing.T) {
 		t.Errorf("entries appended without their fields: %+v", c)
 	}
 }
+
+// TestEveryByteBelowSpace: a byte up to the space put anywhere in a line (between tokens,
+// inside strings and numbers) is taken or refused as encoding/json takes or refuses it: only
+// the space, tab, newline and carriage return separate tokens (peek's and ws's fast test is
+// "above the space").
+func TestEveryByteBelowSpace(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi\nthere"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"x","limit":[1,2.5,-3e2,true,null]}}],"usage":{"input":12,"output":3,"cost":{"total":0.25}},"stopReason":"toolUse","timestamp":17}}`,
+		`{"type":"model_change","id":"m1","parentId":"a1","provider":"p","modelId":"m"}`,
+	} {
+		for p := 0; p <= len(line); p++ {
+			for c := 0; c <= ' '+1; c++ {
+				checkSameDecode(t, []byte(line[:p]+string(rune(c))+line[p:]))
+			}
+		}
+	}
+}

@@ -49,7 +49,7 @@ func (r *jreader) fail(err error) bool {
 }
 
 func (r *jreader) ws() {
-	for r.i < len(r.b) {
+	for r.i < len(r.b) && r.b[r.i] <= ' ' {
 		switch r.b[r.i] {
 		case ' ', '\t', '\n', '\r':
 			r.i++
@@ -61,6 +61,12 @@ func (r *jreader) ws() {
 
 // peek returns the next non-space byte (0 at the end).
 func (r *jreader) peek() byte {
+	// pi writes no space between tokens: the next byte is nearly always it (every byte a
+	// token may start with is above the space), checked here where peek is inlined; ws's
+	// loop was a tenth of a load's instructions.
+	if r.i < len(r.b) && r.b[r.i] > ' ' {
+		return r.b[r.i]
+	}
 	r.ws()
 	if r.i < len(r.b) {
 		return r.b[r.i]
