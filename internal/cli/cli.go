@@ -367,9 +367,10 @@ func (c *CLI) color(a *args) bool {
 func (c *CLI) writeJSON(v any) int {
 	var doc []byte
 	warnings := false // doc has a top-level "warnings" member, known without a scan
+	indented := false // doc is already laid out as json.Indent would
 	if t, ok := v.(*toolsJSON); ok {
-		if doc, ok = appendToolsJSON(make([]byte, 0, 32<<10), t); ok {
-			warnings = true // the result's, always written
+		if doc, ok = appendToolsJSON(make([]byte, 0, 32<<10), t, true); ok {
+			warnings, indented = true, true // the result's warnings are always written
 		} else {
 			doc = nil
 		}
@@ -388,7 +389,10 @@ func (c *CLI) writeJSON(v any) int {
 		ws, _ := json.Marshal(c.noteWarnings())
 		doc = append(append(append(doc[:len(doc)-1:len(doc)-1], `,"warnings":`...), ws...), '}')
 	}
-	out, ok := appendIndented(make([]byte, 0, len(doc)+len(doc)/2), doc)
+	out, ok := doc, true
+	if !indented {
+		out, ok = appendIndented(make([]byte, 0, len(doc)+len(doc)/2), doc)
+	}
 	if !ok {
 		var b bytes.Buffer
 		if err := json.Indent(&b, doc, "", "  "); err != nil {

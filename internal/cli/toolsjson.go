@@ -7,156 +7,221 @@ import (
 	"github.com/pigo-agent/pigo/internal/engine"
 )
 
-// appendToolsJSON appends out as writeJSON's encoder writes it (encoding/json, HTML escaping
-// off, compact, no newline), without reflection. encoding/json builds its encoders for the
-// result's types on first use, in every `pigo tools --format json`: ~1 M instructions, a
-// tenth of the command (docs/decisions/25-speed.md, D25.29). ok is false for what it does
-// not write (a sub-agent's part, --agent; no result): writeJSON then uses encoding/json.
-// TestToolsJSONAsEncodingJSON compares the two on many results.
-func appendToolsJSON(b []byte, out *toolsJSON) (_ []byte, ok bool) {
+// appendToolsJSON appends out as writeJSON prints it: encoding/json's bytes (HTML escaping
+// off, no newline), compact, or with indent as json.Indent(dst, doc, "", "  ") lays it out,
+// written so at once rather than indented afterwards (appendIndented re-read the document:
+// 0.39 M instructions and a second buffer; D25.31) — without reflection. encoding/json builds
+// its encoders for the result's types on first use, in every `pigo tools --format json`:
+// ~1 M instructions, a tenth of the command (docs/decisions/25-speed.md, D25.29). ok is false
+// for what it does not write (a sub-agent's part, --agent; no result): writeJSON then uses
+// encoding/json. TestToolsJSONAsEncodingJSON compares the two on many results, both forms.
+func appendToolsJSON(b []byte, out *toolsJSON, indent bool) (_ []byte, ok bool) {
 	r := out.Result
 	if r == nil || out.Agent != nil {
 		return b, false
 	}
-	b = append(b, `{"version":`...)
-	b = strconv.AppendInt(b, int64(out.Version), 10)
-	b = append(b, `,"model":`...)
+	w := &jsonOut{b: b, indent: indent}
+	w.b = append(w.b, '{')
+	w.member(1, true, "version")
+	w.b = strconv.AppendInt(w.b, int64(out.Version), 10)
+	w.member(1, false, "model")
 	if r.Model == nil {
-		b = append(b, "null"...)
+		w.b = append(w.b, "null"...)
 	} else {
-		b = append(b, `{"provider":`...)
-		b = appendJSONString(b, r.Model.Provider)
-		b = append(b, `,"id":`...)
-		b = appendJSONString(b, r.Model.ID)
-		b = append(b, '}')
+		w.b = append(w.b, '{')
+		w.member(2, true, "provider")
+		w.b = appendJSONString(w.b, r.Model.Provider)
+		w.member(2, false, "id")
+		w.b = appendJSONString(w.b, r.Model.ID)
+		w.end(1, '}')
 	}
-	b = append(b, `,"file_io":`...)
-	b = appendJSONString(b, r.FileIO)
-	b = append(b, `,"tools":`...)
-	if r.Tools == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
+	w.member(1, false, "file_io")
+	w.b = appendJSONString(w.b, r.FileIO)
+	w.member(1, false, "tools")
+	switch {
+	case r.Tools == nil:
+		w.b = append(w.b, "null"...)
+	case len(r.Tools) == 0:
+		w.b = append(w.b, "[]"...)
+	default:
+		w.b = append(w.b, '[')
 		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendToolResult(b, &r.Tools[i])
+			w.elem(2, i == 0)
+			w.toolResult(2, &r.Tools[i])
 		}
-		b = append(b, ']')
+		w.end(1, ']')
 	}
-	b = append(b, `,"active":`...)
-	b = appendJSONStrings(b, r.Active)
-	b = append(b, `,"codemode_only":`...)
-	b = appendJSONStrings(b, r.CodemodeOnly)
-	b = append(b, `,"codemode_callable":`...)
-	b = appendJSONStrings(b, r.CodemodeCallable)
-	b = append(b, `,"system_prompt":{"tools":`...)
-	b = appendJSONStrings(b, r.SystemPrompt.Tools)
-	b = append(b, `,"guidelines":`...)
-	b = appendJSONStrings(b, r.SystemPrompt.Guidelines)
-	b = append(b, `},"warnings":`...)
-	if r.Warnings == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
+	w.member(1, false, "active")
+	w.strings(1, r.Active)
+	w.member(1, false, "codemode_only")
+	w.strings(1, r.CodemodeOnly)
+	w.member(1, false, "codemode_callable")
+	w.strings(1, r.CodemodeCallable)
+	w.member(1, false, "system_prompt")
+	w.b = append(w.b, '{')
+	w.member(2, true, "tools")
+	w.strings(2, r.SystemPrompt.Tools)
+	w.member(2, false, "guidelines")
+	w.strings(2, r.SystemPrompt.Guidelines)
+	w.end(1, '}')
+	w.member(1, false, "warnings")
+	switch {
+	case r.Warnings == nil:
+		w.b = append(w.b, "null"...)
+	case len(r.Warnings) == 0:
+		w.b = append(w.b, "[]"...)
+	default:
+		w.b = append(w.b, '[')
 		for i := range r.Warnings {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendWarning(b, &r.Warnings[i])
+			w.elem(2, i == 0)
+			w.warning(2, &r.Warnings[i])
 		}
-		b = append(b, ']')
+		w.end(1, ']')
 	}
 	if out.ModelSource != "" {
-		b = append(b, `,"model_source":`...)
-		b = appendJSONString(b, out.ModelSource)
+		w.member(1, false, "model_source")
+		w.b = appendJSONString(w.b, out.ModelSource)
 	}
-	return append(b, '}'), true
+	w.end(0, '}')
+	return w.b, true
 }
 
-func appendToolResult(b []byte, t *engine.ToolResult) []byte {
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, t.Name)
-	b = append(b, `,"state":`...)
-	b = appendJSONString(b, string(t.State))
-	b = append(b, `,"source":`...)
-	b = appendJSONString(b, t.Source)
+// jsonOut appends a JSON document, compact or indented as json.Indent with "" and "  " lays
+// it out: each member and element on its own line at its depth, ": " after a key, and the
+// closing bracket of a non-empty object or array on its own line. Empty ones are written
+// whole ("[]") by the caller.
+type jsonOut struct {
+	b      []byte
+	indent bool
+}
+
+// nl starts a line at depth (indented form only).
+func (w *jsonOut) nl(depth int) {
+	if w.indent {
+		w.b = appendNewline(w.b, depth)
+	}
+}
+
+// member starts the member key of an object whose members are at depth.
+func (w *jsonOut) member(depth int, first bool, key string) {
+	if !first {
+		w.b = append(w.b, ',')
+	}
+	w.nl(depth)
+	w.b = append(w.b, '"')
+	w.b = append(w.b, key...)
+	w.b = append(w.b, '"', ':')
+	if w.indent {
+		w.b = append(w.b, ' ')
+	}
+}
+
+// elem starts an element of an array whose elements are at depth.
+func (w *jsonOut) elem(depth int, first bool) {
+	if !first {
+		w.b = append(w.b, ',')
+	}
+	w.nl(depth)
+}
+
+// end closes a non-empty object or array that was opened at depth.
+func (w *jsonOut) end(depth int, c byte) {
+	w.nl(depth)
+	w.b = append(w.b, c)
+}
+
+// strings appends a []string opened at depth as encoding/json does: null when nil.
+func (w *jsonOut) strings(depth int, ss []string) {
+	switch {
+	case ss == nil:
+		w.b = append(w.b, "null"...)
+	case len(ss) == 0:
+		w.b = append(w.b, "[]"...)
+	default:
+		w.b = append(w.b, '[')
+		for i, s := range ss {
+			w.elem(depth+1, i == 0)
+			w.b = appendJSONString(w.b, s)
+		}
+		w.end(depth, ']')
+	}
+}
+
+// toolResult appends t, an object opened at depth.
+func (w *jsonOut) toolResult(depth int, t *engine.ToolResult) {
+	d := depth + 1
+	w.b = append(w.b, '{')
+	w.member(d, true, "name")
+	w.b = appendJSONString(w.b, t.Name)
+	w.member(d, false, "state")
+	w.b = appendJSONString(w.b, string(t.State))
+	w.member(d, false, "source")
+	w.b = appendJSONString(w.b, t.Source)
 	if t.File != "" {
-		b = append(b, `,"file":`...)
-		b = appendJSONString(b, t.File)
+		w.member(d, false, "file")
+		w.b = appendJSONString(w.b, t.File)
 	}
 	if t.Line != 0 {
-		b = append(b, `,"line":`...)
-		b = strconv.AppendInt(b, int64(t.Line), 10)
+		w.member(d, false, "line")
+		w.b = strconv.AppendInt(w.b, int64(t.Line), 10)
 	}
 	if t.Column != 0 {
-		b = append(b, `,"column":`...)
-		b = strconv.AppendInt(b, int64(t.Column), 10)
+		w.member(d, false, "column")
+		w.b = strconv.AppendInt(w.b, int64(t.Column), 10)
 	}
-	b = append(b, `,"unit":`...)
-	b = appendJSONString(b, t.Unit)
-	b = append(b, `,"structured":`...)
-	b = strconv.AppendBool(b, t.Structured)
-	b = append(b, `,"prompt_snippet":`...)
-	b = strconv.AppendBool(b, t.PromptSnippet)
-	b = append(b, `,"reason":`...)
-	b = appendJSONString(b, t.Reason)
+	w.member(d, false, "unit")
+	w.b = appendJSONString(w.b, t.Unit)
+	w.member(d, false, "structured")
+	w.b = strconv.AppendBool(w.b, t.Structured)
+	w.member(d, false, "prompt_snippet")
+	w.b = strconv.AppendBool(w.b, t.PromptSnippet)
+	w.member(d, false, "reason")
+	w.b = appendJSONString(w.b, t.Reason)
 	if t.Rule != nil {
-		b = append(b, `,"rule":{"file":`...)
-		b = appendJSONString(b, t.Rule.File)
+		w.member(d, false, "rule")
+		w.b = append(w.b, '{')
+		w.member(d+1, true, "file")
+		w.b = appendJSONString(w.b, t.Rule.File)
 		if t.Rule.Line != 0 {
-			b = append(b, `,"line":`...)
-			b = strconv.AppendInt(b, int64(t.Rule.Line), 10)
+			w.member(d+1, false, "line")
+			w.b = strconv.AppendInt(w.b, int64(t.Rule.Line), 10)
 		}
 		if t.Rule.Column != 0 {
-			b = append(b, `,"column":`...)
-			b = strconv.AppendInt(b, int64(t.Rule.Column), 10)
+			w.member(d+1, false, "column")
+			w.b = strconv.AppendInt(w.b, int64(t.Rule.Column), 10)
 		}
-		b = append(b, `,"text":`...)
-		b = appendJSONString(b, t.Rule.Text)
-		b = append(b, '}')
+		w.member(d+1, false, "text")
+		w.b = appendJSONString(w.b, t.Rule.Text)
+		w.end(d, '}')
 	}
-	return append(b, '}')
+	w.end(depth, '}')
 }
 
-func appendWarning(b []byte, w *engine.Warning) []byte {
-	b = append(b, `{"code":`...)
-	b = appendJSONString(b, w.Code)
-	b = append(b, `,"message":`...)
-	b = appendJSONString(b, w.Message)
-	if w.File != "" {
-		b = append(b, `,"file":`...)
-		b = appendJSONString(b, w.File)
+// warning appends wn, an object opened at depth.
+func (w *jsonOut) warning(depth int, wn *engine.Warning) {
+	d := depth + 1
+	w.b = append(w.b, '{')
+	w.member(d, true, "code")
+	w.b = appendJSONString(w.b, wn.Code)
+	w.member(d, false, "message")
+	w.b = appendJSONString(w.b, wn.Message)
+	if wn.File != "" {
+		w.member(d, false, "file")
+		w.b = appendJSONString(w.b, wn.File)
 	}
-	if w.Line != 0 {
-		b = append(b, `,"line":`...)
-		b = strconv.AppendInt(b, int64(w.Line), 10)
+	if wn.Line != 0 {
+		w.member(d, false, "line")
+		w.b = strconv.AppendInt(w.b, int64(wn.Line), 10)
 	}
-	if w.Column != 0 {
-		b = append(b, `,"column":`...)
-		b = strconv.AppendInt(b, int64(w.Column), 10)
+	if wn.Column != 0 {
+		w.member(d, false, "column")
+		w.b = strconv.AppendInt(w.b, int64(wn.Column), 10)
 	}
-	if w.Hint != "" {
-		b = append(b, `,"hint":`...)
-		b = appendJSONString(b, w.Hint)
+	if wn.Hint != "" {
+		w.member(d, false, "hint")
+		w.b = appendJSONString(w.b, wn.Hint)
 	}
-	return append(b, '}')
-}
-
-// appendJSONStrings appends a []string as encoding/json does: null when nil.
-func appendJSONStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
+	w.end(depth, '}')
 }
 
 // appendJSONString appends s quoted as encoding/json writes it with HTML escaping off: `"` and

@@ -105,18 +105,27 @@ func randResult(r *rand.Rand) *toolsJSON {
 }
 
 // TestToolsJSONAsEncodingJSON: appendToolsJSON writes what encoding/json writes for the tools
-// result, byte for byte, on 20,000 random results (every field empty and not, nil and empty
+// result, byte for byte, compact and indented as json.Indent lays it out, on 20,000 random results (every field empty and not, nil and empty
 // lists, strings with every kind of escape) and on the shipped examples' real one.
 func TestToolsJSONAsEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 29))
 	for i := range 20000 {
 		v := randResult(r)
-		got, ok := appendToolsJSON(nil, v)
+		got, ok := appendToolsJSON(nil, v, false)
 		if !ok {
 			t.Fatalf("result %d: not written", i)
 		}
-		if want := encodingJSON(t, v); !bytes.Equal(got, want) {
+		want := encodingJSON(t, v)
+		if !bytes.Equal(got, want) {
 			t.Fatalf("result %d:\n got %s\nwant %s", i, got, want)
+		}
+		// The indented form is json.Indent's layout of the same document.
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, want, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := appendToolsJSON([]byte("prefix"), v, true); !bytes.Equal(got, append([]byte("prefix"), ind.Bytes()...)) {
+			t.Fatalf("result %d, indented:\n got %s\nwant %s", i, got, ind.Bytes())
 		}
 	}
 	for _, s := range trickyStrings {
@@ -125,10 +134,10 @@ func TestToolsJSONAsEncodingJSON(t *testing.T) {
 		}
 	}
 	// What it leaves to encoding/json.
-	if _, ok := appendToolsJSON(nil, &toolsJSON{Version: 1}); ok {
+	if _, ok := appendToolsJSON(nil, &toolsJSON{Version: 1}, true); ok {
 		t.Error("a nil result was written")
 	}
-	if _, ok := appendToolsJSON(nil, &toolsJSON{Version: 1, Result: &engine.Result{}, Agent: &agentInfo{}}); ok {
+	if _, ok := appendToolsJSON(nil, &toolsJSON{Version: 1, Result: &engine.Result{}, Agent: &agentInfo{}}, true); ok {
 		t.Error("a sub-agent's result was written")
 	}
 }
