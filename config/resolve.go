@@ -112,18 +112,22 @@ func (c *Config) Resolve(o ResolveOptions) (*Resolution, error) {
 
 // condEnv builds the environment `when` conditions see (D7).
 func (c *Config) condEnv(settings *Effective, headless bool) cond.Env {
-	env := cond.Env{OS: runtime.GOOS, Arch: runtime.GOARCH, Headless: headless, Which: cond.LookPath,
-		Settings: map[string]any{}, Env: map[string]string{}}
-	_ = json.Unmarshal(settings.JSON(), &env.Settings)
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env.Env[k] = v
+	env := cond.Env{OS: runtime.GOOS, Arch: runtime.GOARCH, Headless: headless, Which: cond.LookPath}
+	customEnv := c.Opts.Getenv != nil
+	// settings and env are built only if a condition outside cond's own subset is evaluated.
+	env.Lazy(func() (map[string]any, map[string]string) {
+		m, e := map[string]any{}, map[string]string{}
+		_ = json.Unmarshal(settings.JSON(), &m)
+		if !customEnv {
+			// A custom environment (tests) replaces the process environment for conditions.
+			for _, kv := range os.Environ() {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					e[k] = v
+				}
+			}
 		}
-	}
-	if c.Opts.Getenv != nil {
-		// A custom environment (tests) replaces the process environment for conditions.
-		env.Env = map[string]string{}
-	}
+		return m, e
+	})
 	env.LSP.Servers = c.enabledLSPServers()
 	a := c.AFT()
 	env.AFT.Found = a.Available()

@@ -70,6 +70,27 @@ type Env struct {
 	LSP    LSP                    `expr:"lsp"`
 	AFT    AFT                    `expr:"aft"`
 	Vision Vision                 `expr:"vision"`
+
+	// lazy fills Settings and Env when a condition outside fast.go's subset is first
+	// evaluated (see Lazy). Unexported: expr does not see it.
+	lazy *lazyMaps
+}
+
+// lazyMaps is what Lazy defers: fill's maps, built once.
+type lazyMaps struct {
+	once     sync.Once
+	fill     func() (map[string]any, map[string]string)
+	settings map[string]any
+	env      map[string]string
+}
+
+// Lazy has Settings and Env set from fill, called once, when a condition that can read them
+// is first evaluated, instead of now: the conditions of fast.go's subset never read them,
+// and building them (the merged settings through encoding/json, the whole process
+// environment) was ~1.5% of `pigo tools` (docs/decisions/25-speed.md, D25.31). Copies of
+// the Env share the one fill.
+func (e *Env) Lazy(fill func() (settings map[string]any, env map[string]string)) {
+	e.lazy = &lazyMaps{fill: fill}
 }
 
 // LookPath is a Which function backed by the real PATH; pigo's engines helper is found where
@@ -241,6 +262,10 @@ func Eval(p *Program, env Env) (ok bool, err error) {
 	}
 	if p.fast != nil {
 		return p.fast.eval(&env).b, nil
+	}
+	if l := env.lazy; l != nil {
+		l.once.Do(func() { l.settings, l.env = l.fill() })
+		env.Settings, env.Env = l.settings, l.env
 	}
 	defer func() {
 		if r := recover(); r != nil {

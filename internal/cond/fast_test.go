@@ -253,3 +253,31 @@ func FuzzFast(f *testing.F) {
 		checkFast(t, src, 1, 2, 3, 4, 5, 6, 7, 8)
 	})
 }
+
+// TestLazyMaps: Settings and Env set by Lazy are built only when a condition outside the
+// subset is evaluated, once for every copy of the Env, and such a condition reads them.
+func TestLazyMaps(t *testing.T) {
+	calls := 0
+	var env Env
+	env.Lazy(func() (map[string]any, map[string]string) {
+		calls++
+		return map[string]any{"a": map[string]any{"b": 1.0}}, map[string]string{"HOME": "/h"}
+	})
+	for _, src := range []string{`aft.found || true`, `os == ""`, `!which("x")`} {
+		if ok, err := AsBool(src, env); err != nil || !ok {
+			t.Fatalf("%q: %v %v", src, ok, err)
+		}
+	}
+	if calls != 0 {
+		t.Fatalf("the subset's conditions built the maps (%d calls)", calls)
+	}
+	copied := env
+	for _, src := range []string{`settings.a.b == 1`, `env.HOME == "/h"`, `settings.a.b == 1 && env.HOME != ""`} {
+		if ok, err := AsBool(src, copied); err != nil || !ok {
+			t.Fatalf("%q: %v %v", src, ok, err)
+		}
+	}
+	if ok, err := AsBool(`env.HOME == "/h"`, env); err != nil || !ok || calls != 1 {
+		t.Fatalf("%v %v, %d calls to fill, want one", ok, err, calls)
+	}
+}
