@@ -13,7 +13,6 @@ import (
 	"github.com/pigo-agent/pigo/internal/bwrap"
 	"github.com/pigo-agent/pigo/internal/llm"
 	_ "github.com/pigo-agent/pigo/internal/llm/providers" // the wire clients register themselves
-	"github.com/pigo-agent/pigo/internal/sandbox"
 	"github.com/pigo-agent/pigo/internal/session"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
@@ -386,9 +385,8 @@ func (s *Session) Close() error {
 		s.mcp.close()
 	}
 	if s.tools != nil {
-		s.tools.Close() // the helpers a tool started for the session (aft); the sandbox settled
+		s.tools.Close() // the helpers a tool started for the session (aft)
 	}
-	sandbox.Settle() // a session without tools ran `!` commands through the sandbox too
 	if s.lsp != nil {
 		s.lsp.Close()
 	}

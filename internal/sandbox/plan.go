@@ -123,7 +123,6 @@ func (pl *Plan) OffNotice() string {
 // unknown mode, an invalid allowlist entry (limited network only) and a missing bwrap when a
 // sandbox is needed (the reference fail-closed message).
 func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
-	Settle() // what an earlier run left is gone before this plan looks
 	if env.Home == "" {
 		return nil, ErrHomeUnset
 	}

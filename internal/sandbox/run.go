@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -36,11 +35,6 @@ type Options struct {
 	Env []string
 	// MaxProcesses caps the command's tasks (0: the package's MaxProcesses).
 	MaxProcesses int
-	// ReleaseLater lets Run return as soon as the command's result is known: the clean-up
-	// after it (the placeholders' removal, the pids cgroup's) runs on a goroutine that
-	// [Settle] waits for, as every later [NewPlan] and Run do. Whoever sets it calls Settle
-	// before anything else may look at the workspace (a file tool, the process's exit).
-	ReleaseLater bool
 }
 
 // Result is the outcome of a command that started.
@@ -79,45 +73,6 @@ func (e *AbortError) Error() string { return "aborted: " + e.Cause.Error() }
 
 // Unwrap returns the context's error.
 func (e *AbortError) Unwrap() error { return e.Cause }
-
-// releasing holds a channel for each run whose clean-up ([Options.ReleaseLater]) is under
-// way, closed when it is done.
-var releasing struct {
-	mu      sync.Mutex
-	pending []chan struct{}
-}
-
-// releaseHook runs before a later clean-up (a test holds it).
-var releaseHook = func() {}
-
-// releaseLater runs f, a run's clean-up, on a goroutine [Settle] waits for.
-func releaseLater(f func()) {
-	done := make(chan struct{})
-	releasing.mu.Lock()
-	releasing.pending = append(releasing.pending, done)
-	releasing.mu.Unlock()
-	go func() {
-		defer close(done)
-		releaseHook()
-		f()
-		releasing.mu.Lock()
-		releasing.pending = slices.DeleteFunc(releasing.pending, func(c chan struct{}) bool { return c == done })
-		releasing.mu.Unlock()
-	}()
-}
-
-// Settle waits until the clean-up of every run that returned before it is done
-// (Options.ReleaseLater: the placeholder directories removed, the pids cgroup), so that the
-// workspace is as it would be had each run done it before it returned. Cheap when nothing is
-// pending.
-func Settle() {
-	releasing.mu.Lock()
-	pending := slices.Clone(releasing.pending)
-	releasing.mu.Unlock()
-	for _, c := range pending {
-		<-c
-	}
-}
 
 // waitDelay bounds how long Run waits for output pipes after the process group is dead (a
 // daemonised grandchild that escaped the group may still hold them).
@@ -167,7 +122,6 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		defer r.Close()
 		extra = append(extra, r)
 	}
-	Settle()
 	// The placeholders (a lock and a mkdir and chmod each, on the workspace's file system)
 	// are made on another goroutine while limited makes the run's pids cgroup (cgroupfs) and
 	// pipes: ~0.3 ms each, one after the other on the command's path before.
@@ -194,21 +148,16 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	}
 	argv := pl.commandArgv(command, opt.Argv)
 	argv, cg, lim, err := limited(argv, slices.Index(argv, pl.Bwrap), maxProcs, 3+len(extra))
+	defer removeCgroup(cg)
 	if perr := <-prepared; perr != nil {
 		if lim != nil {
 			lim.close()
 		}
-		removeCgroup(cg)
 		return Result{ExitCode: -1}, perr
 	}
 	if err != nil {
 		g.release()
-		removeCgroup(cg)
 		return Result{ExitCode: -1}, err
-	}
-	release := func() {
-		g.release()
-		removeCgroup(cg)
 	}
 	var start starter
 	if lim != nil {
@@ -221,7 +170,7 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		o.Stderr = io.MultiWriter(&buf, head)
 		res, err := runArgv(ctx, argv, env, dir, o, extra, false, start)
 		res.Stderr = buf.Bytes()
-		return pl.finish(release, opt.ReleaseLater, head, res, err)
+		return pl.finish(g, head, res, err)
 	}
 	o.Stderr = io.MultiWriter(opt.Stderr, head)
 	if sameWriter(opt.Stdout, opt.Stderr) {
@@ -230,17 +179,13 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		o.Stdout = o.Stderr
 	}
 	res, err := runArgv(ctx, argv, env, dir, o, extra, false, start)
-	return pl.finish(release, opt.ReleaseLater, head, res, err)
+	return pl.finish(g, head, res, err)
 }
 
-// finish releases the placeholders and the run's cgroup (later: on a goroutine [Settle]
-// waits for), restores replaced links and turns a bwrap set-up failure into a [*SetupError].
-func (pl *Plan) finish(release func(), later bool, head *headbuf.Buffer, res Result, err error) (Result, error) {
-	if later {
-		releaseLater(release)
-	} else {
-		release()
-	}
+// finish releases the placeholders, restores replaced links and turns a bwrap set-up failure
+// into a [*SetupError].
+func (pl *Plan) finish(g *guard, head *headbuf.Buffer, res Result, err error) (Result, error) {
+	g.release()
 	res.Restored = pl.checkLinks()
 	if err == nil && res.ExitCode == 1 {
 		if line, ok := firstLine(head); ok && strings.HasPrefix(line, "bwrap: ") {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-
-	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
 // The agent loop runs pi's steps one by one (prepare, the beforeToolCall hook, execute, the
@@ -70,9 +68,6 @@ func (r *Runner) ExecuteTool(ctx context.Context, t *Tool, call Call, args json.
 	if progress == nil {
 		progress = func(Result) {}
 	}
-	// A sandboxed command before this one may still be removing its placeholders (an empty
-	// read-only .git or .pi): every tool finds the workspace as that command left it.
-	sandbox.Settle()
 	inv := &Invocation{Call: call, Tool: t, Args: args, Session: r.Session, Progress: progress, Runner: r}
 	res, err := t.impl.Execute(ctx, inv)
 	if err != nil {

@@ -111,11 +111,8 @@ func (s *Session) OnClose(fn func()) {
 	s.mu.Unlock()
 }
 
-// Close runs the OnClose functions, the last registered first; later calls do nothing. It
-// first waits for the clean-up of the sandboxed commands that have returned
-// ([sandbox.Settle]), so none is left behind by the process's exit.
+// Close runs the OnClose functions, the last registered first; later calls do nothing.
 func (s *Session) Close() {
-	sandbox.Settle()
 	s.mu.Lock()
 	fns := s.closers
 	s.closers, s.closed = nil, true

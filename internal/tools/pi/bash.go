@@ -104,8 +104,6 @@ func piBash(ctx context.Context, inv *toolrun.Invocation) (toolrun.Result, error
 		Shell: []string{shell, "-c"}, Env: piEnv(base, s.Env),
 		// pi's full-output file: <os temp dir>/pi-bash-<16 hex>.log, the path the model sees.
 		SpillDir: os.TempDir(), SpillPrefix: "pi-bash",
-		// The placeholders go while the result is on its way; the next tool waits for that.
-		ReleaseLater: true,
 		Progress: func(tail string) {
 			t := toolkit.TruncateTail(tail, toolkit.MaxLines, toolkit.MaxBytes)
 			r := toolrun.Result{Content: []llm.Content{llm.TextBlock(t.Content)}, Details: json.RawMessage(`{}`)}

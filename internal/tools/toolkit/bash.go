@@ -72,12 +72,6 @@ type BashRun struct {
 	Argv []string
 	// Stdout, when set, also receives the command's standard output alone.
 	Stdout io.Writer
-	// ReleaseLater returns as soon as the command's result is known: its placeholders and
-	// cgroup are removed on a goroutine ([sandbox.Options.ReleaseLater]) while the result goes
-	// on its way. For a tool run by toolrun.ExecuteTool, which waits for them
-	// ([sandbox.Settle]) before the next tool runs, as the next plan and the session's close
-	// do.
-	ReleaseLater bool
 }
 
 // BashOutput is a finished (or killed) command.
@@ -355,7 +349,7 @@ func RunBash(ctx context.Context, r BashRun) (BashOutput, error) {
 			return
 		}
 		res, err := sandbox.Run(ctx, r.Plan, r.Command, sandbox.Options{Stdout: stdout, Stderr: acc,
-			Timeout: r.Timeout, Dir: r.Dir, Argv: inner, Env: r.Env, ReleaseLater: r.ReleaseLater})
+			Timeout: r.Timeout, Dir: r.Dir, Argv: inner, Env: r.Env})
 		done <- ran{res, err}
 	}()
 	tick := time.NewTicker(progressEvery)

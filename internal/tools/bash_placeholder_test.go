@@ -9,10 +9,11 @@ import (
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
 
-// The bash tool returns while its sandbox's placeholders (an empty read-only .git, .pi and
-// .agent in a workspace that has none) are still being removed; the next tool call waits
-// for that (toolrun.ExecuteTool: sandbox.Settle), so what it sees of the workspace is what
-// the command left: here ls lists only the file the command made, every time.
+// The bash tool's sandbox makes placeholders (an empty read-only .git, .pi and .agent in a
+// workspace that has none) and removes them before it returns: the next tool call sees the
+// workspace as the command left it, here ls lists only the file the command made, every
+// time. (A removal after the tool returned, waited for by the next tool, was tried and
+// dropped: D25.32.)
 func TestToolAfterBashFindsNoPlaceholder(t *testing.T) {
 	e := newEnv(t, "")
 	if _, err := toolkit.BashPlan(e.s); err != nil {
