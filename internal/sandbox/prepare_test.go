@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// TestParallelRunsLeaveNothing: runs whose placeholders are made beside their cgroups, and
-// that end together (the model's parallel bash calls), leave no placeholder behind. Run with
-// -race.
+// TestParallelRunsLeaveNothing: runs that plan, make their placeholders and end together
+// (the model's parallel bash calls, under one parent lock) leave no placeholder behind. Run
+// with -race.
 func TestParallelRunsLeaveNothing(t *testing.T) {
 	needBwrap(t)
 	ws, err := filepath.EvalSymlinks(t.TempDir())
@@ -45,13 +45,13 @@ func TestParallelRunsLeaveNothing(t *testing.T) {
 		for _, e := range ents {
 			names = append(names, e.Name())
 		}
-		t.Fatalf("left in the workspace after Settle: %q", names)
+		t.Fatalf("left in the workspace: %q", names)
 	}
 }
 
-// TestRunPrepareFailure: the placeholders are made beside the pids cgroup and pipes; when
-// they cannot be made (here the workspace went away after the plan) the run fails as before,
-// before anything starts, and leaves no cgroup of this process behind.
+// TestRunPrepareFailure: when the placeholders cannot be made (here the workspace went away
+// after the plan) the run fails before anything starts and leaves no cgroup of this process
+// behind.
 func TestRunPrepareFailure(t *testing.T) {
 	needBwrap(t)
 	ws, err := filepath.EvalSymlinks(t.TempDir())

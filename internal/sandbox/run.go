@@ -122,21 +122,9 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 		defer r.Close()
 		extra = append(extra, r)
 	}
-	// The placeholders (a lock and a mkdir and chmod each, on the workspace's file system)
-	// are made on another goroutine while limited makes the run's pids cgroup (cgroupfs) and
-	// pipes: ~0.3 ms each, one after the other on the command's path before.
-	var g *guard
-	prepared := make(chan error, 1)
-	if len(pl.Placeholders) > 0 {
-		go func() {
-			var err error
-			g, err = pl.prepare()
-			prepared <- err
-		}()
-	} else {
-		var err error
-		g, err = pl.prepare()
-		prepared <- err
+	g, err := pl.prepare()
+	if err != nil {
+		return Result{ExitCode: -1}, err
 	}
 	// bwrap's own failures are "bwrap: ..." as the first line of stderr with exit code 1; the
 	// head of stderr is kept to tell them from the command's.
@@ -149,12 +137,6 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	argv := pl.commandArgv(command, opt.Argv)
 	argv, cg, lim, err := limited(argv, slices.Index(argv, pl.Bwrap), maxProcs, 3+len(extra))
 	defer removeCgroup(cg)
-	if perr := <-prepared; perr != nil {
-		if lim != nil {
-			lim.close()
-		}
-		return Result{ExitCode: -1}, perr
-	}
 	if err != nil {
 		g.release()
 		return Result{ExitCode: -1}, err
