@@ -371,7 +371,7 @@ var gitScanSkip = map[string]bool{
 // symlink-free scan, in directory order (sorted names).
 func gitPaths(ws string) []string {
 	root := filepath.Join(ws, ".git")
-	if _, err := os.Lstat(root); err == nil {
+	if fi, err := os.Lstat(root); err == nil && !isRunPlaceholder(root, fi) {
 		return []string{realIfExists(root)}
 	}
 	var hits []string
@@ -391,7 +391,9 @@ func gitPaths(ws string) []string {
 			name := e.Name()
 			full := filepath.Join(dir, name)
 			if name == ".git" {
-				hits = append(hits, full)
+				if fi, err := os.Lstat(full); err != nil || !isRunPlaceholder(full, fi) {
+					hits = append(hits, full) // a run's placeholder is not a repository
+				}
 				continue
 			}
 			if e.Type()&os.ModeSymlink != 0 || !e.IsDir() || gitScanSkip[name] {

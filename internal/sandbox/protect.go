@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,7 @@ func ProtectedList(ws, agentDir string) []Protection {
 		}
 		out = append(out, Protection{Path: filepath.Join(ws, n), Why: why, Workspace: true})
 	}
-	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+	if fi, err := os.Lstat(filepath.Join(ws, ".git")); err != nil || isRunPlaceholder(filepath.Join(ws, ".git"), fi) {
 		for _, g := range gitPaths(ws) {
 			out = append(out, Protection{Path: g, Why: whyGit, Workspace: true})
 		}
@@ -302,7 +303,7 @@ func (pl *Plan) protect(paths []string) {
 				t = filepath.Join(filepath.Dir(p), t)
 			}
 			add(filepath.Clean(t), depth+1)
-		case err == nil:
+		case err == nil && !(isRunPlaceholder(p, fi) && pl.writableInside(filepath.Dir(p))):
 			r := pl.realPath(p)
 			if !seen[r] || r == p {
 				seen[r] = true
@@ -387,7 +388,7 @@ func firstMissingOf(p string, real func(string) string) string {
 		if parent == p {
 			return ""
 		}
-		if fi, err := os.Stat(parent); err == nil {
+		if fi, err := os.Stat(parent); err == nil && !isRunPlaceholder(parent, fi) {
 			if !fi.IsDir() {
 				return ""
 			}
@@ -415,6 +416,26 @@ const placeholderMode = os.ModeSticky | 0o500
 
 func isPlaceholder(fi os.FileInfo) bool {
 	return fi.IsDir() && fi.Mode()&(os.ModeSticky|os.ModePerm) == placeholderMode
+}
+
+// isRunPlaceholder reports whether p (fi its Lstat) is an empty placeholder: one a run under
+// way made for a protected path that is missing (this pigo's parallel bash calls, or another
+// pigo's command in the same workspace). A plan takes it for missing, as it is for that run
+// and as it will be again once that run removes it, so that it makes the path its own
+// placeholder (held by the parent's shared lock until its command ends) instead of binding
+// a directory that may be gone when bwrap mounts it: a --ro-bind-try of a vanished
+// directory binds nothing, and the command could create .git or .pi there.
+func isRunPlaceholder(p string, fi os.FileInfo) bool {
+	if fi == nil || !isPlaceholder(fi) {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
 }
 
 // guard is the state of one run's placeholders.
