@@ -159,25 +159,51 @@ func SchemasTSV(es []Ext) []byte {
 }
 
 // attachSchemas fills the shipped tools' schemas from schemas.tsv by slicing (no decoding).
-func attachSchemas(es []Ext) error {
-	type key struct{ file, tool string }
-	idx := map[key]*Tool{}
-	for i := range es {
-		for j := range es[i].Tools {
-			idx[key{es[i].File, es[i].Tools[j].Name}] = &es[i].Tools[j]
+func attachSchemas(es []Ext, tsv []byte) error {
+	// schemas.tsv is generated in the catalogue's order, so each line's tool is found by
+	// walking on from the last one (no index map, no split copies: the map and bytes.Split
+	// were 1% of pigo tools' samples); a line out of that order is looked for from the start.
+	i, j := 0, 0 // the next tool to look at: es[i].Tools[j]
+	find := func(file, tool []byte) *Tool {
+		for pass := 0; pass < 2; pass++ {
+			for ; i < len(es); i, j = i+1, 0 {
+				if es[i].File != string(file) {
+					continue
+				}
+				for ; j < len(es[i].Tools); j++ {
+					if es[i].Tools[j].Name == string(tool) {
+						t := &es[i].Tools[j]
+						j++
+						return t
+					}
+				}
+			}
+			i, j = 0, 0
 		}
+		return nil
 	}
-	for n, line := range bytes.Split(schemasTSV, []byte("\n")) {
+	rest := tsv
+	for n := 1; len(rest) > 0; n++ {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		if len(line) == 0 {
 			continue
 		}
-		f := bytes.Split(line, []byte("\t"))
-		if len(f) != 4 {
-			return fmt.Errorf("catalog: schemas.tsv:%d: want 4 fields, got %d", n+1, len(f))
+		var f [4][]byte
+		k := 0
+		for ; k < 3; k++ {
+			var ok bool
+			if f[k], line, ok = bytes.Cut(line, []byte("\t")); !ok {
+				break
+			}
 		}
-		t := idx[key{string(f[0]), string(f[1])}]
+		if k < 3 || bytes.IndexByte(line, '\t') >= 0 {
+			return fmt.Errorf("catalog: schemas.tsv:%d: want 4 fields, got %d", n, k+1+bytes.Count(line, []byte("\t")))
+		}
+		f[3] = line
+		t := find(f[0], f[1])
 		if t == nil {
-			return fmt.Errorf("catalog: schemas.tsv:%d: no tool %s in %s", n+1, f[1], f[0])
+			return fmt.Errorf("catalog: schemas.tsv:%d: no tool %s in %s", n, f[1], f[0])
 		}
 		if len(f[2]) > 0 {
 			t.Parameters = f[2]
@@ -232,7 +258,7 @@ var (
 func Shipped() ([]Ext, error) {
 	once.Do(func() {
 		entries = shipped
-		if err := attachSchemas(entries); err != nil {
+		if err := attachSchemas(entries, schemasTSV); err != nil {
 			loadErr = err
 			return
 		}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -166,7 +168,7 @@ func BenchmarkShipped(b *testing.B) {
 		for i := range es {
 			es[i].Tools = append([]Tool(nil), es[i].Tools...)
 		}
-		if err := attachSchemas(es); err != nil {
+		if err := attachSchemas(es, schemasTSV); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -189,5 +191,85 @@ func TestShippedSourcesNotCopied(t *testing.T) {
 		if len(e.Src) == 0 || len(src) != len(e.Src) || &src[0] != &e.Src[0] {
 			t.Errorf("%s: Src is not the embedded source", e.File)
 		}
+	}
+}
+
+// attachSchemasMap is attachSchemas as it was (an index map, bytes.Split): the oracle.
+func attachSchemasMap(es []Ext, tsv []byte) error {
+	type key struct{ file, tool string }
+	idx := map[key]*Tool{}
+	for i := range es {
+		for j := range es[i].Tools {
+			idx[key{es[i].File, es[i].Tools[j].Name}] = &es[i].Tools[j]
+		}
+	}
+	for n, line := range bytes.Split(tsv, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		f := bytes.Split(line, []byte("\t"))
+		if len(f) != 4 {
+			return fmt.Errorf("catalog: schemas.tsv:%d: want 4 fields, got %d", n+1, len(f))
+		}
+		t := idx[key{string(f[0]), string(f[1])}]
+		if t == nil {
+			return fmt.Errorf("catalog: schemas.tsv:%d: no tool %s in %s", n+1, f[1], f[0])
+		}
+		if len(f[2]) > 0 {
+			t.Parameters = f[2]
+		}
+		if len(f[3]) > 0 {
+			t.Output = f[3]
+		}
+	}
+	return nil
+}
+
+// TestAttachSchemasAsMap: attachSchemas attaches what the map-based version did, and fails
+// with the same error, on schemas.tsv, its lines reversed and shuffled, blank lines, and
+// broken lines (too few and too many fields, unknown tools and files).
+func TestAttachSchemasAsMap(t *testing.T) {
+	fresh := func() []Ext {
+		es := append([]Ext(nil), shipped...)
+		for i := range es {
+			es[i].Tools = append([]Tool(nil), es[i].Tools...)
+			for j := range es[i].Tools {
+				es[i].Tools[j].Parameters, es[i].Tools[j].Output = nil, nil
+			}
+		}
+		return es
+	}
+	lines := bytes.Split(bytes.TrimSuffix(schemasTSV, []byte("\n")), []byte("\n"))
+	join := func(ls [][]byte) []byte { return append(bytes.Join(ls, []byte("\n")), '\n') }
+	reversed := slices.Clone(lines)
+	slices.Reverse(reversed)
+	r := rand.New(rand.NewPCG(3, 1))
+	inputs := [][]byte{schemasTSV, join(reversed), []byte(""), []byte("\n\n"), append([]byte("\n\n"), schemasTSV...),
+		[]byte("toolsets/pi.cue\tread\t{}\n"), []byte("toolsets/pi.cue\tread\t{}\t{}\textra\n"),
+		[]byte("toolsets/pi.cue\tnope\t{}\t\n"), []byte("toolsets/none.cue\tread\t{}\t\n"), []byte("toolsets/pi.cue"),
+		append(slices.Clone(schemasTSV), "toolsets/pi.cue\tread\t\t{\"o\":1}\n"...)}
+	for range 20 {
+		s := slices.Clone(lines)
+		r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+		inputs = append(inputs, join(s))
+	}
+	for n, in := range inputs {
+		got, want := fresh(), fresh()
+		gerr, werr := attachSchemas(got, in), attachSchemasMap(want, in)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("input %d: error %v, want %v", n, gerr, werr)
+		}
+		for i := range got {
+			for j := range got[i].Tools {
+				g, w := got[i].Tools[j], want[i].Tools[j]
+				if !bytes.Equal(g.Parameters, w.Parameters) || !bytes.Equal(g.Output, w.Output) {
+					t.Fatalf("input %d: %s %s: %s %s, want %s %s", n, got[i].File, g.Name, g.Parameters, g.Output, w.Parameters, w.Output)
+				}
+			}
+		}
+	}
+	es := fresh()
+	if n := testing.AllocsPerRun(5, func() { _ = attachSchemas(es, schemasTSV) }); n != 0 {
+		t.Errorf("attachSchemas allocates %v times", n)
 	}
 }
