@@ -21,6 +21,8 @@ cuever=$(go list -m -f '{{.Version}}' cuelang.org/go)
 echo "building pigo and installing cue $cuever ..." >&2
 go build -o "$work/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 GOBIN="$work" go install "cuelang.org/go/cmd/cue@$cuever"
+. scripts/installed.sh
+installed "$work/pigo" "$work/pigo-engines" "$work/cue"
 
 declare -A defs=(
   [agent/settings.json]='#Settings' [agent/sandbox.json]='#Sandbox' [agent/lsp.json]='#LSP'

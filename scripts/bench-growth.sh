@@ -38,6 +38,8 @@ trap cleanup EXIT
 go build -o "$tmp/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 go build -o "$tmp/benchserve" ./scripts/benchserve
 go build -o "$tmp/growsession" ./scripts/growsession
+. scripts/installed.sh
+installed "$tmp/pigo" "$tmp/pigo-engines" "$tmp/benchserve" "$tmp/growsession"
 "$tmp/benchserve" >"$tmp/url" &
 srv_pid=$!
 for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done

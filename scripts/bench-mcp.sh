@@ -10,6 +10,8 @@ command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get i
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
+. scripts/installed.sh
+installed "$tmp/pigo" "$tmp/pigo-engines"
 go run ./scripts/mcpcache "$tmp/agent" "$tmp/cache" 10 20 examples/agent
 project=examples/project
 hyperfine -N --warmup 5 --runs "${RUNS:-60}" --export-json "$tmp/h.json" \

@@ -20,6 +20,8 @@ cleanup() { [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 go build -o "$tmp/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 go build -o "$tmp/llmserve" ./scripts/llmserve
+. scripts/installed.sh
+installed "$tmp/pigo" "$tmp/pigo-engines" "$tmp/llmserve"
 "$tmp/llmserve" >"$tmp/url" &
 srv_pid=$!
 for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done

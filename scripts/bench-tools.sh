@@ -15,6 +15,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/" ./cmd/pigo ./cmd/pigo-engines # the helper beside pigo, as installed
 go build -o "$tmp/floor" ./scripts/floor
+. scripts/installed.sh
+installed "$tmp/pigo" "$tmp/pigo-engines" "$tmp/floor"
 agent=examples/agent project=examples/project
 for i in $(seq "$rounds"); do
   hyperfine -N --warmup 3 --runs $((runs / rounds)) --export-json "$tmp/h$i.json" \
