@@ -124,8 +124,17 @@ func Render(src string, w int, th Theme, o Options) []string {
 	b := []byte(src)
 	r := &renderer{src: b, th: th, o: o}
 	doc := Parse(b)
+	w = max(w, 1)
 	var out []string
-	for _, l := range r.blocks(doc, max(w, 1), true) {
+	for _, l := range r.blocks(doc, w, true) {
+		if lineWidth(l) > w {
+			// What a block cannot fit (a code fence or a deep list's indent and marker on a
+			// terminal a few columns wide) is wrapped again: no line is wider than w.
+			for _, part := range wrap(l, w) {
+				out = append(out, r.paint(part))
+			}
+			continue
+		}
 		out = append(out, r.paint(l))
 	}
 	return out
