@@ -38,19 +38,7 @@ func appendToolsJSON(b []byte, out *toolsJSON, indent bool) (_ []byte, ok bool) 
 	w.member(1, false, "file_io")
 	w.b = appendJSONString(w.b, r.FileIO)
 	w.member(1, false, "tools")
-	switch {
-	case r.Tools == nil:
-		w.b = append(w.b, "null"...)
-	case len(r.Tools) == 0:
-		w.b = append(w.b, "[]"...)
-	default:
-		w.b = append(w.b, '[')
-		for i := range r.Tools {
-			w.elem(2, i == 0)
-			w.toolResult(2, &r.Tools[i])
-		}
-		w.end(1, ']')
-	}
+	list(w, 1, r.Tools, w.toolResult)
 	w.member(1, false, "active")
 	w.strings(1, r.Active)
 	w.member(1, false, "codemode_only")
@@ -65,19 +53,7 @@ func appendToolsJSON(b []byte, out *toolsJSON, indent bool) (_ []byte, ok bool) 
 	w.strings(2, r.SystemPrompt.Guidelines)
 	w.end(1, '}')
 	w.member(1, false, "warnings")
-	switch {
-	case r.Warnings == nil:
-		w.b = append(w.b, "null"...)
-	case len(r.Warnings) == 0:
-		w.b = append(w.b, "[]"...)
-	default:
-		w.b = append(w.b, '[')
-		for i := range r.Warnings {
-			w.elem(2, i == 0)
-			w.warning(2, &r.Warnings[i])
-		}
-		w.end(1, ']')
-	}
+	list(w, 1, r.Warnings, w.warning)
 	if out.ModelSource != "" {
 		w.member(1, false, "model_source")
 		w.b = appendJSONString(w.b, out.ModelSource)
@@ -132,16 +108,22 @@ func (w *jsonOut) end(depth int, c byte) {
 
 // strings appends a []string opened at depth as encoding/json does: null when nil.
 func (w *jsonOut) strings(depth int, ss []string) {
+	list(w, depth, ss, func(_ int, s *string) { w.b = appendJSONString(w.b, *s) })
+}
+
+// list appends xs, an array opened at depth, as encoding/json does: null when nil, [] when
+// empty, else each element by elem at the next depth.
+func list[T any](w *jsonOut, depth int, xs []T, elem func(depth int, x *T)) {
 	switch {
-	case ss == nil:
+	case xs == nil:
 		w.b = append(w.b, "null"...)
-	case len(ss) == 0:
+	case len(xs) == 0:
 		w.b = append(w.b, "[]"...)
 	default:
 		w.b = append(w.b, '[')
-		for i, s := range ss {
+		for i := range xs {
 			w.elem(depth+1, i == 0)
-			w.b = appendJSONString(w.b, s)
+			elem(depth+1, &xs[i])
 		}
 		w.end(depth, ']')
 	}
