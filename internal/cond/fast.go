@@ -165,26 +165,18 @@ func (p *fastParser) bad() *fastNode {
 	return nil
 }
 
-func (p *fastParser) or() *fastNode {
-	x := p.and()
-	for !p.fail && p.take("||") {
-		y := p.and()
-		if p.fail || x.typ != fastBool || y.typ != fastBool {
-			return p.bad()
-		}
-		x = fold(&fastNode{op: opOr, typ: fastBool, x: x, y: y})
-	}
-	return x
-}
+func (p *fastParser) or() *fastNode  { return p.chain("||", opOr, p.and) }
+func (p *fastParser) and() *fastNode { return p.chain("&&", opAnd, p.compare) }
 
-func (p *fastParser) and() *fastNode {
-	x := p.compare()
-	for !p.fail && p.take("&&") {
-		y := p.compare()
+// chain parses operands (next) joined by tok, a boolean operator op, left to right.
+func (p *fastParser) chain(tok string, op fastOp, next func() *fastNode) *fastNode {
+	x := next()
+	for !p.fail && p.take(tok) {
+		y := next()
 		if p.fail || x.typ != fastBool || y.typ != fastBool {
 			return p.bad()
 		}
-		x = fold(&fastNode{op: opAnd, typ: fastBool, x: x, y: y})
+		x = fold(&fastNode{op: op, typ: fastBool, x: x, y: y})
 	}
 	return x
 }
