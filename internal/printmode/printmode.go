@@ -32,14 +32,16 @@ const (
 // Frontend is a run's front end without a person: events as JSON lines (JSON mode), notices
 // on Stderr.
 type Frontend struct {
-	Stderr io.Writer
-	events *jsonWriter
+	Stderr  io.Writer
+	events  *jsonWriter
+	signals *signals
 }
 
 // NewFrontend is the front end of a run in mode ("text" or "json") printing to stdout and
-// stderr.
+// stderr. The run's SIGINT and SIGTERM handling starts registering now, beside the session's
+// opening (see signals).
 func NewFrontend(mode string, stdout, stderr io.Writer) *Frontend {
-	f := &Frontend{Stderr: stderr}
+	f := &Frontend{Stderr: stderr, signals: watchSignals()}
 	if mode == "json" {
 		f.events = &jsonWriter{w: bufio.NewWriter(stdout)}
 	}
@@ -83,7 +85,10 @@ func (j *jsonWriter) line(v any) {
 // Run runs the prompts one after another on s (opened with f as its front end), prints the
 // result and closes s; it returns the run's exit code.
 func (f *Frontend) Run(s *app.Session, mode string, prompts []string, stdout io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if f.signals == nil {
+		f.signals = watchSignals()
+	}
+	ctx, stop := f.signals.begin()
 	defer stop()
 	out, stderr := f.events, f.Stderr
 	if out != nil {
@@ -178,4 +183,62 @@ func lastWithText(msgs []llm.Message) *llm.Message {
 		}
 	}
 	return nil
+}
+
+// signals is signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM) for Run, registered on a
+// goroutine of its own from NewFrontend on. os/signal's first Notify waits for the runtime's
+// signal thread to be made and to answer (0.3–0.9 ms in the 4-request session's timeline, on
+// the path to the first request when Run made it); the goroutine does that while the session
+// opens. Until Run begins, a signal does what it did before Notify: it ends the process by
+// its default action; from Run's beginning to its end it cancels the run's context once.
+type signals struct {
+	ready chan struct{} // closed once Notify is registered
+	ch    chan os.Signal
+	done  chan struct{} // closed by stop
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // set by begin
+}
+
+func watchSignals() *signals {
+	w := &signals{ready: make(chan struct{}), ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	go w.watch()
+	return w
+}
+
+func (w *signals) watch() {
+	signal.Notify(w.ch, os.Interrupt, syscall.SIGTERM)
+	close(w.ready)
+	select {
+	case sig := <-w.ch:
+		w.mu.Lock()
+		cancel := w.cancel
+		w.mu.Unlock()
+		if cancel != nil {
+			cancel()
+			return
+		}
+		// Before Run: the default action, as without Notify (the runtime ends the process
+		// by the signal once no channel takes it).
+		signal.Stop(w.ch)
+		if s, ok := sig.(syscall.Signal); ok {
+			_ = syscall.Kill(syscall.Getpid(), s)
+		}
+	case <-w.done:
+	}
+}
+
+// begin waits for the registration and returns the run's context, cancelled by the first
+// signal, and its stop, which ends the handling (later signals act by default again).
+func (w *signals) begin() (context.Context, context.CancelFunc) {
+	<-w.ready
+	ctx, cancel := context.WithCancel(context.Background())
+	w.mu.Lock()
+	w.cancel = cancel
+	w.mu.Unlock()
+	return ctx, func() {
+		cancel()
+		signal.Stop(w.ch)
+		close(w.done)
+	}
 }
