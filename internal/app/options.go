@@ -133,10 +133,11 @@ type Setup struct {
 	AFT aft.AFTSetup
 	// Notes are the notices a Config.Load met (files not applied, untrusted project).
 	Notes []string
-	// StartNotices are the toolsets' session-start messages (gh missing, aft not found, …:
+	// StartNotices gives the toolsets' session-start messages (gh missing, aft not found, …:
 	// aft.StartNotices), shown where a person is, as the seed's extensions notify at
-	// session_start; print mode shows none, as pi's has no UI to notify.
-	StartNotices []aft.Notice
+	// session_start; print mode shows none, as pi's has no UI to notify, and does not ask
+	// (looking for gh walks PATH). Nil: none.
+	StartNotices func() []aft.Notice
 	// MCP is mcp.json's servers (nil: none, --no-mcp, or an untrusted project's only).
 	MCP *MCPSetup
 }

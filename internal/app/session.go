@@ -120,8 +120,13 @@ func (s *Session) start() error {
 	// replayed from, whether it has a thinking-level entry — is gathered on another goroutine
 	// while the context is built (the context's walk finds the path Branch cached): a walk of
 	// the entries is ~75,000 cache misses at 64 MB. No entry is added or written meanwhile.
+	// A new session's branch is empty: nothing to walk, no goroutine to wake.
 	branch := make(chan branchFacts, 1)
-	go func(path []*session.Entry) { branch <- gatherBranch(path) }(s.file.Branch(""))
+	if path := s.file.Branch(""); len(path) == 0 {
+		branch <- branchFacts{}
+	} else {
+		go func() { branch <- gatherBranch(path) }()
+	}
 	var facts *branchFacts
 	gathered := func() *branchFacts {
 		if facts == nil {
@@ -191,8 +196,8 @@ func (s *Session) start() error {
 	for _, w := range st.PromptWarnings {
 		s.fe.Notice(Notice{Text: "warning: " + w})
 	}
-	if s.interactive {
-		for _, n := range st.StartNotices {
+	if s.interactive && st.StartNotices != nil {
+		for _, n := range st.StartNotices() {
 			s.fe.Notice(Notice{Text: n.Level + ": " + n.Text, Error: n.Level == "error"})
 		}
 	}

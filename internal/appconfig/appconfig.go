@@ -109,7 +109,9 @@ func Fill(st *app.Setup, cfg *config.Config, res *config.Resolution, r Run) erro
 	if a.Available() {
 		st.AFT = aft.AFTSetup{Bin: a.Binary.Path, Config: a.Config}
 	}
-	st.StartNotices = aft.StartNotices(res.Tools, aft.AFTStart{Found: a.Found, Tried: a.Tried, Config: a.Config})
+	st.StartNotices = func() []aft.Notice {
+		return aft.StartNotices(res.Tools, aft.AFTStart{Found: a.Found, Tried: a.Tried, Config: a.Config})
+	}
 	return nil
 }
 
