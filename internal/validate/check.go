@@ -12,12 +12,13 @@ import (
 // Check validates root against the definition def (e.g. "#Settings") and returns the problems.
 func (s *Schema) Check(src *diag.Source, root *jsonc.Node, def string, opt Options) diag.List {
 	w := &walker{src: src, opt: opt}
+	w.at = w.buf[:0]
 	n, ok := defNode(def)
 	if !ok {
 		w.add(diag.FileSpan(src), diag.Error, "internal", "", fmt.Sprintf("schema has no definition %s", def), "")
 		return w.out
 	}
-	w.check(root, n, nil, true)
+	w.check(root, n, true)
 	return w.out
 }
 
@@ -27,6 +28,9 @@ type walker struct {
 	out diag.List
 	// owned is true inside a section only pigo reads.
 	owned bool
+	// at is the path of the value being checked (see path); buf holds it while it is short.
+	at  []pathElem
+	buf [16]pathElem
 }
 
 func (w *walker) add(sp diag.Span, sev diag.Severity, code, path, msg, hint string) {
@@ -36,10 +40,35 @@ func (w *walker) add(sp diag.Span, sev diag.Severity, code, path, msg, hint stri
 
 func (w *walker) span(n *jsonc.Node) diag.Span { return diag.At(w.src, n.Start, n.End) }
 
-func (w *walker) check(n *jsonc.Node, i int32, path []string, top bool) {
+// pathElem is one step from the root to a value: a member's key, or an element's index.
+type pathElem struct {
+	key string // when idx < 0
+	idx int
+}
+
+func (w *walker) push(e pathElem) { w.at = append(w.at, e) }
+func (w *walker) pop()            { w.at = w.at[:len(w.at)-1] }
+
+// path is the path of the value being checked as the eager walk built it: PathKey of each key,
+// `[i]` appended to the last element (IndexPath), joined by JoinPath. The walk keeps only the
+// steps (w.at) and writes the path for a diagnostic: building every member's and element's path
+// as it went was half of a settings file's check (D25.35).
+func (w *walker) path() string {
+	var els []string
+	for _, e := range w.at {
+		if e.idx < 0 {
+			els = append(els, PathKey(e.key))
+		} else {
+			els = IndexPath(els, e.idx)
+		}
+	}
+	return JoinPath(els)
+}
+
+func (w *walker) check(n *jsonc.Node, i int32, top bool) {
 	sch := &nodes[i]
 	if !acceptsKind(sch.kind, kindOf(n)) {
-		p := JoinPath(path)
+		p := w.path()
 		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+"expected "+sch.describe+", got "+DescribeNode(n), "")
 		return
 	}
@@ -48,14 +77,14 @@ func (w *walker) check(n *jsonc.Node, i int32, path []string, top bool) {
 		if sch.top {
 			return
 		}
-		w.object(n, structOf(sch, n), path, top)
+		w.object(n, structOf(sch, n), top)
 	case jsonc.Array:
 		if sch.top || sch.list < 0 {
 			return
 		}
-		w.array(n, &lists[sch.list], path)
+		w.array(n, &lists[sch.list])
 	default:
-		w.scalar(n, sch, JoinPath(path))
+		w.scalar(n, sch)
 	}
 }
 
@@ -129,39 +158,67 @@ func (st *structNode) field(key string) int32 {
 	return -1
 }
 
-func (w *walker) object(n *jsonc.Node, st *structNode, path []string, top bool) {
+// smallObject is the most members an object's keys are compared pairwise for duplicates and
+// required fields; a larger one (a hostile file's thousands) indexes them in a map.
+const smallObject = 16
+
+func (w *walker) object(n *jsonc.Node, st *structNode, top bool) {
 	if st == nil || st.top {
 		return // `_`: anything goes
 	}
 	outer := w.owned
 	w.owned = w.owned || st.owned
 	defer func() { w.owned = outer }()
-	seen := map[string]int{}
-	for i, m := range n.Members {
-		if top && slices.Contains(w.opt.Skip, m.Key) {
+	// skipped: a member left out by Options.Skip (at the top only); it counts as absent.
+	skipped := func(key string) bool { return top && slices.Contains(w.opt.Skip, key) }
+	// seen indexes the members by key (the last of each) in a large object; a small one looks
+	// back through its members instead, with the same answers.
+	var seen map[string]int
+	if len(n.Members) > smallObject {
+		seen = make(map[string]int, len(n.Members))
+	}
+	for i := range n.Members {
+		m := &n.Members[i]
+		if skipped(m.Key) {
 			continue
 		}
-		cp := append(path[:len(path):len(path)], PathKey(m.Key))
-		p := JoinPath(cp)
-		keySpan := diag.At(w.src, m.KeyStart, m.KeyEnd)
-		if j, dup := seen[m.Key]; dup {
-			w.add(keySpan, diag.Warning, "duplicate-key", p, fmt.Sprintf("duplicate key %q: this value replaces the one on line %d", m.Key, Line(w.src, n.Members[j].KeyStart)), "")
+		w.push(pathElem{key: m.Key, idx: -1})
+		j, dup := -1, false
+		if seen != nil {
+			j, dup = seen[m.Key]
+			seen[m.Key] = i
+		} else {
+			// The last earlier member with this key (a skipped key is skipped at every
+			// occurrence, so no earlier member of the same key was skipped).
+			for k := i - 1; k >= 0; k-- {
+				if n.Members[k].Key == m.Key {
+					j, dup = k, true
+					break
+				}
+			}
 		}
-		seen[m.Key] = i
+		if dup {
+			w.add(diag.At(w.src, m.KeyStart, m.KeyEnd), diag.Warning, "duplicate-key", w.path(), fmt.Sprintf("duplicate key %q: this value replaces the one on line %d", m.Key, Line(w.src, n.Members[j].KeyStart)), "")
+		}
 		if !st.allows(m.Key) {
-			w.unknown(keySpan, m.Key, p, st)
-			continue
+			w.unknown(diag.At(w.src, m.KeyStart, m.KeyEnd), m.Key, w.path(), st)
+		} else if child := st.field(m.Key); child >= 0 {
+			w.check(m.Value, child, false)
 		}
-		child := st.field(m.Key)
-		if child < 0 {
-			continue
-		}
-		w.check(m.Value, child, cp, false)
+		w.pop()
 	}
 	for _, r := range st.required {
-		if _, ok := seen[r]; !ok {
-			p := JoinPath(append(path[:len(path):len(path)], PathKey(r)))
-			w.add(diag.At(w.src, n.Start, n.Start+1), diag.Error, "schema", p, fmt.Sprintf("%smissing required field %q", Prefix(JoinPath(path)), r), "")
+		present := false
+		if seen != nil {
+			_, present = seen[r]
+		} else if !skipped(r) {
+			present = slices.ContainsFunc(n.Members, func(m jsonc.Member) bool { return m.Key == r })
+		}
+		if !present {
+			prefix := Prefix(w.path())
+			w.push(pathElem{key: r, idx: -1})
+			w.add(diag.At(w.src, n.Start, n.Start+1), diag.Error, "schema", w.path(), fmt.Sprintf("%smissing required field %q", prefix, r), "")
+			w.pop()
 		}
 	}
 }
@@ -186,7 +243,7 @@ func (w *walker) unknown(sp diag.Span, key, p string, st *structNode) {
 	w.add(sp, sev, "unknown-field", p, msg, hint)
 }
 
-func (w *walker) array(n *jsonc.Node, li *listNode, path []string) {
+func (w *walker) array(n *jsonc.Node, li *listNode) {
 	if li.top {
 		return
 	}
@@ -199,16 +256,18 @@ func (w *walker) array(n *jsonc.Node, li *listNode, path []string) {
 			}
 			el = li.tuple[i]
 		}
-		w.check(e, el, IndexPath(path, i), false)
+		w.push(pathElem{idx: i})
+		w.check(e, el, false)
+		w.pop()
 	}
 	// Length constraints (such as [_, ...]) only show on the whole list.
 	if len(n.Elems) == 0 && li.nonEmpty {
-		p := JoinPath(path)
+		p := w.path()
 		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+"must not be empty", "")
 	}
 }
 
-func (w *walker) scalar(n *jsonc.Node, sch *node, p string) {
+func (w *walker) scalar(n *jsonc.Node, sch *node) {
 	if sch.plain != 0 && acceptsKind(sch.plain, kindOf(n)) {
 		return // a bare type such as `string`: the kind check above was the whole check
 	}
@@ -231,10 +290,12 @@ func (w *walker) scalar(n *jsonc.Node, sch *node, p string) {
 				hint = fmt.Sprintf("did you mean %q?", s)
 			}
 		}
+		p := w.path()
 		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+"expected "+OrList(sch.lits)+", got "+DescribeNode(n), hint)
 		return
 	}
 	if msg, ok := v.check(sch.alts, DescribeNode(n)); !ok {
+		p := w.path()
 		w.add(w.span(n), diag.Error, "schema", p, Prefix(p)+msg, "")
 	}
 }
