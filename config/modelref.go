@@ -138,8 +138,14 @@ func (ix *modelIndex) hasProvider(p string) bool {
 }
 
 func (ix *modelIndex) hasID(id string) bool {
-	for m := range ix.all {
+	for _, m := range ix.models {
 		if strings.EqualFold(m.id, id) {
+			return true
+		}
+	}
+	builtin, k := builtinModels(), newFoldKey(id)
+	for i := range builtin {
+		if k.eq(builtin[i].id) {
 			return true
 		}
 	}
