@@ -135,7 +135,7 @@ func Resolve(in *Input) *Result {
 		res.Tools = append(res.Tools, ToolResult{
 			Name: d.t.Name, State: d.state, Source: d.ext.Source.String(), File: d.ext.Source.File,
 			Line: d.ext.Source.Line, Column: d.ext.Source.Column,
-			Unit: d.t.Unit, Structured: d.t.Structured, PromptSnippet: collapse(d.t.PromptSnippet) != "",
+			Unit: d.t.Unit, Structured: d.t.Structured, PromptSnippet: strings.TrimSpace(d.t.PromptSnippet) != "", // collapse(...) != ""
 			Reason: d.reason, Rule: d.rule, RuleDisabled: d.state == Disabled || d.ruleOff,
 		})
 	}
@@ -839,7 +839,16 @@ func quoteOr(name string) string {
 }
 
 // collapse trims a snippet and folds its runs of whitespace into one space.
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+func collapse(s string) string {
+	// Most snippets are already collapsed (ASCII words between single spaces): they are returned
+	// as they are, without Fields' slice and Join's copy (77 of each in a resolution).
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c <= ' ' && (c != ' ' || i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
+}
 
 // systemPrompt builds the tools section and guidelines of pi's default prompt (§3.3).
 func systemPrompt(active []*decl) SystemPrompt {

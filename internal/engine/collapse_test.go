@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func collapseFields(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestCollapseAsFields: collapse gives strings.Join(strings.Fields(s), " ") on random texts of
+// words, ASCII and Unicode spaces, control bytes and invalid UTF-8; TrimSpace(s) != "" says
+// whether it is empty.
+func TestCollapseAsFields(t *testing.T) {
+	parts := []string{"read", "a", "Find files", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\x01", "\u0085", "\u00a0",
+		"\u2003", "\u3000", "é", "→", "\xff", "\xe2\x80", ".", ""}
+	r := rand.New(rand.NewPCG(25, 35))
+	for range 50000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := collapse(s), collapseFields(s); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := strings.TrimSpace(s) != "", collapseFields(s) != ""; got != want {
+			t.Fatalf("TrimSpace(%q) != \"\" is %v, collapse says %v", s, got, want)
+		}
+	}
+}
+
+func TestCollapseAllocs(t *testing.T) {
+	s := "Read the contents of a file, with line numbers"
+	if n := testing.AllocsPerRun(10, func() { _ = collapse(s) }); n != 0 {
+		t.Errorf("collapse allocates %v times on a collapsed text", n)
+	}
+}
+
+func FuzzCollapse(f *testing.F) {
+	f.Add("a  b\tc\u00a0d")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapse(s), collapseFields(s); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
