@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -100,5 +101,32 @@ func TestMergeRulesFresh(t *testing.T) {
 	}
 	if strings.Contains(string(mergeRulesJSON), `"[]`) {
 		t.Log("note: a rule sits inside an array element")
+	}
+}
+
+// TestReadMergeRulesAsJSON: readMergeRules reads merge_rules.json, and compact, spaced and
+// empty variants of it, as json.Unmarshal does, and refuses what it does not read that way
+// (escapes, non-ASCII, other values, duplicate kinds, trailing text, broken syntax).
+func TestReadMergeRulesAsJSON(t *testing.T) {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, mergeRulesJSON); err != nil {
+		t.Fatal(err)
+	}
+	spaced := strings.NewReplacer(":", " :\r\n\t", ",", " , ", "{", "{ ", "}", " }").Replace(string(mergeRulesJSON))
+	for _, in := range []string{string(mergeRulesJSON), compact.String(), spaced, `{}`, ` { } `, `{"lsp": {}}`, `{"a": {"x": ""}}`} {
+		got, ok := readMergeRules([]byte(in))
+		var want map[Kind]map[string]string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("readMergeRules(%q) = %v, %v; json.Unmarshal: %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{`{"a": {"x": "\u0041"}}`, `{"é": {}}`, `{"a": {"x": 1}}`, `{"a": "x"}`, `{"a": {}, "a": {}}`,
+		`{"a": {}} x`, `{"a": {"x": "y",}}`, `{"a": {"x" "y"}}`, `{"a": {"x": "y"`, `[]`, ``, `{"a": null}`} {
+		if got, ok := readMergeRules([]byte(in)); ok {
+			t.Errorf("readMergeRules(%q) = %v, want a refusal", in, got)
+		}
 	}
 }
