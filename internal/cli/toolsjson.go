@@ -206,6 +206,10 @@ func (w *jsonOut) warning(depth int, wn *engine.Warning) {
 	w.end(depth, '}')
 }
 
+// jsonPlain marks the bytes appendJSONString writes as they are, one bit a byte: printable
+// ASCII (0x20-0x7F) but `"` (0x22) and `\` (0x5C). A literal: no work at init.
+var jsonPlain = [4]uint64{0xFFFFFFFB_00000000, 0xFFFFFFFF_EFFFFFFF}
+
 // appendJSONString appends s quoted as encoding/json writes it with HTML escaping off: `"` and
 // `\` escaped, \b \f \n \r \t by name and other control bytes as \u00XX, invalid UTF-8 as
 // \ufffd, U+2028 and U+2029 escaped (encoding/json's appendString, escapeHTML false).
@@ -214,11 +218,14 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// A run of bytes written as they are, one table load each.
+		for i < len(s) && jsonPlain[s[i]>>6]&(1<<(s[i]&63)) != 0 {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':

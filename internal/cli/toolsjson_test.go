@@ -160,3 +160,14 @@ func FuzzJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONPlainTable: jsonPlain marks exactly the bytes encoding/json writes as they are (HTML
+// escaping off).
+func TestJSONPlainTable(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+		if got := jsonPlain[c>>6]&(1<<(c&63)) != 0; got != want {
+			t.Errorf("byte %#x: plain %v, want %v", c, got, want)
+		}
+	}
+}
