@@ -111,6 +111,8 @@ type Config struct {
 	// paths memoises the working directory and directories' real paths while Load runs (nil
 	// after: a Config that lives on resolves again).
 	paths *safefile.Paths
+	// dirs holds the resource directories listed during Load (listDir), each read once.
+	dirs map[string]dirListing
 	// gate turns off the resources a settings pattern excludes while a folder is searched.
 	gate *resourceFilter
 	// mcpCfg is the effective mcp.json (MCP), read once.
@@ -181,8 +183,8 @@ func Load(o Options) (*Config, error) {
 			close(done)
 		}()
 	}
-	c.paths = safefile.NewPaths()
-	defer func() { c.paths = nil }()
+	c.paths, c.dirs = safefile.NewPaths(), map[string]dirListing{}
+	defer func() { c.paths, c.dirs = nil, nil }()
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
@@ -286,7 +288,7 @@ func (c *Config) listDir(dir string, scope Scope) []string {
 			return nil
 		}
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := c.readDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrNotExist) {
 			c.ioProblem(dir, scope, err)
@@ -301,6 +303,28 @@ func (c *Config) listDir(dir string, scope Scope) []string {
 		out = append(out, filepath.Join(dir, e.Name()))
 	}
 	return out
+}
+
+// dirListing is what os.ReadDir gave for a directory.
+type dirListing struct {
+	entries []os.DirEntry
+	err     error
+}
+
+// readDir is os.ReadDir, once per directory during a Load: discoverResources and
+// discoverUnusable list the same extensions and prompts folders (each listing an open, two
+// getdents and a close on the load's path). What is done with the listing, reports included,
+// is done at each call as before.
+func (c *Config) readDir(dir string) ([]os.DirEntry, error) {
+	if c.dirs == nil {
+		return os.ReadDir(dir)
+	}
+	if l, ok := c.dirs[dir]; ok {
+		return l.entries, l.err
+	}
+	entries, err := os.ReadDir(dir)
+	c.dirs[dir] = dirListing{entries, err}
+	return entries, err
 }
 
 func (c *Config) discoverSkills(dir string, scope Scope, depth int, seen map[string]bool) {
@@ -371,13 +395,9 @@ func ioMessage(err error) string {
 // addFile reads one file if it exists (or always, when must is set: a missing file is then an
 // error). It returns nil when an optional file does not exist.
 func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
-	_, err := os.Stat(path)
-	if err != nil && !must {
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, lerr := os.Lstat(path); lerr != nil {
-				return nil // truly absent (a dangling link is reported below)
-			}
-		}
+	err := statFile(path, must)
+	if errors.Is(err, errAbsent) {
+		return nil // truly absent (a dangling link is reported below)
 	}
 	f := &File{Path: path, Kind: kind, Scope: scope, Applied: true, Src: diag.NewSource(path, nil)}
 	f.Name = resourceName(path, kind)
@@ -414,6 +434,34 @@ func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
 		c.parseJSON(f)
 	}
 	return f
+}
+
+// errAbsent says an optional file does not exist, not even as a dangling link.
+var errAbsent = errors.New("absent")
+
+// statFile is os.Stat's error for path, or errAbsent for an optional file (must false) that
+// neither os.Stat nor os.Lstat finds. Most optional files are absent: an Lstat first answers
+// for them with one system call instead of os.Stat's and then os.Lstat's, and for a file that
+// is not a link (Stat would see the same inode); a link, and any other Lstat error, are
+// os.Stat's to judge as before.
+func statFile(path string, must bool) error {
+	if !must {
+		fi, err := os.Lstat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Lstat finds no entry: Stat, which resolves the same parents, finds none either.
+			return errAbsent
+		case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+			return nil
+		}
+	}
+	_, err := os.Stat(path)
+	if err != nil && !must && errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(path); lerr != nil {
+			return errAbsent
+		}
+	}
+	return err
 }
 
 func invalidUTF8(b []byte) int {
