@@ -2,6 +2,7 @@ package config
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,5 +72,23 @@ func TestFoldKeyAsEqualFold(t *testing.T) {
 	}
 	if eq < 1000 {
 		t.Fatalf("only %d of %d comparisons were equal: the queries miss the point", eq, tried)
+	}
+}
+
+// TestModelIndexProviders: the model index lists the catalogue's providers as adding each
+// row's provider in turn does (first spelling of each, in catalogue order).
+func TestModelIndexProviders(t *testing.T) {
+	c := &Config{}
+	got := c.modelIndex().providers
+	var want []string
+	seen := map[string]bool{}
+	for _, r := range builtinModels() {
+		if p := r.provider.str(); !seen[strings.ToLower(p)] {
+			seen[strings.ToLower(p)] = true
+			want = append(want, p)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("providers %v, want %v", got, want)
 	}
 }
