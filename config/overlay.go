@@ -211,14 +211,30 @@ func (m *merger) rule(parent, key string) (path, rule string) {
 // wrap turns one layer's node into a Value (rule "only").
 func (m *merger) wrap(n *jsonc.Node, f *File) *Value {
 	v := &Value{Kind: n.Kind, Node: n, File: f, Rule: RuleOnly}
-	var index map[string]*Member // by key: a scan per member made 40k keys quadratic
-	if len(n.Members) > 1 {
+	// Members by key: a scan per member made 40k keys quadratic, so a large object indexes them;
+	// a small one (most) looks back through the few it has, without a map.
+	var index map[string]*Member
+	if len(n.Members) > 16 {
 		index = make(map[string]*Member, len(n.Members))
+	}
+	if len(n.Members) > 0 {
+		v.Members = make([]*Member, 0, len(n.Members))
 	}
 	for _, mem := range n.Members {
 		// A repeated key keeps its last value, as JSON decoders do.
 		child := m.wrap(mem.Value, f)
-		if old := index[mem.Key]; old != nil {
+		var old *Member
+		if index != nil {
+			old = index[mem.Key]
+		} else {
+			for _, x := range v.Members {
+				if x.Key == mem.Key {
+					old = x
+					break
+				}
+			}
+		}
+		if old != nil {
 			child.Replaced = append(child.Replaced, old.Value)
 			old.Value = child
 			continue
@@ -228,6 +244,9 @@ func (m *merger) wrap(n *jsonc.Node, f *File) *Value {
 		if index != nil {
 			index[mem.Key] = nm
 		}
+	}
+	if len(n.Elems) > 0 {
+		v.Elems = make([]*Value, 0, len(n.Elems))
 	}
 	for _, e := range n.Elems {
 		v.Elems = append(v.Elems, m.wrap(e, f))
