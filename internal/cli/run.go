@@ -122,6 +122,8 @@ func (c *CLI) runSession(argv []string) int {
 	if !print {
 		return c.runChat(a)
 	}
+	// The front end first: it registers the run's signal handling beside the start's work.
+	fe := printmode.NewFrontend(mode, c.Stdout, c.Stderr)
 	cwd := a.str("-C")
 	if cwd == "" {
 		cwd, _ = os.Getwd()
@@ -144,7 +146,6 @@ func (c *CLI) runSession(argv []string) int {
 		fmt.Fprintln(c.Stderr, "pigo: --resume needs a terminal to pick a session; use --session PATH|ID or -c (continue the newest one)")
 		return ExitUsage
 	}
-	fe := printmode.NewFrontend(mode, c.Stdout, c.Stderr)
 	s, err := c.openApp(a, app.Options{Frontend: fe, SyncEvents: true, Stderr: c.Stderr})
 	if err != nil {
 		return c.exitCode(err)

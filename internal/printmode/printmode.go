@@ -186,22 +186,26 @@ func lastWithText(msgs []llm.Message) *llm.Message {
 }
 
 // signals is signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM) for Run, registered on a
-// goroutine of its own from NewFrontend on. os/signal's first Notify waits for the runtime's
-// signal thread to be made and to answer (0.3–0.9 ms in the 4-request session's timeline, on
-// the path to the first request when Run made it); the goroutine does that while the session
-// opens. Until Run begins, a signal does what it did before Notify: it ends the process by
-// its default action; from Run's beginning to its end it cancels the run's context once.
+// goroutine of its own from NewFrontend on. os/signal's Notify and Stop each hand the signal
+// mask to the runtime's signal thread and wait for its answer: the first Notify makes that
+// thread (0.3–0.9 ms in the 4-request session's timeline, on the path to the first request
+// when Run made it), and under load each wait is a wake-up of another thread (Stop's two were
+// up to 1 ms at the run's end at load 9). The goroutine registers while the session opens and
+// stays registered; it acts on a signal as the process did without it: from Run's beginning to
+// its end the first signal cancels the run's context (later ones are taken), outside that
+// span the signal ends the process by its default action (the goroutine stops the channel and
+// sends the signal again), so no Stop waits at the end of a run.
 type signals struct {
 	ready chan struct{} // closed once Notify is registered
 	ch    chan os.Signal
-	done  chan struct{} // closed by stop
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // set by begin
+	mu      sync.Mutex
+	running bool               // between begin and its stop
+	cancel  context.CancelFunc // the running run's
 }
 
 func watchSignals() *signals {
-	w := &signals{ready: make(chan struct{}), ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	w := &signals{ready: make(chan struct{}), ch: make(chan os.Signal, 1)}
 	go w.watch()
 	return w
 }
@@ -209,36 +213,36 @@ func watchSignals() *signals {
 func (w *signals) watch() {
 	signal.Notify(w.ch, os.Interrupt, syscall.SIGTERM)
 	close(w.ready)
-	select {
-	case sig := <-w.ch:
+	for sig := range w.ch {
 		w.mu.Lock()
-		cancel := w.cancel
+		running, cancel := w.running, w.cancel
 		w.mu.Unlock()
-		if cancel != nil {
+		if running {
 			cancel()
-			return
+			continue
 		}
-		// Before Run: the default action, as without Notify (the runtime ends the process
+		// Outside a run: the default action, as without Notify (the runtime ends the process
 		// by the signal once no channel takes it).
 		signal.Stop(w.ch)
 		if s, ok := sig.(syscall.Signal); ok {
 			_ = syscall.Kill(syscall.Getpid(), s)
 		}
-	case <-w.done:
+		return
 	}
 }
 
 // begin waits for the registration and returns the run's context, cancelled by the first
-// signal, and its stop, which ends the handling (later signals act by default again).
+// signal, and its stop, which ends the run's span (later signals act by default again).
 func (w *signals) begin() (context.Context, context.CancelFunc) {
 	<-w.ready
 	ctx, cancel := context.WithCancel(context.Background())
 	w.mu.Lock()
-	w.cancel = cancel
+	w.running, w.cancel = true, cancel
 	w.mu.Unlock()
 	return ctx, func() {
 		cancel()
-		signal.Stop(w.ch)
-		close(w.done)
+		w.mu.Lock()
+		w.running = false
+		w.mu.Unlock()
 	}
 }

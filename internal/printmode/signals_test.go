@@ -9,11 +9,12 @@ import (
 	"time"
 )
 
-// TestSignalDuringRunCancels: from Run's beginning, SIGINT or SIGTERM cancels the run's
-// context (signal.NotifyContext's behaviour), and a second one is taken too, not acted on.
+// TestSignalDuringRunCancels: from Run's beginning to its end, SIGINT or SIGTERM cancels the
+// run's context (signal.NotifyContext's behaviour), and a second one is taken too, not acted
+// on. One watcher, as a process has one (a second would be sent the same signals).
 func TestSignalDuringRunCancels(t *testing.T) {
+	w := watchSignals()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		w := watchSignals()
 		ctx, stop := w.begin()
 		if err := syscall.Kill(syscall.Getpid(), sig); err != nil {
 			t.Fatal(err)
@@ -39,8 +40,11 @@ func TestSignalOutsideRunEndsTheProcess(t *testing.T) {
 		w := watchSignals()
 		<-w.ready
 		if c == "after" {
-			_, stop := w.begin()
+			ctx, stop := w.begin()
 			stop()
+			if ctx.Err() == nil {
+				os.Exit(4)
+			}
 		}
 		syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
 		time.Sleep(10 * time.Second)
