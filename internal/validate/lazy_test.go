@@ -208,3 +208,32 @@ func TestCheckAllocs(t *testing.T) {
 		t.Errorf("Check allocates %v times on a clean file, the eager walk %v: want at most 40 and a third", n, eager)
 	}
 }
+
+// TestPlainQuotedAsUnquote: plainQuoted takes a literal only when strconv.Unquote reads it to
+// the same text, on the schema's literals and on quoted texts with escapes, quotes, control and
+// non-ASCII characters; a string value's message text is Quote of it, as valueOf wrote it.
+func TestPlainQuotedAsUnquote(t *testing.T) {
+	lits := []string{`""`, `"a"`, `"read"`, `"a\"b"`, `"a\\b"`, `"a\nb"`, "\"a\nb\"", `"é"`, "\"\x7f\"", "\"\x01\"", `"`, `x`, `"a" `, `'a'`, "`a`", `"a"b"`}
+	for _, n := range nodes {
+		lits = append(lits, n.lits...)
+	}
+	taken := 0
+	for _, l := range lits {
+		body, ok := plainQuoted(l)
+		if !ok {
+			continue
+		}
+		taken++
+		if s, err := strconv.Unquote(l); err != nil || s != body {
+			t.Errorf("plainQuoted(%q) = %q, Unquote gives %q, %v", l, body, s, err)
+		}
+	}
+	if taken < 20 {
+		t.Fatalf("plainQuoted took only %d literals", taken)
+	}
+	for _, s := range []string{"", "a", "é\u2028\x00\"\\", "\xff"} {
+		if got := valueOf(&jsonc.Node{Kind: jsonc.String, Str: s}).msgText(); got != Quote(s) {
+			t.Errorf("msgText of %q = %q, want %q", s, got, Quote(s))
+		}
+	}
+}

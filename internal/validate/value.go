@@ -18,7 +18,8 @@ type value struct {
 	// gives.
 	num *big.Rat
 	inf int
-	// text is how CUE writes the value in a message.
+	// text is how CUE writes the value in a message; for a string it is written when a
+	// message needs it (msgText: Quote of str), not for every string checked.
 	text string
 	str  string
 	b    bool
@@ -31,7 +32,7 @@ func valueOf(n *jsonc.Node) value {
 	case jsonc.Bool:
 		return value{kind: Bool, b: n.Bool, text: strconv.FormatBool(n.Bool)}
 	case jsonc.String:
-		return value{kind: String, str: n.Str, text: Quote(n.Str)}
+		return value{kind: String, str: n.Str}
 	}
 	if IsInt(n.Num) {
 		if i, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
@@ -61,6 +62,14 @@ func valueOf(n *jsonc.Node) value {
 
 // equalsLiteral reports whether the value is the literal l (JSON text) for CUE: the same kind
 // (an int is not a float) and the same value.
+// msgText is how CUE writes the value in a message.
+func (v value) msgText() string {
+	if v.kind == String {
+		return Quote(v.str)
+	}
+	return v.text
+}
+
 func (v value) equalsLiteral(l string) bool {
 	switch {
 	case l == "null":
@@ -68,6 +77,9 @@ func (v value) equalsLiteral(l string) bool {
 	case l == "true" || l == "false":
 		return v.kind == Bool && v.b == (l == "true")
 	case strings.HasPrefix(l, `"`):
+		if body, ok := plainQuoted(l); ok {
+			return v.kind == String && v.str == body // what Unquote gives, without its copy
+		}
 		s, err := strconv.Unquote(l)
 		return err == nil && v.kind == String && v.str == s
 	}
@@ -76,6 +88,21 @@ func (v value) equalsLiteral(l string) bool {
 	}
 	r, ok := new(big.Rat).SetString(l)
 	return ok && r.Cmp(v.num) == 0
+}
+
+// plainQuoted returns the text of a double-quoted literal without escapes, quotes or control
+// characters inside, as strconv.Unquote would; ok is false for any other literal.
+func plainQuoted(l string) (string, bool) {
+	if len(l) < 2 || l[0] != '"' || l[len(l)-1] != '"' {
+		return "", false
+	}
+	body := l[1 : len(l)-1]
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c == '\\' || c == '"' || c < 0x20 || c >= 0x7F {
+			return "", false
+		}
+	}
+	return body, true
 }
 
 // check runs the value through a disjunction: ok when a branch takes it, else the message the
@@ -125,18 +152,18 @@ func (v value) branch(a *alt, got string) (raw, msg string, ok bool) {
 		}
 		lit := litText(a.lit)
 		if !acceptsKind(a.litKind, v.kind) || (v.kind == Float) != (a.litKind == Float) {
-			return "conflicting values " + v.text + " and " + lit + " (mismatched types " + v.kindName() + " and " + a.name + ")",
+			return "conflicting values " + v.msgText() + " and " + lit + " (mismatched types " + v.kindName() + " and " + a.name + ")",
 				"expected " + Article(a.name) + ", got " + got, false
 		}
-		return "conflicting values " + lit + " and " + v.text, "expected " + lit + ", got " + v.text, false
+		return "conflicting values " + lit + " and " + v.msgText(), "expected " + lit + ", got " + v.msgText(), false
 	}
 	if !acceptsKind(a.kind, v.kind) {
-		return "conflicting values " + v.text + " and " + a.name + " (mismatched types " + v.kindName() + " and " + a.name + ")",
+		return "conflicting values " + v.msgText() + " and " + a.name + " (mismatched types " + v.kindName() + " and " + a.name + ")",
 			"expected " + Article(a.name) + ", got " + got, false
 	}
 	for _, at := range a.atoms {
 		if !v.holds(&at) {
-			return "invalid value " + v.text + " (out of bound " + at.text + ")", v.boundMessage(&at), false
+			return "invalid value " + v.msgText() + " (out of bound " + at.text + ")", v.boundMessage(&at), false
 		}
 	}
 	return "", "", true
@@ -191,13 +218,13 @@ func (v value) boundMessage(at *atom) string {
 	case b == `!=""`:
 		return "must not be empty"
 	case strings.HasPrefix(b, "=~"):
-		return v.text + " does not match the pattern " + b[2:]
+		return v.msgText() + " does not match the pattern " + b[2:]
 	case strings.HasPrefix(b, "!~"):
-		return v.text + " must not match " + b[2:]
+		return v.msgText() + " must not match " + b[2:]
 	case strings.HasPrefix(b, "!="):
 		return "must not be " + b[2:]
 	}
-	return v.text + " is out of range (must be " + b + ")"
+	return v.msgText() + " is out of range (must be " + b + ")"
 }
 
 // litText is a literal as CUE writes it in a conflict.
