@@ -152,7 +152,7 @@ func (ix *modelIndex) hasID(id string) bool {
 	}
 	builtin, k := builtinModels(), newFoldKey(id)
 	for i := range builtin {
-		if k.eq(builtin[i].id) {
+		if k.may(builtin[i].id) && k.fold(builtin[i].id) {
 			return true
 		}
 	}

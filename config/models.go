@@ -52,7 +52,7 @@ func LookupCatalogue(provider, id string) (CatalogueEntry, bool) {
 	cat := builtinModels()
 	kp, kid := newFoldKey(provider), newFoldKey(id)
 	for i := range cat {
-		if kid.eq(cat[i].id) && kp.eq(cat[i].provider) {
+		if kid.may(cat[i].id) && kid.fold(cat[i].id) && kp.eq(cat[i].provider) {
 			m := cat[i].model()
 			return CatalogueEntry{Provider: m.Provider, ID: m.ID, API: m.API, BaseURL: m.BaseURL, Reasoning: m.Reasoning,
 				Input: append([]string(nil), m.Input...), ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens, Cost: m.Cost}, true
@@ -125,26 +125,29 @@ func (s catalogueStr) str() string { return catalogueText[s.off : s.off+uint32(s
 // and no shorter than any other. A scan of the 2,020 models called EqualFold on each (the
 // `--model` check scanned them twice: 0.3 M instructions of pigo tools).
 type foldKey struct {
-	s     string
-	ascii bool
+	s string
+	// lo and hi bound the length of a catalogue string that can be equal: len(s) for an ASCII
+	// text, 0 to len(s) for another.
+	lo, hi int
 }
 
 func newFoldKey(s string) foldKey {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return foldKey{s, false}
+			return foldKey{s, 0, len(s)}
 		}
 	}
-	return foldKey{s, true}
+	return foldKey{s, len(s), len(s)}
 }
 
-// eq reports strings.EqualFold(c.str(), k.s).
-func (k foldKey) eq(c catalogueStr) bool {
-	if n := int(c.n); n != len(k.s) && (k.ascii || n > len(k.s)) {
-		return false
-	}
-	return strings.EqualFold(c.str(), k.s)
-}
+// eq reports strings.EqualFold(c.str(), k.s): may, then fold. Loops over the catalogue call
+// may first (inlined: most rows end there).
+func (k foldKey) eq(c catalogueStr) bool { return k.may(c) && k.fold(c) }
+
+// may reports whether c has a length at which it can be equal.
+func (k foldKey) may(c catalogueStr) bool { return int(c.n) >= k.lo && int(c.n) <= k.hi }
+
+func (k foldKey) fold(c catalogueStr) bool { return strings.EqualFold(c.str(), k.s) }
 
 // model is the row with its strings and input kinds (shared: read-only, as the table was).
 func (r *catalogueRow) model() catalogueModel {
@@ -207,7 +210,7 @@ func (c *Config) SessionModel(flag string) (*ModelInfo, error) {
 	cat := builtinModels()
 	kp, kid := newFoldKey(provider), newFoldKey(id)
 	for i := range cat {
-		if m := &cat[i]; kid.eq(m.id) && (provider == "" || kp.eq(m.provider)) {
+		if m := &cat[i]; kid.may(m.id) && kid.fold(m.id) && (provider == "" || kp.eq(m.provider)) {
 			found = append(found, m)
 		}
 	}
@@ -270,7 +273,7 @@ func lookupModelsJSON(root *Value, provider, id string) *ModelInfo {
 					cat := builtinModels()
 					kid := newFoldKey(id)
 					for i := range cat {
-						if kid.eq(cat[i].id) {
+						if kid.may(cat[i].id) && kid.fold(cat[i].id) {
 							m := cat[i].model()
 							base.Model = engine.Model{Provider: pm.Key, ID: id, Reasoning: m.Reasoning, Input: m.Input, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}
 						}

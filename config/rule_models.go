@@ -74,7 +74,7 @@ func builtinDefaults(provider, id string) (catalogueModel, bool) {
 	cat := builtinModels()
 	for i := range cat {
 		m := &cat[i]
-		if m.provider.str() != provider { // pi looks providers up by their exact name
+		if int(m.provider.n) != len(provider) || m.provider.str() != provider { // pi looks providers up by their exact name
 			continue
 		}
 		if first == nil {
