@@ -129,6 +129,9 @@ func AppendJSON(b []byte, v any) []byte {
 // appendObj appends o as a JSON object (typed: an Obj passed as an any is boxed, an
 // allocation for each element of a []Obj).
 func appendObj(b []byte, o Obj) []byte {
+	if d, ok := directOf(o); ok {
+		return d.AppendDirect(b)
+	}
 	b = append(b, '{')
 	first := true
 	for _, f := range o {
@@ -221,6 +224,9 @@ func sizeHint(v any) int {
 
 // objSizeHint is sizeHint of an Obj (typed, as appendObj).
 func objSizeHint(o Obj) int {
+	if d, ok := directOf(o); ok {
+		return d.DirectHint()
+	}
 	n := 2
 	for _, f := range o {
 		n += len(f.K) + 4 + sizeHint(f.V)

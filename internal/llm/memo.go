@@ -382,6 +382,9 @@ func sameJSON(a, b any) bool {
 	case omit:
 		_, ok := b.(omit)
 		return ok
+	case Direct:
+		y, ok := b.(Direct)
+		return ok && x.SameDirect(y)
 	case map[string]string:
 		y, ok := b.(map[string]string)
 		if !ok || len(x) != len(y) {

@@ -127,6 +127,12 @@ var convertParallelMin = 4096
 // turns), the messages up to the last context's last user message are not converted again
 // when they are the same (convertKept).
 func convertMessages(m *llm.Model, c *llm.Context, compat Compat, memo *llm.BodyMemo) []llm.Obj {
+	return convertMessagesFor(m, c, compat, memo, false)
+}
+
+// convertMessagesFor is convertMessages, with the messages of the common shapes as
+// llm.Direct values when direct is set (a body's: see completions_direct.go).
+func convertMessagesFor(m *llm.Model, c *llm.Context, compat Compat, memo *llm.BodyMemo, direct bool) []llm.Obj {
 	var out []llm.Obj
 	if c.SystemPrompt != "" {
 		role := "system"
@@ -135,17 +141,17 @@ func convertMessages(m *llm.Model, c *llm.Context, compat Compat, memo *llm.Body
 		}
 		out = append(out, llm.Obj{{K: "role", V: role}, {K: "content", V: c.SystemPrompt}})
 	}
-	if conv, ok := convertKept(m, c.Messages, compat, memo); ok {
+	if conv, ok := convertKept(m, c.Messages, compat, memo, direct); ok {
 		return append(out, conv...)
 	}
-	out, _ = convertChecked(m, compat, c.Messages, out)
+	out, _ = convertChecked(m, compat, c.Messages, out, direct)
 	return out
 }
 
 // convertChecked appends the converted msgs to out, and reports whether a call was given
 // another id (normalizeToolCallID). A long context is transformed and converted in two
 // halves on two cores (convertCut).
-func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj) ([]llm.Obj, bool) {
+func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.Obj, direct bool) ([]llm.Obj, bool) {
 	// About a converted message a message (more for images after tool results and bridges):
 	// room for them at once, not grown by doubling (at 64 MB ~6 MB of copies).
 	out = slices.Grow(out, len(msgs)+len(msgs)/64+8)
@@ -164,12 +170,12 @@ func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.O
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			second = convertRange(m, compat, llm.TransformMessagePtrs(msgs[cut:], m, checked(&renamed2)), make([]llm.Obj, 0, len(msgs)-cut+8))
+			second = convertRange(m, compat, llm.TransformMessagePtrs(msgs[cut:], m, checked(&renamed2)), make([]llm.Obj, 0, len(msgs)-cut+8), direct)
 		}()
 		renamed := false
 		first := llm.TransformMessagePtrs(msgs[:cut], m, checked(&renamed))
 		if !renamed {
-			out = convertRange(m, compat, first, out)
+			out = convertRange(m, compat, first, out, direct)
 			<-done
 			return append(out, second...), renamed2
 		}
@@ -178,7 +184,7 @@ func convertChecked(m *llm.Model, compat Compat, msgs []llm.Message, out []llm.O
 		<-done
 	}
 	renamed := false
-	return convertRange(m, compat, llm.TransformMessagePtrs(msgs, m, checked(&renamed)), out), renamed
+	return convertRange(m, compat, llm.TransformMessagePtrs(msgs, m, checked(&renamed)), out, direct), renamed
 }
 
 // convertMemo is what convertKept keeps in a BodyMemo between a session's bodies: the last
@@ -187,6 +193,7 @@ type convertMemo struct {
 	model  *llm.Model
 	mv     llm.Model
 	compat Compat
+	direct bool
 	// msgs is the last context's messages: a view of the agent's transcript, whose
 	// messages are never written (it is only appended to or replaced whole).
 	msgs []llm.Message
@@ -207,7 +214,7 @@ type convertMemo struct {
 // a model that needs an assistant message after tool results (the conversion's last role)
 // and OpenRouter's anthropic cache markers (set in place in the converted messages) are not
 // memoised. false: convert msgs in full.
-func convertKept(m *llm.Model, msgs []llm.Message, compat Compat, memo *llm.BodyMemo) ([]llm.Obj, bool) {
+func convertKept(m *llm.Model, msgs []llm.Message, compat Compat, memo *llm.BodyMemo, direct bool) ([]llm.Obj, bool) {
 	if memo == nil || compat.RequiresAssistantAfterToolResult || compat.CacheControlFormat == "anthropic" {
 		return nil, false
 	}
@@ -221,20 +228,20 @@ func convertKept(m *llm.Model, msgs []llm.Message, compat Compat, memo *llm.Body
 	prev, _ := memo.TakeKept().(*convertMemo)
 	var conv []llm.Obj
 	start := 0 // the first message converted here
-	if prev != nil && prev.model == m && prev.user <= u && sameMessages(msgs[:prev.user+1], prev.msgs[:prev.user+1]) &&
+	if prev != nil && prev.model == m && prev.direct == direct && prev.user <= u && sameMessages(msgs[:prev.user+1], prev.msgs[:prev.user+1]) &&
 		reflect.DeepEqual(prev.mv, *m) && reflect.DeepEqual(prev.compat, compat) {
 		conv = append(make([]llm.Obj, 0, prev.before+len(msgs)-prev.user+8), prev.conv[:prev.before]...)
 		start = prev.user
 		keptReused.Add(1)
 	}
-	conv, renamed := convertChecked(m, compat, msgs[start:u], conv)
+	conv, renamed := convertChecked(m, compat, msgs[start:u], conv, direct)
 	if renamed {
 		// A result from the user message on could take an id given before it.
 		return nil, false
 	}
 	before := len(conv)
-	conv, _ = convertChecked(m, compat, msgs[u:], conv)
-	memo.PutKept(&convertMemo{model: m, mv: *m, compat: compat, msgs: msgs[:len(msgs):len(msgs)], conv: conv[:len(conv):len(conv)], user: u, before: before})
+	conv, _ = convertChecked(m, compat, msgs[u:], conv, direct)
+	memo.PutKept(&convertMemo{model: m, mv: *m, compat: compat, direct: direct, msgs: msgs[:len(msgs):len(msgs)], conv: conv[:len(conv):len(conv)], user: u, before: before})
 	return conv, true
 }
 
@@ -276,13 +283,26 @@ func convertCut(msgs []llm.Message, compat Compat) int {
 }
 
 // convertRange appends the converted msgs (transformed) to out.
-func convertRange(m *llm.Model, compat Compat, msgs []*llm.Message, out []llm.Obj) []llm.Obj {
+func convertRange(m *llm.Model, compat Compat, msgs []*llm.Message, out []llm.Obj, direct bool) []llm.Obj {
 	lastRole := ""
 	bridge := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: "I have processed the tool results."}}
+	// The Direct values' objects; none when a bridge may follow a tool result (the
+	// Directs do not write that compat's empty assistant content).
+	var slab *llm.DirectSlab
+	if direct && !compat.RequiresAssistantAfterToolResult {
+		slab = new(llm.DirectSlab)
+	}
 	for i := 0; i < len(msgs); i++ {
 		msg := msgs[i]
 		if compat.RequiresAssistantAfterToolResult && lastRole == llm.RoleToolResult && msg.Role == llm.RoleUser {
 			out = append(out, bridge)
+		}
+		if slab != nil {
+			if n, ok := convertDirect(m, compat, msgs, i, slab, &out); ok {
+				// (lastRole matters only to a compat without Directs.)
+				i += n - 1
+				continue
+			}
 		}
 		switch msg.Role {
 		case llm.RoleUser:
@@ -570,7 +590,9 @@ func BuildBody(m *llm.Model, c *llm.Context, o *llm.Options) []byte {
 }
 
 func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj {
-	messages := convertMessages(m, c, compat, p.memo)
+	// Direct messages but for OpenRouter's anthropic cache markers, which are set on the
+	// converted objects' fields.
+	messages := convertMessagesFor(m, c, compat, p.memo, !directOff && compat.CacheControlFormat != "anthropic")
 	body := llm.Obj{{K: "model", V: m.ID}, {K: "messages", V: messages}, {K: "stream", V: true}}
 	if p.sessionID != "" && ((strings.Contains(m.BaseURL, "api.openai.com") && p.retention != "none") ||
 		(p.retention == "long" && compat.SupportsLongCacheRetention)) {
