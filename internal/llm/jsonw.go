@@ -104,6 +104,8 @@ func AppendJSON(b []byte, v any) []byte {
 			return appendStringifiedQuoted(b, t)
 		}
 		return AppendJSString(b, string(AppendJSON(nil, json.RawMessage(t))))
+	case Direct:
+		return t.AppendDirect(b)
 	case map[string]string:
 		keys := make([]string, 0, len(t))
 		for k := range t {
@@ -212,6 +214,8 @@ func sizeHint(v any) int {
 			}
 		}
 		return n
+	case Direct:
+		return t.DirectHint()
 	case map[string]string:
 		n := 2
 		for k, e := range t {

@@ -152,4 +152,10 @@ func TestDirectAllocations(t *testing.T) {
 		t.Fatalf("%v allocations for %d messages", per, n)
 	}
 	t.Logf("%v allocations (objects: %v)", per, testing.AllocsPerRun(5, func() { convertMessagesFor(m, c, compat, nil, false) }))
+	// Through a memo, the array holds each message's Direct itself: not boxed one by one.
+	conv := convertMessagesFor(m, c, compat, nil, true)
+	memo := new(llm.BodyMemo)
+	if per := testing.AllocsPerRun(5, func() { llm.MemoObjs(memo, conv) }); per > 2 {
+		t.Fatalf("the memo's array: %v allocations for %d messages", per, n)
+	}
 }

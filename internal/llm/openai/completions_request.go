@@ -725,7 +725,7 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 	}
 	if p.memo != nil {
 		// After the cache marker is placed: the memo compares what is written.
-		body = body.Set("messages", llm.MemoArray(p.memo, messages))
+		body = body.Set("messages", llm.MemoObjs(p.memo, messages))
 	}
 	return body
 }
