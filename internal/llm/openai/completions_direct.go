@@ -10,86 +10,107 @@ import (
 // A message of the common shapes is written into the body straight from the message
 // (llm.Direct) instead of through an llm.Obj of its fields: a user prompt, a user message of
 // text blocks, an assistant reply of texts and tool calls without thinking, a tool result
-// without images. Each type below writes exactly what appendObj writes for convertRange's
-// object of such a message (TestDirectSameBody); anything else is converted as before.
+// without images. A direct writes exactly what appendObj writes for convertRange's object
+// of such a message (TestDirectSameBody); anything else is converted as before.
 // At 64 MB of session the objects, their fields and boxed values were ~17 MB of fresh pages
 // and a pass over every message and block, for bytes written once.
 
 // directOff turns the direct messages off (tests compare bodies written both ways).
 var directOff bool
 
-// userStringMsg is a user message whose content was a string: {"role":"user","content":...}.
-type userStringMsg llm.Message
+// direct is one message written straight from it: what kind of object it is, and what
+// its conversion found out while it read the message (its size hint, an assistant's one
+// non-blank text), so that the body is written without reading its blocks twice more. The
+// directs are made in blocks of 256 (directSlab).
+type direct struct {
+	m *llm.Message
+	// one is an assistant's one non-blank text block (nil when it has none or several:
+	// texts says which).
+	one   *llm.Content
+	hint  int32
+	kind  directKind
+	texts uint8 // an assistant's non-blank texts, up to 2
+}
 
-// userTextsMsg is a user message of text blocks only (at least one).
-type userTextsMsg llm.Message
+type directKind uint8
 
-// assistantMsg is an assistant message without thinking blocks, with a non-blank text or a
-// tool call, for a compat that neither sends "" as an empty content nor needs
-// reasoning_content.
-type assistantMsg llm.Message
-
-// toolMsg is a tool result without images; toolNamedMsg one that also gives its tool's name.
-type (
-	toolMsg      llm.Message
-	toolNamedMsg llm.Message
+const (
+	// userString: a user message whose content was a string: {"role":"user","content":...}.
+	userString directKind = iota
+	// userTexts: a user message of text blocks only (at least one).
+	userTexts
+	// assistantReply: an assistant message without thinking blocks, with a non-blank text
+	// or a tool call, for a compat that neither sends "" as an empty content nor needs
+	// reasoning_content.
+	assistantReply
+	// toolResult: a tool result without images; toolResultNamed one that also gives its
+	// tool's name.
+	toolResult
+	toolResultNamed
 )
 
-func (m *userStringMsg) AppendDirect(b []byte) []byte {
-	b = append(b, `{"role":"user","content":`...)
-	b = appendJoined(b, m.Content, "", false)
+// directSlab hands out directs and their objects (convertRange's, one a goroutine).
+type directSlab struct {
+	d    []direct
+	objs llm.DirectSlab
+}
+
+func (s *directSlab) obj(d direct) llm.Obj {
+	if len(s.d) == cap(s.d) {
+		s.d = make([]direct, 0, 256)
+	}
+	s.d = append(s.d, d)
+	return s.objs.Obj(&s.d[len(s.d)-1])
+}
+
+func (d *direct) DirectHint() int { return int(d.hint) }
+
+func (d *direct) SameDirect(o llm.Direct) bool {
+	e, ok := o.(*direct)
+	return ok && e.m == d.m && e.kind == d.kind
+}
+
+func (d *direct) AppendDirect(b []byte) []byte {
+	m := d.m
+	switch d.kind {
+	case userString:
+		b = append(b, `{"role":"user","content":`...)
+		b = appendJoined(b, m.Content, "", false)
+	case userTexts:
+		b = append(b, `{"role":"user","content":[`...)
+		for k := range m.Content {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"text","text":`...)
+			b = m.Content[k].AppendText(b)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	case assistantReply:
+		b = d.appendAssistant(b)
+	case toolResult, toolResultNamed:
+		b = append(b, `{"role":"tool","content":`...)
+		b = appendJoined(b, m.Content, "\n", true)
+		b = append(b, `,"tool_call_id":`...)
+		b = llm.AppendJSString(b, m.ToolCallID)
+		if d.kind == toolResultNamed {
+			b = append(b, `,"name":`...)
+			b = llm.AppendJSString(b, m.ToolName)
+		}
+	}
 	return append(b, '}')
 }
 
-func (m *userStringMsg) DirectHint() int { return 28 + joinedHint(m.Content) }
-
-func (m *userStringMsg) SameDirect(d llm.Direct) bool {
-	o, ok := d.(*userStringMsg)
-	return ok && o == m
-}
-
-func (m *userTextsMsg) AppendDirect(b []byte) []byte {
-	b = append(b, `{"role":"user","content":[`...)
-	for k := range m.Content {
-		if k > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":"text","text":`...)
-		b = m.Content[k].AppendText(b)
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
-}
-
-func (m *userTextsMsg) DirectHint() int {
-	n := 30
-	for k := range m.Content {
-		n += 24 + m.Content[k].TextHint()
-	}
-	return n
-}
-
-func (m *userTextsMsg) SameDirect(d llm.Direct) bool {
-	o, ok := d.(*userTextsMsg)
-	return ok && o == m
-}
-
-func (m *assistantMsg) AppendDirect(b []byte) []byte {
+// appendAssistant appends an assistant reply's object without its closing brace.
+func (d *direct) appendAssistant(b []byte) []byte {
+	m := d.m
 	b = append(b, `{"role":"assistant","content":`...)
-	var one *llm.Content
-	n := 0
-	for k := range m.Content {
-		if c := &m.Content[k]; c.Type == llm.TypeText && strings.TrimSpace(c.Text) != "" {
-			if n++; n == 1 {
-				one = c
-			}
-		}
-	}
-	switch n {
-	case 0:
+	switch {
+	case d.texts == 0:
 		b = append(b, "null"...)
-	case 1:
-		b = one.AppendText(b)
+	case d.one != nil:
+		b = d.one.AppendText(b)
 	default:
 		// convertRange's text: the non-blank texts joined.
 		var text strings.Builder
@@ -127,61 +148,7 @@ func (m *assistantMsg) AppendDirect(b []byte) []byte {
 	if calls > 0 {
 		b = append(b, ']')
 	}
-	return append(b, '}')
-}
-
-func (m *assistantMsg) DirectHint() int {
-	n := 36
-	for k := range m.Content {
-		switch c := &m.Content[k]; c.Type {
-		case llm.TypeText:
-			n += c.TextHint()
-		case llm.TypeToolCall:
-			a := max(len(c.Arguments), 2)
-			n += 64 + len(c.ID) + len(c.Name) + a + a/8 + 2
-		}
-	}
-	return n
-}
-
-func (m *assistantMsg) SameDirect(d llm.Direct) bool {
-	o, ok := d.(*assistantMsg)
-	return ok && o == m
-}
-
-func (m *toolMsg) AppendDirect(b []byte) []byte {
-	return append(appendToolResult(b, (*llm.Message)(m)), '}')
-}
-
-func (m *toolMsg) DirectHint() int { return 48 + joinedHint(m.Content) + len(m.ToolCallID) }
-
-func (m *toolMsg) SameDirect(d llm.Direct) bool {
-	o, ok := d.(*toolMsg)
-	return ok && o == m
-}
-
-func (m *toolNamedMsg) AppendDirect(b []byte) []byte {
-	b = appendToolResult(b, (*llm.Message)(m))
-	b = append(b, `,"name":`...)
-	b = llm.AppendJSString(b, m.ToolName)
-	return append(b, '}')
-}
-
-func (m *toolNamedMsg) DirectHint() int {
-	return 58 + joinedHint(m.Content) + len(m.ToolCallID) + len(m.ToolName)
-}
-
-func (m *toolNamedMsg) SameDirect(d llm.Direct) bool {
-	o, ok := d.(*toolNamedMsg)
-	return ok && o == m
-}
-
-// appendToolResult appends a tool result's object without its closing brace.
-func appendToolResult(b []byte, m *llm.Message) []byte {
-	b = append(b, `{"role":"tool","content":`...)
-	b = appendJoined(b, m.Content, "\n", true)
-	b = append(b, `,"tool_call_id":`...)
-	return llm.AppendJSString(b, m.ToolCallID)
+	return b
 }
 
 // appendJoined appends AppendJSON(b, joinTexts(content, sep)), or "(no tool output)" for a
@@ -225,72 +192,93 @@ func joinedHint(content []llm.Content) int {
 	return n + 16
 }
 
-// directUser is the Direct for a user message, or nil when convertRange converts it.
-func directUser(msg *llm.Message) llm.Direct {
+// hintOf clamps a size hint to the direct's field (a message of 2 GiB is not sent anyway).
+func hintOf(n int) int32 { return int32(min(n, 1<<31-1)) }
+
+// directUser is the direct for a user message; false when convertRange converts it.
+func directUser(msg *llm.Message) (direct, bool) {
 	if msg.StringContent {
-		return (*userStringMsg)(msg)
+		return direct{m: msg, kind: userString, hint: hintOf(28 + joinedHint(msg.Content))}, true
 	}
 	if len(msg.Content) == 0 {
-		return nil
+		return direct{}, false
 	}
+	n := 30
 	for k := range msg.Content {
-		if msg.Content[k].Type != llm.TypeText {
-			return nil
+		c := &msg.Content[k]
+		if c.Type != llm.TypeText {
+			return direct{}, false
 		}
+		n += 24 + c.TextHint()
 	}
-	return (*userTextsMsg)(msg)
+	return direct{m: msg, kind: userTexts, hint: hintOf(n)}, true
 }
 
-// directAssistant is the Direct for an assistant message, or nil when convertRange converts
-// it (it has thinking, or the compat asks for what the Direct does not write). skip: the
+// directAssistant is the direct for an assistant message; false when convertRange converts
+// it (it has thinking, or the compat asks for what the direct does not write). skip: the
 // message has no non-blank text and no tool call, so convertRange leaves it out.
-func directAssistant(m *llm.Model, compat Compat, msg *llm.Message) (d llm.Direct, skip bool) {
+func directAssistant(m *llm.Model, compat Compat, msg *llm.Message) (d direct, ok, skip bool) {
 	if compat.RequiresAssistantAfterToolResult || compat.RequiresReasoningContentOnAssistant && m.Reasoning {
-		return nil, false
+		return direct{}, false, false
 	}
-	has := false
+	d = direct{m: msg, kind: assistantReply}
+	n, calls := 36, 0
 	for k := range msg.Content {
 		switch c := &msg.Content[k]; c.Type {
 		case llm.TypeThinking:
-			return nil, false
+			return direct{}, false, false
 		case llm.TypeToolCall:
-			has = true
+			calls++
+			a := max(len(c.Arguments), 2)
+			n += 64 + len(c.ID) + len(c.Name) + a + a/8 + 2
 		case llm.TypeText:
-			has = has || strings.TrimSpace(c.Text) != ""
+			n += c.TextHint()
+			if strings.TrimSpace(c.Text) != "" {
+				if d.texts++; d.texts == 1 {
+					d.one = c
+				} else {
+					d.texts, d.one = 2, nil
+				}
+			}
 		}
 	}
-	if !has {
-		return nil, true
+	if d.texts == 0 && calls == 0 {
+		return direct{}, false, true
 	}
-	return (*assistantMsg)(msg), false
+	d.hint = hintOf(n)
+	return d, true, false
 }
 
-// directTool is the Direct for a tool result without images.
-func directTool(compat Compat, msg *llm.Message) llm.Direct {
+// directTool is the direct for a tool result without images.
+func directTool(compat Compat, msg *llm.Message) direct {
+	d := direct{m: msg, kind: toolResult}
+	n := 48 + joinedHint(msg.Content) + len(msg.ToolCallID)
 	if compat.RequiresToolResultName && msg.ToolName != "" {
-		return (*toolNamedMsg)(msg)
+		d.kind = toolResultNamed
+		n += 10 + len(msg.ToolName)
 	}
-	return (*toolMsg)(msg)
+	d.hint = hintOf(n)
+	return d
 }
 
-// convertDirect appends to out the Directs of msgs[i] (of the run of tool results it starts),
+// convertDirect appends to out the directs of msgs[i] (of the run of tool results it starts),
 // and returns how many messages it took (a left-out assistant message is taken with none
 // appended); ok is false when convertRange converts msgs[i] itself.
-func convertDirect(m *llm.Model, compat Compat, msgs []*llm.Message, i int, slab *llm.DirectSlab, out *[]llm.Obj) (n int, ok bool) {
+func convertDirect(m *llm.Model, compat Compat, msgs []*llm.Message, i int, slab *directSlab, out *[]llm.Obj) (n int, ok bool) {
 	msg := msgs[i]
 	switch msg.Role {
 	case llm.RoleUser:
-		if d := directUser(msg); d != nil {
-			*out = append(*out, slab.Obj(d))
+		if d, ok := directUser(msg); ok {
+			*out = append(*out, slab.obj(d))
 			return 1, true
 		}
 	case llm.RoleAssistant:
-		d, skip := directAssistant(m, compat, msg)
+		d, ok, skip := directAssistant(m, compat, msg)
 		if skip {
 			return 1, true
 		}
-		if d != nil {
-			*out = append(*out, slab.Obj(d))
+		if ok {
+			*out = append(*out, slab.obj(d))
 			return 1, true
 		}
 	case llm.RoleToolResult:
@@ -305,7 +293,7 @@ func convertDirect(m *llm.Model, compat Compat, msgs []*llm.Message, i int, slab
 			}
 		}
 		for k := i; k < j; k++ {
-			*out = append(*out, slab.Obj(directTool(compat, msgs[k])))
+			*out = append(*out, slab.obj(directTool(compat, msgs[k])))
 		}
 		return j - i, true
 	}

@@ -109,12 +109,21 @@ func TestDirectGrownSession(t *testing.T) {
 		}
 	}
 	conv := convertMessagesFor(directModels[0], c, ResolveCompat(directModels[0]), nil, true)
-	directs := 0
+	directs, written, hinted := 0, 0, 0
 	for _, o := range conv {
 		if len(o) == 1 && o[0].K == "\x00direct" {
 			directs++
+			d := o[0].V.(*direct)
+			written += len(d.AppendDirect(nil))
+			hinted += d.DirectHint()
 		}
 	}
+	// The body's room is the hints and an eighth (appendParallel): a half that outgrows its
+	// room has the whole body copied.
+	if written > hinted+hinted/8 {
+		t.Fatalf("%d bytes written, %d hinted", written, hinted)
+	}
+	t.Logf("%d of %d messages direct: %d bytes, %d hinted", directs, len(conv), written, hinted)
 	if directs < len(conv)*9/10 {
 		t.Fatalf("%d of %d messages direct", directs, len(conv))
 	}

@@ -288,9 +288,9 @@ func convertRange(m *llm.Model, compat Compat, msgs []*llm.Message, out []llm.Ob
 	bridge := llm.Obj{{K: "role", V: "assistant"}, {K: "content", V: "I have processed the tool results."}}
 	// The Direct values' objects; none when a bridge may follow a tool result (the
 	// Directs do not write that compat's empty assistant content).
-	var slab *llm.DirectSlab
+	var slab *directSlab
 	if direct && !compat.RequiresAssistantAfterToolResult {
-		slab = new(llm.DirectSlab)
+		slab = new(directSlab)
 	}
 	for i := 0; i < len(msgs); i++ {
 		msg := msgs[i]
