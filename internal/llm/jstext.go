@@ -54,7 +54,7 @@ func (c *Content) clearQuoted() {
 }
 
 // Quoted reports whether c carries a record of its text's or thinking's JSON form (tests).
-func (c *Content) Quoted() bool { return c.qq != nil }
+func (c *Content) Quoted() bool { return c.qq != nil && c.qq != &stringifiedMark }
 
 // Unquoted returns c without the record of its JSON form, as a block built without the
 // session decoder is (tests compare decoded blocks with others).
@@ -77,10 +77,53 @@ var quotedOff bool
 
 // quotedFor returns the record when it stands for s.
 func (c *Content) quotedFor(s string) *JSString {
-	if c.qq == nil || quotedOff || uint64(len(s)) != uint64(c.qn) || unsafe.StringData(s) != c.qs {
+	if c.qq == nil || c.qq == &stringifiedMark || quotedOff || uint64(len(s)) != uint64(c.qn) || unsafe.StringData(s) != c.qs {
 		return nil
 	}
 	return (*JSString)(unsafe.Pointer(c))
+}
+
+// A tool call's arguments are JSON, sent as a JSON string of their JSON.stringify form
+// (OpenAI's bodies): checking that they already are in that form (isStringified) was, after
+// the escaping itself, the largest part of a long session's first body. The session decoder
+// checks it while it reads them anyway, and records it in the block's record (a tool call
+// has no text): the record's string is the arguments' bytes, and its form is this mark.
+var stringifiedMark byte
+
+// SetArgumentsStringified records on c that c.Arguments is in JSON.stringify's form, as
+// isStringified finds it (the session decoder checks it as it reads them). The record is
+// used only while c.Arguments is still that very slice (same bytes in memory and length).
+func (c *Content) SetArgumentsStringified() {
+	if len(c.Arguments) == 0 || uint64(len(c.Arguments)) > 1<<32-1 {
+		return
+	}
+	c.qs, c.qq = unsafe.SliceData(c.Arguments), &stringifiedMark
+	c.qn, c.qdLo, c.qdHi = uint32(len(c.Arguments)), 0, 0
+}
+
+// argumentsStringified reports whether c's record says that c.Arguments is in
+// JSON.stringify's form.
+func (c *Content) argumentsStringified() bool {
+	return c.qq == &stringifiedMark && !stringifiedOff && uint64(len(c.Arguments)) == uint64(c.qn) &&
+		len(c.Arguments) > 0 && unsafe.SliceData(c.Arguments) == c.qs
+}
+
+// ArgumentsStringified reports whether c carries the record of SetArgumentsStringified
+// (tests).
+func (c *Content) ArgumentsStringified() bool { return c.argumentsStringified() }
+
+// AppendArguments appends a tool call's arguments (an empty object when it has none) as
+// AppendJSON(b, JSONText(arguments)) does: without checking their form again when the
+// record says it.
+func (c *Content) AppendArguments(b []byte) []byte {
+	if c.argumentsStringified() {
+		return appendStringifiedQuoted(b, c.Arguments)
+	}
+	args := c.Arguments
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	return AppendJSONText(b, args)
 }
 
 // TextJSON returns c.Text as a value for AppendJSON: its recorded JSON form when c.Text is

@@ -350,7 +350,10 @@ func (r *jreader) block() llm.Content {
 		case "name":
 			c.Name = r.str("name")
 		case "arguments":
-			c.Arguments = r.raw()
+			var canon bool
+			if c.Arguments, canon = r.rawStringified(); canon {
+				c.SetArgumentsStringified()
+			}
 		case "thoughtSignature":
 			c.ThoughtSignature = r.str("thoughtSignature")
 		default:

@@ -582,6 +582,156 @@ func (r *jreader) raw() []byte {
 	return r.b[start:r.i:r.i]
 }
 
+// rawStringified is raw for a tool call's arguments, and reports whether they are in
+// JSON.stringify's form (llm.Content.SetArgumentsStringified): they are checked as they are
+// read, in one pass (a body then escapes them without checking them again). Anything the
+// check is not sure of (a float, deep nesting) reads as not in that form: the body checks
+// it then.
+func (r *jreader) rawStringified() ([]byte, bool) {
+	r.ws()
+	start := r.i
+	if end, ok := stringifiedEnd(r.b, start, 0); ok {
+		r.i = end
+		return r.b[start:end:end], true
+	}
+	return r.raw(), false
+}
+
+// stringifiedMaxDepth bounds the nesting stringifiedEnd follows (llm's check takes 200).
+const stringifiedMaxDepth = 64
+
+// stringifiedEnd returns the end of the JSON value at b[i:] when it is written exactly as
+// JSON.stringify writes it: no white space, every string with JSON.stringify's escapes
+// only (canonicalEscape) and valid UTF-8, every number an integer of at most 15 digits
+// other than -0, no key twice in an object; false when it is not or not surely so (the
+// value may still be valid JSON: the caller reads it again the ordinary way).
+func stringifiedEnd(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) || depth > stringifiedMaxDepth {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '{':
+		i++
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		// The keys so far: canonical keys are the same string exactly when their bytes
+		// are the same.
+		var kb [8][]byte
+		keys := kb[:0]
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return 0, false
+			}
+			end, ok := stringifiedStr(b, i)
+			if !ok {
+				return 0, false
+			}
+			k := b[i:end]
+			for _, p := range keys {
+				if string(p) == string(k) {
+					return 0, false
+				}
+			}
+			keys = append(keys, k)
+			if end >= len(b) || b[end] != ':' {
+				return 0, false
+			}
+			if i, ok = stringifiedEnd(b, end+1, depth+1); !ok || i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case '}':
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	case c == '[':
+		i++
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = stringifiedEnd(b, i, depth+1); !ok || i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	case c == '"':
+		return stringifiedStr(b, i)
+	case c == 't':
+		if i+4 <= len(b) && string(b[i:i+4]) == "true" {
+			return i + 4, true
+		}
+	case c == 'f':
+		if i+5 <= len(b) && string(b[i:i+5]) == "false" {
+			return i + 5, true
+		}
+	case c == 'n':
+		if i+4 <= len(b) && string(b[i:i+4]) == "null" {
+			return i + 4, true
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		// An integer JavaScript prints as it is: exact in a float64 (15 digits at most),
+		// no leading zero, not -0.
+		j := i
+		if c == '-' {
+			j++
+		}
+		d := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		n := j - d
+		if n == 0 || n > 15 || b[d] == '0' && (n > 1 || c == '-') {
+			return 0, false
+		}
+		if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+			return 0, false
+		}
+		return j, true
+	}
+	return 0, false
+}
+
+// stringifiedStr returns the end of the string at b[i] (its quote) when it is as
+// JSON.stringify writes it (llm.AppendJSString): valid UTF-8, no control character, only
+// canonical escapes.
+func stringifiedStr(b []byte, i int) (int, bool) {
+	i++
+	for {
+		j, high := plainEnd(b, i)
+		if j >= len(b) || high != 0 && !utf8.Valid(b[i:j]) {
+			return 0, false
+		}
+		switch b[j] {
+		case '"':
+			return j + 1, true
+		case '\\':
+			if j+1 < len(b) && shortEscape[b[j+1]] != 0 {
+				i = j + 2
+				continue
+			}
+			if j+6 <= len(b) && canonicalEscape(b[j:j+6]) {
+				i = j + 6
+				continue
+			}
+		}
+		return 0, false
+	}
+}
+
 // skip consumes one value of any type, validating it.
 func (r *jreader) skip() bool {
 	switch c := r.peek(); {

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/pigo-agent/pigo/internal/llm"
@@ -138,11 +137,7 @@ func (d *direct) appendAssistant(b []byte) []byte {
 		b = append(b, `,"type":"function","function":{"name":`...)
 		b = llm.AppendJSString(b, c.Name)
 		b = append(b, `,"arguments":`...)
-		args := c.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		b = llm.AppendJSONText(b, args)
+		b = c.AppendArguments(b)
 		b = append(b, "}}"...)
 	}
 	if calls > 0 {
