@@ -30,7 +30,7 @@ func decodeEntry(b []byte) (*Entry, error) {
 			}
 			switch string(k) {
 			case "type":
-				e.Type = r.str("type")
+				e.Type = knownType(r.str("type"))
 			case "id":
 				e.ID = r.str("id")
 			case "parentId":
@@ -177,7 +177,7 @@ func (r *jreader) message(line []byte) (msg *Message, slot *Entry) {
 		}
 		switch string(k) {
 		case "role":
-			m.Role = r.str("role")
+			m.Role = knownRole(r.str("role"))
 		case "content":
 			content = r.content()
 		case "api":
@@ -191,7 +191,7 @@ func (r *jreader) message(line []byte) (msg *Message, slot *Entry) {
 		case "usage":
 			hasUsage = r.usage(&usage)
 		case "stopReason":
-			m.StopReason = r.str("stopReason")
+			m.StopReason = knownStop(r.str("stopReason"))
 		case "errorMessage":
 			m.ErrorMessage = r.str("errorMessage")
 		case "responseModel":
@@ -323,7 +323,7 @@ func (r *jreader) block() llm.Content {
 		}
 		switch string(k) {
 		case "type":
-			c.Type = r.str("type")
+			c.Type = knownBlockType(r.str("type"))
 		case "text":
 			// The quoted form is kept for request bodies (llm.Content.SetQuoted).
 			var q string
@@ -451,4 +451,85 @@ func decodeHeader(b []byte) (Header, error) {
 		}
 	}
 	return h, r.end()
+}
+
+// The strings the passes over a loaded session compare most — an entry's type, a message's
+// role, a block's type, a stop reason — are the constants they equal, not views of their
+// line: a comparison with a constant then reads the binary's data, which stays in cache,
+// instead of the line's bytes in the file's block (a cache miss a message or a block in
+// each pass over a long session: the context, the transform, the conversion, the body's
+// hints and bytes, the token estimate, the replay). Any other value stays as it was read.
+
+func knownType(s string) string {
+	switch s {
+	case TypeMessage:
+		return TypeMessage
+	case TypeModelChange:
+		return TypeModelChange
+	case TypeThinkingLevelChange:
+		return TypeThinkingLevelChange
+	case TypeCompaction:
+		return TypeCompaction
+	case TypeBranchSummary:
+		return TypeBranchSummary
+	case TypeCustom:
+		return TypeCustom
+	case TypeCustomMessage:
+		return TypeCustomMessage
+	case TypeLabel:
+		return TypeLabel
+	case TypeSessionInfo:
+		return TypeSessionInfo
+	}
+	return s
+}
+
+func knownRole(s string) string {
+	switch s {
+	case llm.RoleUser:
+		return llm.RoleUser
+	case llm.RoleAssistant:
+		return llm.RoleAssistant
+	case llm.RoleToolResult:
+		return llm.RoleToolResult
+	case RoleBashExecution:
+		return RoleBashExecution
+	case RoleCustom:
+		return RoleCustom
+	case RoleBranchSummary:
+		return RoleBranchSummary
+	case RoleCompactionSummary:
+		return RoleCompactionSummary
+	}
+	return s
+}
+
+func knownBlockType(s string) string {
+	switch s {
+	case llm.TypeText:
+		return llm.TypeText
+	case llm.TypeThinking:
+		return llm.TypeThinking
+	case llm.TypeToolCall:
+		return llm.TypeToolCall
+	case llm.TypeImage:
+		return llm.TypeImage
+	}
+	return s
+}
+
+func knownStop(s string) string {
+	switch s {
+	case llm.StopStop:
+		return llm.StopStop
+	case llm.StopToolUse:
+		return llm.StopToolUse
+	case llm.StopLength:
+		return llm.StopLength
+	case llm.StopError:
+		return llm.StopError
+	case llm.StopAborted:
+		return llm.StopAborted
+	}
+	return s
 }
