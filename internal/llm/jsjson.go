@@ -203,11 +203,17 @@ func appendStringifiedQuoted(b []byte, raw []byte) []byte {
 	for ; i < len(raw); i++ {
 		n += int(quoteEscape[raw[i]])
 	}
+	return appendStringifiedQuotedN(b, raw, n)
+}
+
+// appendStringifiedQuotedN is appendStringifiedQuoted with the length it writes already
+// counted (n: raw's length, its quotes and backslashes, and two).
+func appendStringifiedQuotedN(b []byte, raw []byte, n int) []byte {
 	b = slices.Grow(b, n)
 	out := b[len(b) : len(b)+n]
 	out[0] = '"'
 	j := 1
-	i = 0
+	i := 0
 	// A word at a time while eight more bytes follow it: its bytes are stored whole, and
 	// before each quote or backslash in it the bytes so far are stored as a whole word too
 	// (what lands past them is overwritten next), then the backslash. The stores stay

@@ -91,14 +91,17 @@ func (c *Content) quotedFor(s string) *JSString {
 var stringifiedMark byte
 
 // SetArgumentsStringified records on c that c.Arguments is in JSON.stringify's form, as
-// isStringified finds it (the session decoder checks it as it reads them). The record is
-// used only while c.Arguments is still that very slice (same bytes in memory and length).
-func (c *Content) SetArgumentsStringified() {
-	if len(c.Arguments) == 0 || uint64(len(c.Arguments)) > 1<<32-1 {
+// isStringified finds it, and holds quotes quotes and backslashes (the session decoder
+// checks and counts them as it reads them: both must be right, the body trusts them). The
+// record is used only while c.Arguments is still that very slice (same bytes in memory and
+// length).
+func (c *Content) SetArgumentsStringified(quotes int) {
+	d := quotes + 2 // what escaping them as a JSON string adds
+	if len(c.Arguments) == 0 || uint64(len(c.Arguments)) > 1<<32-1 || quotes < 0 || d > maxQuotedExtra {
 		return
 	}
 	c.qs, c.qq = unsafe.SliceData(c.Arguments), &stringifiedMark
-	c.qn, c.qdLo, c.qdHi = uint32(len(c.Arguments)), 0, 0
+	c.qn, c.qdLo, c.qdHi = uint32(len(c.Arguments)), uint16(d), uint8(d>>16)
 }
 
 // argumentsStringified reports whether c's record says that c.Arguments is in
@@ -117,7 +120,7 @@ func (c *Content) ArgumentsStringified() bool { return c.argumentsStringified() 
 // record says it.
 func (c *Content) AppendArguments(b []byte) []byte {
 	if c.argumentsStringified() {
-		return appendStringifiedQuoted(b, c.Arguments)
+		return appendStringifiedQuotedN(b, c.Arguments, len(c.Arguments)+int(c.qdLo)+int(c.qdHi)<<16)
 	}
 	args := c.Arguments
 	if len(args) == 0 {

@@ -351,8 +351,9 @@ func (r *jreader) block() llm.Content {
 			c.Name = r.str("name")
 		case "arguments":
 			var canon bool
-			if c.Arguments, canon = r.rawStringified(); canon {
-				c.SetArgumentsStringified()
+			var quotes int
+			if c.Arguments, quotes, canon = r.rawStringified(); canon {
+				c.SetArgumentsStringified(quotes)
 			}
 		case "thoughtSignature":
 			c.ThoughtSignature = r.str("thoughtSignature")

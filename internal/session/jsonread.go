@@ -583,18 +583,18 @@ func (r *jreader) raw() []byte {
 }
 
 // rawStringified is raw for a tool call's arguments, and reports whether they are in
-// JSON.stringify's form (llm.Content.SetArgumentsStringified): they are checked as they are
-// read, in one pass (a body then escapes them without checking them again). Anything the
-// check is not sure of (a float, deep nesting) reads as not in that form: the body checks
-// it then.
-func (r *jreader) rawStringified() ([]byte, bool) {
+// JSON.stringify's form (llm.Content.SetArgumentsStringified) and how many quotes and
+// backslashes they hold: they are checked as they are read, in one pass (a body then
+// escapes them without checking or counting them again). Anything the check is not sure of
+// (a float, deep nesting) reads as not in that form: the body checks it then.
+func (r *jreader) rawStringified() (raw []byte, quotes int, ok bool) {
 	r.ws()
 	start := r.i
-	if end, ok := stringifiedEnd(r.b, start, 0); ok {
+	if end, q, ok := stringifiedEnd(r.b, start, 0); ok {
 		r.i = end
-		return r.b[start:end:end], true
+		return r.b[start:end:end], q, true
 	}
-	return r.raw(), false
+	return r.raw(), 0, false
 }
 
 // stringifiedMaxDepth bounds the nesting stringifiedEnd follows (llm's check takes 200).
@@ -604,16 +604,17 @@ const stringifiedMaxDepth = 64
 // JSON.stringify writes it: no white space, every string with JSON.stringify's escapes
 // only (canonicalEscape) and valid UTF-8, every number an integer of at most 15 digits
 // other than -0, no key twice in an object; false when it is not or not surely so (the
-// value may still be valid JSON: the caller reads it again the ordinary way).
-func stringifiedEnd(b []byte, i, depth int) (int, bool) {
+// value may still be valid JSON: the caller reads it again the ordinary way). quotes is
+// the number of its quotes and backslashes (what escaping it as a JSON string adds).
+func stringifiedEnd(b []byte, i, depth int) (end, quotes int, ok bool) {
 	if i >= len(b) || depth > stringifiedMaxDepth {
-		return 0, false
+		return 0, 0, false
 	}
 	switch c := b[i]; {
 	case c == '{':
 		i++
 		if i < len(b) && b[i] == '}' {
-			return i + 1, true
+			return i + 1, 0, true
 		}
 		// The keys so far: canonical keys are the same string exactly when their bytes
 		// are the same.
@@ -621,66 +622,69 @@ func stringifiedEnd(b []byte, i, depth int) (int, bool) {
 		keys := kb[:0]
 		for {
 			if i >= len(b) || b[i] != '"' {
-				return 0, false
+				return 0, 0, false
 			}
-			end, ok := stringifiedStr(b, i)
+			end, q, ok := stringifiedStr(b, i)
 			if !ok {
-				return 0, false
+				return 0, 0, false
 			}
+			quotes += q
 			k := b[i:end]
 			for _, p := range keys {
 				if string(p) == string(k) {
-					return 0, false
+					return 0, 0, false
 				}
 			}
 			keys = append(keys, k)
 			if end >= len(b) || b[end] != ':' {
-				return 0, false
+				return 0, 0, false
 			}
-			if i, ok = stringifiedEnd(b, end+1, depth+1); !ok || i >= len(b) {
-				return 0, false
+			if i, q, ok = stringifiedEnd(b, end+1, depth+1); !ok || i >= len(b) {
+				return 0, 0, false
 			}
+			quotes += q
 			switch b[i] {
 			case ',':
 				i++
 			case '}':
-				return i + 1, true
+				return i + 1, quotes, true
 			default:
-				return 0, false
+				return 0, 0, false
 			}
 		}
 	case c == '[':
 		i++
 		if i < len(b) && b[i] == ']' {
-			return i + 1, true
+			return i + 1, 0, true
 		}
 		for {
-			var ok bool
-			if i, ok = stringifiedEnd(b, i, depth+1); !ok || i >= len(b) {
-				return 0, false
+			var q int
+			if i, q, ok = stringifiedEnd(b, i, depth+1); !ok || i >= len(b) {
+				return 0, 0, false
 			}
+			quotes += q
 			switch b[i] {
 			case ',':
 				i++
 			case ']':
-				return i + 1, true
+				return i + 1, quotes, true
 			default:
-				return 0, false
+				return 0, 0, false
 			}
 		}
 	case c == '"':
 		return stringifiedStr(b, i)
 	case c == 't':
 		if i+4 <= len(b) && string(b[i:i+4]) == "true" {
-			return i + 4, true
+			return i + 4, 0, true
 		}
 	case c == 'f':
 		if i+5 <= len(b) && string(b[i:i+5]) == "false" {
-			return i + 5, true
+			return i + 5, 0, true
 		}
 	case c == 'n':
 		if i+4 <= len(b) && string(b[i:i+4]) == "null" {
-			return i + 4, true
+			return i + 4, 0, true
 		}
 	case c == '-' || '0' <= c && c <= '9':
 		// An integer JavaScript prints as it is: exact in a float64 (15 digits at most),
@@ -695,42 +699,48 @@ func stringifiedEnd(b []byte, i, depth int) (int, bool) {
 		}
 		n := j - d
 		if n == 0 || n > 15 || b[d] == '0' && (n > 1 || c == '-') {
-			return 0, false
+			return 0, 0, false
 		}
 		if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
-			return 0, false
+			return 0, 0, false
 		}
-		return j, true
+		return j, 0, true
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // stringifiedStr returns the end of the string at b[i] (its quote) when it is as
 // JSON.stringify writes it (llm.AppendJSString): valid UTF-8, no control character, only
-// canonical escapes.
-func stringifiedStr(b []byte, i int) (int, bool) {
+// canonical escapes; and its number of quotes and backslashes.
+func stringifiedStr(b []byte, i int) (end, quotes int, ok bool) {
 	i++
+	quotes = 2
 	for {
 		j, high := plainEnd(b, i)
 		if j >= len(b) || high != 0 && !utf8.Valid(b[i:j]) {
-			return 0, false
+			return 0, 0, false
 		}
 		switch b[j] {
 		case '"':
-			return j + 1, true
+			return j + 1, quotes, true
 		case '\\':
 			if j+1 < len(b) && shortEscape[b[j+1]] != 0 {
+				quotes += 1 + int(quoteOrBackslash[b[j+1]])
 				i = j + 2
 				continue
 			}
 			if j+6 <= len(b) && canonicalEscape(b[j:j+6]) {
+				quotes++
 				i = j + 6
 				continue
 			}
 		}
-		return 0, false
+		return 0, 0, false
 	}
 }
+
+// quoteOrBackslash is 1 for a quote and a backslash.
+var quoteOrBackslash = [256]uint8{'"': 1, '\\': 1}
 
 // skip consumes one value of any type, validating it.
 func (r *jreader) skip() bool {
