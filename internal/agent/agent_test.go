@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -412,4 +413,45 @@ func TestMessagesIsAView(t *testing.T) {
 	eq(t, "transcript", len(got), 4)
 	eq(t, "transcript's third", got[2].Text(), "again")
 	eq(t, "transcript's last", got[3].Text(), "two")
+}
+
+// goid is the calling goroutine's id, read from its stack's header ("goroutine N [...").
+func goid() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	f := strings.Fields(string(b))
+	return f[1]
+}
+
+// TestLastCallRunsOnTheLoop: a reply's last call runs on the loop's own goroutine (a single
+// call starts no goroutine and wakes no second thread); the others still run beside it.
+func TestLastCallRunsOnTheLoop(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		var mu sync.Mutex
+		on := map[string]string{}
+		tool := Tool{Tool: llm.Tool{Name: "work", Parameters: json.RawMessage(`{"type":"object"}`)},
+			Execute: func(ctx context.Context, id string, args json.RawMessage, update func(Result)) (Result, error) {
+				mu.Lock()
+				on[id] = goid()
+				mu.Unlock()
+				return Result{Content: []llm.Content{llm.TextBlock(id)}}, nil
+			}}
+		var cs []call
+		for i := range n {
+			cs = append(cs, call{fmt.Sprintf("c%d", i), "work", "{}"})
+		}
+		p := &fakeProvider{}
+		p.add(calls("", cs...), text("done"))
+		a, _, _ := newTestAgent(t, p, []Tool{tool}, nil)
+		loop := goid()
+		if _, err := a.Prompt(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			id := fmt.Sprintf("c%d", i)
+			if last := i == n-1; (on[id] == loop) != last {
+				t.Errorf("%d calls: call %s ran on goroutine %s, the loop's is %s", n, id, on[id], loop)
+			}
+		}
+	}
 }

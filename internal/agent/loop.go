@@ -303,19 +303,29 @@ func (a *Agent) executeParallel(ctx context.Context, msg *llm.Message, calls []l
 		}
 	}
 	// At most MaxParallelTools run at once; the rest start in call order as slots free up.
+	// The last call runs on this goroutine, which would only wait meanwhile: a reply's single
+	// call (the usual case) starts no goroutine and wakes no second thread.
 	limit := a.cfg.Settings.MaxParallelTools
 	if limit <= 0 {
 		limit = DefaultMaxParallelTools
 	}
 	sem := make(chan struct{}, limit)
-	for _, j := range jobs {
+	run := func(j job) {
+		defer func() { <-sem }()
+		f := a.finalize(ctx, msg, j.p, a.executePrepared(ctx, j.p))
+		a.endCall(f)
+		slots[j.idx] = f
+	}
+	for k, j := range jobs {
 		sem <- struct{}{}
+		if k == len(jobs)-1 {
+			run(j)
+			break
+		}
 		wg.Add(1)
 		go func(j job) {
-			defer func() { <-sem; wg.Done() }()
-			f := a.finalize(ctx, msg, j.p, a.executePrepared(ctx, j.p))
-			a.endCall(f)
-			slots[j.idx] = f
+			defer wg.Done()
+			run(j)
 		}(j)
 	}
 	wg.Wait()
