@@ -67,6 +67,14 @@ var hujsonPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // Parse parses src (JSONC). A UTF-8 byte order mark is accepted. An empty or blank document is an
 // error; callers that treat empty files as {} check for that first.
 func Parse(src []byte) (*Node, error) {
+	if n, ok := parseFast(src); ok {
+		return n, nil
+	}
+	return parseHujson(src)
+}
+
+// parseHujson is Parse through hujson: every document parseFast declines, and every error.
+func parseHujson(src []byte) (*Node, error) {
 	buf := src
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		buf = append([]byte("   "), src[3:]...) // keep offsets: a BOM is 3 bytes
