@@ -298,3 +298,31 @@ func FuzzFast(f *testing.F) {
 		checkFast(t, src)
 	})
 }
+
+// BenchmarkParseExamples: Parse (parseFast) against the hujson path on examples/' files.
+func BenchmarkParseExamples(b *testing.B) {
+	var srcs [][]byte
+	_ = filepath.WalkDir("../../examples", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonc")) {
+			if src, err := os.ReadFile(path); err == nil {
+				srcs = append(srcs, src)
+			}
+		}
+		return nil
+	})
+	for _, c := range []struct {
+		name  string
+		parse func([]byte) (*Node, error)
+	}{{"fast", Parse}, {"hujson", parseHujson}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, src := range srcs {
+					if _, err := c.parse(src); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
