@@ -290,7 +290,7 @@ func (c *Config) listDir(dir string, scope Scope) []string {
 	}
 	entries, err := c.readDir(dir)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) {
 			c.ioProblem(dir, scope, err)
 		}
 		return nil
