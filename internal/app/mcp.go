@@ -118,11 +118,18 @@ func (m *mcpState) markDirty() {
 	m.mu.Unlock()
 }
 
+// reportSettled is called by report between the servers' settling and its look at closed
+// (tests: a report that loses the race to the session's close).
+var reportSettled func()
+
 // report tells the front end pi's start-up report once every server's first attempt settled
-// (not after the session closed).
+// (not when only the session's close ended the attempts).
 func (m *mcpState) report() {
 	defer close(m.reported)
 	m.mgr.Wait(context.Background(), nil)
+	if reportSettled != nil {
+		reportSettled()
+	}
 	lines := m.mgr.Problems()
 	m.mu.Lock()
 	closed := m.closed
@@ -136,9 +143,17 @@ func (m *mcpState) report() {
 
 // close stops every server (stdin, SIGTERM, SIGKILL) and waits for the report.
 func (m *mcpState) close() {
+	// A report due before the close (every server's first attempt settled) is given even when
+	// its goroutine has not run yet: pigo tool run closes as soon as the call returns, and
+	// the broken server's report was lost when the close came first. One that would come only
+	// because the close ends the attempts is not given.
+	settled := m.mgr.Settled()
 	m.mu.Lock()
-	m.closed = true
+	m.closed = !settled
 	m.mu.Unlock()
+	if settled {
+		<-m.reported // given while the servers still stand, as they settled
+	}
 	m.mgr.Close()
 	<-m.reported
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,4 +50,36 @@ func TestMCPRunnerSetUnderLock(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the servers' start-up report never came")
 	}
+}
+
+// TestMCPReportDueBeforeCloseIsGiven: the servers' start-up report, due once every server's
+// first attempt settled, is given even when the session closes before the report's goroutine
+// runs (pigo tool run closes as soon as its call returns: under load the broken server's
+// report was lost).
+func TestMCPReportDueBeforeCloseIsGiven(t *testing.T) {
+	reportSettled = func() { time.Sleep(300 * time.Millisecond) } // the close comes first
+	defer func() { reportSettled = nil }()
+	h := newHarness(t)
+	ev := &events{}
+	s, _ := h.open(Options{ToolsOnly: true, Frontend: ev})
+	srv := &mcp.Server{Name: "gone", Transport: mcp.Stdio, Command: filepath.Join(h.root, "no-such-server"), Enabled: true, Timeout: 5}
+	pol := sandbox.DefaultPolicy()
+	pol.FSMode, pol.NetMode = sandbox.FSAllowAll, sandbox.NetAllowAll
+	s.mu.Lock()
+	s.setup.MCP = &MCPSetup{Servers: []*mcp.Server{srv}, Options: &mcpclient.Options{Cwd: h.proj, Home: h.root, Sandbox: pol, Environ: s.setup.Environ}}
+	s.bindTools()
+	mgr := s.mcp.mgr
+	s.mu.Unlock()
+	for deadline := time.Now().Add(20 * time.Second); !mgr.Settled(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server's first attempt never settled")
+		}
+	}
+	s.Close()
+	for _, n := range ev.notices {
+		if strings.HasPrefix(n.Text, "MCP servers need attention:") && n.Error {
+			return
+		}
+	}
+	t.Fatalf("the report due before the close was not given: %v", ev.notices)
 }

@@ -116,6 +116,21 @@ func (m *Manager) Start() {
 	}
 }
 
+// Settled reports whether the first connection attempt of every started server has settled
+// (true before Start: none was started).
+func (m *Manager) Settled() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ch := range m.ready {
+		select {
+		case <-ch:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Wait waits until the first connection attempt of each named server (all when names is nil)
 // has settled, or ctx ends.
 func (m *Manager) Wait(ctx context.Context, names []string) {
