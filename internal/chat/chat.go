@@ -803,8 +803,10 @@ func (m *Model) event(e agent.Event) {
 			}
 		}
 	case agent.EventToolExecutionStart:
+		// A finished card with the same id is an earlier turn's: some providers number their
+		// calls per reply (call_0 in every turn), and each call has its own card, as in pi.
 		card := m.calls[e.ToolCallID]
-		if card == nil {
+		if card == nil || card.done {
 			card = &item{kind: kindTool, callID: e.ToolCallID, tool: e.ToolName, args: e.Args}
 			m.calls[e.ToolCallID] = card
 			m.add(card)

@@ -485,3 +485,37 @@ func TestCancelClosesOnlyItsDialog(t *testing.T) {
 		t.Fatal("the aborted open dialog stayed")
 	}
 }
+
+// TestToolCardPerCallWhenIDsRepeat: providers that number their calls per reply send call_0
+// in every turn; each call still gets its own card with its own title and result (pi shows
+// all three), where the later calls used to overwrite the first card.
+func TestToolCardPerCallWhenIDsRepeat(t *testing.T) {
+	m := newTestModel(Options{Session: fake("local/m")}, 100, 40)
+	m.running = true
+	for _, c := range []struct{ tool, args, out string }{
+		{"read", `{"path":"main.go"}`, "package main"},
+		{"bash", `{"command":"ls"}`, "main.go"},
+		{"edit", `{"path":"main.go","edits":[]}`, "Successfully replaced 1 block(s) in main.go."},
+	} {
+		m.Update(ev(agent.Event{Type: agent.EventToolExecutionStart, ToolCallID: "call_0", ToolName: c.tool, Args: json.RawMessage(c.args)}))
+		m.Update(ev(agent.Event{Type: agent.EventToolExecutionEnd, ToolCallID: "call_0", ToolName: c.tool,
+			Result: &agent.Result{Content: []llm.Content{llm.TextBlock(c.out)}}}))
+	}
+	var cards []*item
+	for _, it := range m.items {
+		if it.kind == kindTool {
+			cards = append(cards, it)
+		}
+	}
+	if len(cards) != 3 {
+		t.Fatalf("%d tool cards, want 3:\n%s", len(cards), m.View())
+	}
+	for i, want := range []string{"read", "bash", "edit"} {
+		if cards[i].tool != want || !cards[i].done {
+			t.Errorf("card %d: %s (done %v), want %s done", i, cards[i].tool, cards[i].done, want)
+		}
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "$ ls") || !strings.Contains(v, "edit main.go") {
+		t.Errorf("the bash and edit cards are not shown:\n%s", v)
+	}
+}
