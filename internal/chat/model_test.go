@@ -519,3 +519,26 @@ func TestToolCardPerCallWhenIDsRepeat(t *testing.T) {
 		t.Errorf("the bash and edit cards are not shown:\n%s", v)
 	}
 }
+
+// TestReadCardCollapsedAsPi: pi's read card shows only its title until the tool output is
+// expanded (Ctrl+O), then the whole file; a failed read shows its error either way.
+func TestReadCardCollapsedAsPi(t *testing.T) {
+	m := newTestModel(Options{Session: fake("local/m")}, 100, 40)
+	m.running = true
+	for _, c := range []struct {
+		id, path, out string
+		isErr         bool
+	}{{"c1", "main.go", "package main\n\nfunc main() {}", false}, {"c2", "gone.go", "ENOENT: no such file or directory", true}} {
+		m.Update(ev(agent.Event{Type: agent.EventToolExecutionStart, ToolCallID: c.id, ToolName: "read", Args: json.RawMessage(`{"path":"` + c.path + `"}`)}))
+		m.Update(ev(agent.Event{Type: agent.EventToolExecutionEnd, ToolCallID: c.id, ToolName: "read", IsError: c.isErr,
+			Result: &agent.Result{Content: []llm.Content{llm.TextBlock(c.out)}}}))
+	}
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "read main.go") || strings.Contains(v, "package main") || !strings.Contains(v, "ENOENT") {
+		t.Fatalf("collapsed: the read's title only, the failed read's error:\n%s", v)
+	}
+	ctrl(m, tea.KeyCtrlO)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "package main") || !strings.Contains(v, "func main() {}") {
+		t.Fatalf("expanded: the whole file:\n%s", v)
+	}
+}

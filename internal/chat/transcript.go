@@ -156,6 +156,9 @@ func (m *Model) card(it *item, w int) []string {
 		title += " " + st.Fg("accent", s)
 	}
 	out = append(out, termui.Wrap(title, w)...)
+	if strings.ToLower(it.tool) == "read" && it.done && !it.isError && !m.expanded {
+		return out // pi's read card shows the file only expanded (an error always)
+	}
 	switch {
 	case it.diff != "" && it.done && !it.isError:
 		out = append(out, "")
