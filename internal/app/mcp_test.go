@@ -38,13 +38,7 @@ func TestMCPRunnerSetUnderLock(t *testing.T) {
 	fe.s <- s
 	// The servers start as /reload binds the tools again: one that exits at once, whose
 	// failure is reported on the servers' goroutine.
-	srv := &mcp.Server{Name: "gone", Transport: mcp.Stdio, Command: filepath.Join(h.root, "no-such-server"), Enabled: true, Timeout: 5}
-	pol := sandbox.DefaultPolicy()
-	pol.FSMode, pol.NetMode = sandbox.FSAllowAll, sandbox.NetAllowAll
-	s.mu.Lock()
-	s.setup.MCP = &MCPSetup{Servers: []*mcp.Server{srv}, Options: &mcpclient.Options{Cwd: h.proj, Home: h.root, Sandbox: pol, Environ: s.setup.Environ}}
-	s.bindTools()
-	s.mu.Unlock()
+	startGoneServer(h, s)
 	select {
 	case <-fe.done:
 	case <-time.After(20 * time.Second):
@@ -62,12 +56,8 @@ func TestMCPReportDueBeforeCloseIsGiven(t *testing.T) {
 	h := newHarness(t)
 	ev := &events{}
 	s, _ := h.open(Options{ToolsOnly: true, Frontend: ev})
-	srv := &mcp.Server{Name: "gone", Transport: mcp.Stdio, Command: filepath.Join(h.root, "no-such-server"), Enabled: true, Timeout: 5}
-	pol := sandbox.DefaultPolicy()
-	pol.FSMode, pol.NetMode = sandbox.FSAllowAll, sandbox.NetAllowAll
+	startGoneServer(h, s)
 	s.mu.Lock()
-	s.setup.MCP = &MCPSetup{Servers: []*mcp.Server{srv}, Options: &mcpclient.Options{Cwd: h.proj, Home: h.root, Sandbox: pol, Environ: s.setup.Environ}}
-	s.bindTools()
 	mgr := s.mcp.mgr
 	s.mu.Unlock()
 	for deadline := time.Now().Add(20 * time.Second); !mgr.Settled(); time.Sleep(5 * time.Millisecond) {
@@ -82,4 +72,16 @@ func TestMCPReportDueBeforeCloseIsGiven(t *testing.T) {
 		}
 	}
 	t.Fatalf("the report due before the close was not given: %v", ev.notices)
+}
+
+// startGoneServer gives s one MCP server that exits at once and starts it as /reload binds
+// the tools again: its failure is reported on the servers' goroutine.
+func startGoneServer(h *harness, s *Session) {
+	srv := &mcp.Server{Name: "gone", Transport: mcp.Stdio, Command: filepath.Join(h.root, "no-such-server"), Enabled: true, Timeout: 5}
+	pol := sandbox.DefaultPolicy()
+	pol.FSMode, pol.NetMode = sandbox.FSAllowAll, sandbox.NetAllowAll
+	s.mu.Lock()
+	s.setup.MCP = &MCPSetup{Servers: []*mcp.Server{srv}, Options: &mcpclient.Options{Cwd: h.proj, Home: h.root, Sandbox: pol, Environ: s.setup.Environ}}
+	s.bindTools()
+	s.mu.Unlock()
 }

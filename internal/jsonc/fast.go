@@ -30,6 +30,8 @@ import (
 	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pigo-agent/pigo/internal/jsonesc"
 )
 
 type fastReader struct {
@@ -375,7 +377,7 @@ func (r *fastReader) str() (string, bool) {
 			case 't':
 				buf = append(buf, '\t')
 			case 'u':
-				rn, ok := hex4(src[i+2:])
+				rn, ok := jsonesc.Hex4(src, i+2)
 				if !ok {
 					return "", false
 				}
@@ -384,7 +386,7 @@ func (r *fastReader) str() (string, bool) {
 					if rn >= 0xDC00 || i+12 > len(src) || src[i+6] != '\\' || src[i+7] != 'u' {
 						return "", false
 					}
-					lo, ok := hex4(src[i+8:])
+					lo, ok := jsonesc.Hex4(src, i+8)
 					if !ok || lo < 0xDC00 || lo > 0xDFFF {
 						return "", false
 					}
@@ -412,25 +414,4 @@ func (r *fastReader) str() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
