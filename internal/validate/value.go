@@ -60,8 +60,6 @@ func valueOf(n *jsonc.Node) value {
 	return v
 }
 
-// equalsLiteral reports whether the value is the literal l (JSON text) for CUE: the same kind
-// (an int is not a float) and the same value.
 // msgText is how CUE writes the value in a message.
 func (v value) msgText() string {
 	if v.kind == String {
@@ -70,6 +68,8 @@ func (v value) msgText() string {
 	return v.text
 }
 
+// equalsLiteral reports whether the value is the literal l (JSON text) for CUE: the same kind
+// (an int is not a float) and the same value.
 func (v value) equalsLiteral(l string) bool {
 	switch {
 	case l == "null":
