@@ -392,6 +392,13 @@ func (s *Session) Close() error {
 	if s.tools != nil {
 		s.tools.Close() // the helpers a tool started for the session (aft)
 	}
+	// No warm-up starts after this; the pids cgroup one made ahead for a command that never
+	// came is removed (the command's own run removes it otherwise).
+	s.sandboxOnce.Do(func() {})
+	if s.sandboxWarmed != nil {
+		<-s.sandboxWarmed
+		toolkit.DropSandboxAhead()
+	}
 	if s.lsp != nil {
 		s.lsp.Close()
 	}

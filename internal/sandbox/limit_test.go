@@ -228,3 +228,93 @@ func TestDirectStartSetupFailureRace(t *testing.T) {
 		t.Errorf("err = %v, want bwrap's set-up failure", err)
 	}
 }
+
+// aheadDir is the cgroup made ahead and waiting ("" when none).
+func aheadDir() string {
+	aheadCgroup.Lock()
+	defer aheadCgroup.Unlock()
+	return aheadCgroup.dir
+}
+
+// TestAheadCgroup: the pids cgroup Warm makes ahead is the next default-limit command's own:
+// bwrap's pid 1 and the command's shell are in it, under its pids.max of MaxProcesses, and
+// the run removes it as its own; a command with another limit makes its own cgroup and leaves
+// the one made ahead waiting; one no command took is removed by DropAhead.
+func TestAheadCgroup(t *testing.T) {
+	root := directStart(t)
+	if root.dir == "" || root.join != "tasks" {
+		t.Skip("pigo cannot make cgroup v1 pids cgroups here (not root, or no pids controller)")
+	}
+	DropAhead()
+	t.Cleanup(DropAhead)
+	Warm(DefaultPolicy())
+	ahead := aheadDir()
+	if ahead == "" || !strings.HasPrefix(filepath.Base(ahead), fmt.Sprintf("pigo-%d-", os.Getpid())) {
+		t.Fatalf("Warm made %q ahead, want a cgroup of this process", ahead)
+	}
+	if b, err := os.ReadFile(filepath.Join(ahead, "pids.max")); err != nil || strings.TrimSpace(string(b)) != "1024" {
+		t.Fatalf("pids.max of the cgroup made ahead: %q %v", b, err)
+	}
+	rel, ok := strings.CutPrefix(ahead, "/sys/fs/cgroup/pids")
+	if !ok {
+		t.Skipf("pids hierarchy at %s", ahead)
+	}
+	ws := newWorkspace(t)
+	pl, err := NewPlan(DefaultPolicy(), ws, testEnvReal(t))
+	must(t, err)
+
+	res, err := Run(context.Background(), pl, `grep -E '^[0-9]+:pids:' /proc/$$/cgroup`, Options{MaxProcesses: 64})
+	must(t, err)
+	if strings.HasSuffix(strings.TrimSpace(string(res.Stdout)), ":pids:"+rel) || aheadDir() != ahead {
+		t.Fatalf("a command with another limit took the cgroup made ahead: %q", res.Stdout)
+	}
+
+	res, err = Run(context.Background(), pl, `for p in 1 $$; do grep -E '^[0-9]+:pids:' /proc/$p/cgroup; done; cat /sys/fs/cgroup/pids`+rel+`/pids.max`, Options{})
+	must(t, err)
+	lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], ":pids:"+rel) || !strings.HasSuffix(lines[1], ":pids:"+rel) || lines[2] != "1024" {
+		t.Fatalf("the command's processes and limit:\n%s%s\nwant both in %s, pids.max 1024", res.Stdout, res.Stderr, rel)
+	}
+	if _, err := os.Stat(ahead); !os.IsNotExist(err) || aheadDir() != "" {
+		t.Fatalf("after the run: %v, waiting %q; want the cgroup removed and none waiting", err, aheadDir())
+	}
+
+	Warm(DefaultPolicy())
+	unused := aheadDir()
+	if unused == "" {
+		t.Fatal("a second Warm made no cgroup ahead")
+	}
+	DropAhead()
+	if _, err := os.Stat(unused); !os.IsNotExist(err) || aheadDir() != "" {
+		t.Fatalf("DropAhead left %s: %v", unused, err)
+	}
+}
+
+// TestAheadCgroupSwept: a cgroup made ahead by a pigo that ended without using or dropping it
+// (killed, or a process without a session's Close) is removed by the next pigo's sweep; one
+// of a pigo still running is kept.
+func TestAheadCgroupSwept(t *testing.T) {
+	root := directStart(t)
+	if root.dir == "" {
+		t.Skip("pigo cannot make pids cgroups here (not root, or no pids controller)")
+	}
+	ended := exec.Command("true")
+	must(t, ended.Run())
+	running := exec.Command("sleep", "30")
+	must(t, running.Start())
+	defer func() { _ = running.Process.Kill(); _ = running.Wait() }()
+	gone := filepath.Join(root.dir, fmt.Sprintf("pigo-%d-1", ended.Process.Pid))
+	kept := filepath.Join(root.dir, fmt.Sprintf("pigo-%d-1", running.Process.Pid))
+	for _, d := range []string{gone, kept} {
+		must(t, os.Mkdir(d, 0o755))
+		defer unix.Rmdir(d)
+		must(t, os.WriteFile(filepath.Join(d, "pids.max"), []byte("1024"), 0o644))
+	}
+	sweepCgroups(root.dir)
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("the ended pigo's cgroup %s was not swept: %v", gone, err)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("the running pigo's cgroup %s was swept: %v", kept, err)
+	}
+}

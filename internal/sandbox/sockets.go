@@ -139,11 +139,12 @@ func provenBefore(st *unix.Stat_t, fs *unix.Statfs_t, start unix.Timespec) bool 
 
 // Warm makes ahead, off a first sandboxed command's path, what it would otherwise make on it
 // under policy p: the listing of /tmp's socket directories (kept while /tmp is unchanged),
-// the probe of the pids hierarchy (once a process) and os/exec's check that pidfds work
-// (once a process: a child started and reaped). Each is what the command would do itself,
+// the probe of the pids hierarchy (once a process), the command's own pids cgroup (when none
+// is waiting; [DropAhead] removes it if no command takes it) and os/exec's check that pidfds
+// work (once a process: a child started and reaped). Each is what the command would do itself,
 // behind the same once or check; a command that comes first does it and Warm finds it done.
 // Call it on a goroutine of its own when a session that may run commands starts: the model's
-// first reply takes longer than all three.
+// first reply takes longer than all of it.
 func Warm(p Policy) {
 	if !p.Sandboxed() {
 		return
@@ -151,7 +152,7 @@ func Warm(p Policy) {
 	if p.NetMode != NetAllowAll {
 		tmpSocketDirs()
 	}
-	pidsRoot()
+	makeAheadCgroup()
 	if proc, err := os.FindProcess(os.Getpid()); err == nil {
 		proc.Release()
 	}

@@ -467,6 +467,10 @@ func WarmSandbox(s *toolrun.Session) {
 	sandbox.Warm(policy(s))
 }
 
+// DropSandboxAhead removes what [WarmSandbox] made ahead for a command that never came (the
+// pids cgroup made ahead: [sandbox.DropAhead]); call it once the warm-up is done.
+func DropSandboxAhead() { sandbox.DropAhead() }
+
 // The escalation refusals (extensions-behaviour §3.6), byte for byte.
 const (
 	TextUnsandboxedDenied = "User denied unsandboxed execution."
