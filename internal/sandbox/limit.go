@@ -87,10 +87,10 @@ func limited(argv []string, bwrapAt, max, fd int) ([]string, string, *startLimit
 	}
 	l := &startLimit{max: max}
 	var err error
-	if l.infoR, l.infoW, err = os.Pipe(); err != nil {
+	if l.infoR, l.infoW, err = pipe(); err != nil {
 		return nil, "", nil, fmt.Errorf("process limit: %w", err)
 	}
-	if l.blockR, l.block, err = os.Pipe(); err != nil {
+	if l.blockR, l.block, err = pipe(); err != nil {
 		l.close()
 		return nil, "", nil, fmt.Errorf("process limit: %w", err)
 	}
@@ -170,8 +170,42 @@ func (l *startLimit) start(cmd *exec.Cmd) error {
 	return <-errc
 }
 
-// writeCgroupFile writes s to a cgroup control file.
-var writeCgroupFile = func(name, s string) error { return os.WriteFile(name, []byte(s), 0) }
+// writeCgroupFile writes s to a cgroup control file (a variable for the fail-closed test).
+var writeCgroupFile = writeControl
+
+// writeControl writes s to a control file as os.WriteFile(name, s, 0) does (the same open
+// flags), in one write: open, write, close, where os.WriteFile's *os.File adds five system
+// calls (the descriptor made non-blocking for the poller, refused by epoll, made blocking
+// again).
+func writeControl(name, s string) error {
+	fd, err := unix.Open(name, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	n, err := unix.Write(fd, []byte(s))
+	if cerr := unix.Close(fd); err == nil && cerr != nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return &os.PathError{Op: "write", Path: name, Err: err}
+	case n < len(s):
+		return &os.PathError{Op: "write", Path: name, Err: io.ErrShortWrite}
+	}
+	return nil
+}
+
+// pipe is os.Pipe without the poller: both ends blocking, close-on-exec. os.Pipe registers
+// each end with the poller (two fcntls and an epoll_ctl each, an epoll_ctl again at close,
+// fcntls again to hand an end to a child); the pipes of a sandboxed start are read and written
+// a few bytes at a time, or handed to bwrap.
+func pipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}
 
 // started runs once bwrap (pid) has started: it reads the sandbox child's pid, limits bwrap
 // and the child, and releases the child. An error means the limit does not hold: the
@@ -350,7 +384,7 @@ func makePidsCgroup(root pidsHierarchy, max int) (dir, join string) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", ""
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0o644); err != nil {
+	if err := writeControl(filepath.Join(dir, "pids.max"), strconv.Itoa(max)); err != nil {
 		_ = os.Remove(dir)
 		return "", ""
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,5 +317,63 @@ func TestAheadCgroupSwept(t *testing.T) {
 	}
 	if _, err := os.Stat(kept); err != nil {
 		t.Errorf("the running pigo's cgroup %s was swept: %v", kept, err)
+	}
+}
+
+// TestStartFilesWithoutPoller: the descriptors a sandboxed start makes for itself (the
+// seccomp program's pipe, the --info-fd and --block-fd pipes, the standard input) are plain
+// blocking close-on-exec descriptors, not the poller's (os.Pipe's and os.Open's ends are
+// non-blocking and registered with epoll: system calls at each open, close and hand-over to
+// bwrap); data still flows through them, and a control file is written in one write.
+func TestStartFilesWithoutPoller(t *testing.T) {
+	plain := func(name string, f *os.File) {
+		t.Helper()
+		// Not f.Fd(): it makes a poller's descriptor blocking.
+		var fl, fd int
+		rc, err := f.SyscallConn()
+		must(t, err)
+		must(t, rc.Control(func(d uintptr) {
+			fl, _ = unix.FcntlInt(d, unix.F_GETFL, 0)
+			fd, _ = unix.FcntlInt(d, unix.F_GETFD, 0)
+		}))
+		if fl&unix.O_NONBLOCK != 0 || fd&unix.FD_CLOEXEC == 0 {
+			t.Errorf("%s: flags %#x, descriptor flags %#x: want blocking and close-on-exec", name, fl, fd)
+		}
+	}
+	r, err := filterPipe([]byte("program"))
+	must(t, err)
+	plain("seccomp pipe", r)
+	if b, err := io.ReadAll(r); err != nil || string(b) != "program" {
+		t.Errorf("seccomp pipe read %q, %v", b, err)
+	}
+	r.Close()
+
+	l := &startLimit{}
+	l.infoR, l.infoW, err = pipe()
+	must(t, err)
+	l.blockR, l.block, err = pipe()
+	must(t, err)
+	for i, f := range []*os.File{l.infoR, l.infoW, l.blockR, l.block} {
+		plain(fmt.Sprint("limit pipe ", i), f)
+	}
+	l.close()
+
+	null := devNull()
+	if null == nil {
+		t.Fatal("no /dev/null")
+	}
+	plain("standard input", null)
+	if fl, _ := unix.FcntlInt(null.Fd(), unix.F_GETFL, 0); fl&unix.O_ACCMODE != unix.O_RDONLY { // blocking already
+		t.Errorf("/dev/null opened %#x, want read-only", fl)
+	}
+
+	f := filepath.Join(t.TempDir(), "pids.max")
+	must(t, os.WriteFile(f, []byte("old value"), 0o644))
+	must(t, writeControl(f, "64"))
+	if b, _ := os.ReadFile(f); string(b) != "64" {
+		t.Errorf("control file holds %q after the write, want 64", b)
+	}
+	if err := writeControl(filepath.Join(t.TempDir(), "missing", "pids.max"), "1"); err == nil || !strings.HasPrefix(err.Error(), "open ") {
+		t.Errorf("write of a missing control file: %v", err)
 	}
 }

@@ -440,8 +440,15 @@ func isRunPlaceholder(p string, fi os.FileInfo) bool {
 
 // guard is the state of one run's placeholders.
 type guard struct {
-	locks        []*os.File // shared flocks on the placeholders' parent directories
+	locks        []dirLock // shared flocks on the placeholders' parent directories
 	placeholders []string
+}
+
+// dirLock is a directory opened for its flock: a descriptor of its own (an *os.File adds five
+// system calls at the open, for the poller that refuses a directory).
+type dirLock struct {
+	fd  int
+	dir string
 }
 
 // prepare creates the placeholder mount points (bwrap would create them anyway, with a mode
@@ -453,17 +460,17 @@ func (pl *Plan) prepare() (*guard, error) {
 	for _, m := range pl.Placeholders {
 		if dir := filepath.Dir(m); !locked[dir] {
 			locked[dir] = true
-			lock, err := os.Open(dir)
+			fd, err := openDir(dir)
 			if err != nil {
 				g.release()
 				return nil, fmt.Errorf("the sandbox could not be set up: %w", err)
 			}
-			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
-				lock.Close()
+			if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
+				syscall.Close(fd)
 				g.release()
 				return nil, fmt.Errorf("the sandbox could not be set up: lock %s: %w", dir, err)
 			}
-			g.locks = append(g.locks, lock)
+			g.locks = append(g.locks, dirLock{fd, dir})
 		}
 		// IsExist: another run's placeholder, or created since the plan; the tmpfs covers it.
 		switch err := os.Mkdir(m, placeholderMode); {
@@ -481,9 +488,9 @@ func (pl *Plan) prepare() (*guard, error) {
 // lock is granted only then), and drops the locks.
 func (g *guard) release() {
 	for _, l := range g.locks {
-		if syscall.Flock(int(l.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if syscall.Flock(l.fd, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
 			for _, p := range g.placeholders {
-				if filepath.Dir(p) != l.Name() {
+				if filepath.Dir(p) != l.dir {
 					continue
 				}
 				if fi, err := os.Lstat(p); err == nil && isPlaceholder(fi) {
@@ -491,9 +498,23 @@ func (g *guard) release() {
 				}
 			}
 		}
-		l.Close()
+		syscall.Close(l.fd)
 	}
 	g.locks = nil
+}
+
+// openDir opens dir (read-only, close-on-exec) as os.Open does, for a descriptor of its own.
+func openDir(dir string) (int, error) {
+	for {
+		fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "open", Path: dir, Err: err}
+		}
+		return fd, nil
+	}
 }
 
 // checkLinks restores protected symbolic links the command replaced or removed. What it found

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -203,7 +204,7 @@ func firstLine(h *headbuf.Buffer) (string, bool) {
 // filterPipe returns the read end of a pipe holding the seccomp program (bwrap reads it to
 // the end). The program is a few dozen bytes, far below a pipe's buffer.
 func filterPipe(filter []byte) (*os.File, error) {
-	r, w, err := os.Pipe()
+	r, w, err := pipe()
 	if err != nil {
 		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
@@ -239,6 +240,11 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, e
 	cmd.Env = env
 	cmd.Dir = dir
 	cmd.Stdin = opt.Stdin
+	if cmd.Stdin == nil {
+		if null := devNull(); null != nil {
+			cmd.Stdin = null // what os/exec would open for this run, opened once
+		}
+	}
 	var outBuf, errBuf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = opt.Stdout, opt.Stderr
 	if cmd.Stdout == nil {
@@ -330,6 +336,18 @@ func runArgv(ctx context.Context, argv, env []string, dir string, opt Options, e
 	}
 	return res, nil
 }
+
+// devNull is /dev/null opened read-only once a process, the standard input of every command
+// run without one: os/exec opens it for each start otherwise, an *os.File's open (six system
+// calls with the poller's) and close on the path. nil when it cannot be opened (os/exec then
+// opens it itself, and reports why).
+var devNull = sync.OnceValue(func() *os.File {
+	fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), os.DevNull)
+})
 
 // commandArgv is the plan's argv for command, with inner (when given) in place of the
 // trailing shell words.
