@@ -113,6 +113,9 @@ type Config struct {
 	paths *safefile.Paths
 	// dirs holds the resource directories listed during Load (listDir), each read once.
 	dirs map[string]dirListing
+	// known are the folders Load listed to know which of the files it looks for are absent
+	// (knownAbsent): the agent dir and the project's .pi, with their entries' names folded.
+	known []knownFolder
 	// gate turns off the resources a settings pattern excludes while a folder is searched.
 	gate *resourceFilter
 	// mcpCfg is the effective mcp.json (MCP), read once.
@@ -184,7 +187,7 @@ func Load(o Options) (*Config, error) {
 		}()
 	}
 	c.paths, c.dirs = safefile.NewPaths(), map[string]dirListing{}
-	defer func() { c.paths, c.dirs = nil, nil }()
+	defer func() { c.paths, c.dirs, c.known = nil, nil, nil }()
 	c.discoverAgentDir()
 	c.discoverProject()
 	for _, e := range o.Extensions {
@@ -209,6 +212,7 @@ func Load(o Options) (*Config, error) {
 
 func (c *Config) discoverAgentDir() {
 	dir := c.AgentDir
+	c.listKnown(dir)
 	for _, ki := range jsonKinds {
 		c.addFile(filepath.Join(dir, ki.file), ki.kind, Global, false)
 	}
@@ -229,6 +233,7 @@ func (c *Config) discoverProject() {
 	if c.sameDir(dir, filepath.Dir(c.AgentDir)) {
 		return // DIR/.pi is the parent of the agent dir (pigo run from $HOME): not an overlay
 	}
+	c.listKnown(dir)
 	n := len(c.Files)
 	for _, ki := range jsonKinds {
 		if ki.globalOnly {
@@ -282,6 +287,9 @@ func (c *Config) discoverResources(dir string, scope Scope) {
 // listDir lists the entries of a resource directory, reporting what cannot be read. Dot-entries
 // and node_modules are skipped as pi does.
 func (c *Config) listDir(dir string, scope Scope) []string {
+	if c.knownAbsent(dir) {
+		return nil // what the check below and ReadDir's ENOENT come to
+	}
 	if o := c.readOptions(scope); o.Within != "" {
 		if real, err := c.paths.EvalSymlinks(dir); err == nil && !safefile.Inside(c.paths.Real(real), o.Within) {
 			c.ioProblem(dir, scope, &safefile.Refusal{Path: dir, Reason: fmt.Sprintf("is a symbolic link to %s, outside %s; pigo does not follow it", c.paths.Real(real), o.WithinName)})
@@ -328,8 +336,8 @@ func (c *Config) readDir(dir string) ([]os.DirEntry, error) {
 }
 
 func (c *Config) discoverSkills(dir string, scope Scope, depth int, seen map[string]bool) {
-	if depth > 16 {
-		return
+	if depth > 16 || c.knownAbsent(dir) {
+		return // absent: no SKILL.md, nothing listed
 	}
 	if real, err := c.paths.EvalSymlinks(dir); err == nil {
 		if seen[real] {
@@ -395,6 +403,9 @@ func ioMessage(err error) string {
 // addFile reads one file if it exists (or always, when must is set: a missing file is then an
 // error). It returns nil when an optional file does not exist.
 func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
+	if !must && c.knownAbsent(path) {
+		return nil // statFile's errAbsent, without its system call
+	}
 	err := statFile(path, must)
 	if errors.Is(err, errAbsent) {
 		return nil // truly absent (a dangling link is reported below)
@@ -434,6 +445,88 @@ func (c *Config) addFile(path string, kind Kind, scope Scope, must bool) *File {
 		c.parseJSON(f)
 	}
 	return f
+}
+
+// knownListings turns knownAbsent's answers off when false (tests compare both ways).
+var knownListings = true
+
+// knownFolder is a folder Load listed (listKnown): its clean path, and either the ASCII names
+// of its entries in lower case, or that it does not exist (ENOENT), or unsure (any other
+// error, or an entry's name that is not ASCII).
+type knownFolder struct {
+	dir     string
+	names   map[string]bool
+	missing bool
+	unsure  bool
+}
+
+// listKnown lists dir, a folder in which Load then looks for a score of files and folders one
+// system call each (the JSON files, their .jsonc twins, bwrap.json, agents, prompts,
+// extensions, skills), most of them absent: one listing answers for the absent ones
+// (knownAbsent). The listing is c.readDir's, which listDir reuses.
+func (c *Config) listKnown(dir string) {
+	if !knownListings || c.dirs == nil {
+		return
+	}
+	dir = filepath.Clean(dir)
+	if dir == string(filepath.Separator) {
+		return
+	}
+	k := knownFolder{dir: dir}
+	entries, err := c.readDir(dir)
+	switch {
+	case err == nil:
+		k.names = make(map[string]bool, len(entries))
+		for _, e := range entries {
+			name := e.Name()
+			if !isASCII(name) {
+				k.unsure = true // a case- or normalization-insensitive file system could match it
+				break
+			}
+			k.names[strings.ToLower(name)] = true
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		k.missing = true
+	default:
+		k.unsure = true // EACCES, ENOTDIR, ELOOP, …: every look-up goes to the file system
+	}
+	c.known = append(c.known, k)
+}
+
+// knownAbsent reports whether path, a clean path under a folder listKnown listed, is known
+// not to exist: the folder does not exist, or holds no entry named as path's next component,
+// not even one equal to it in ASCII case (a case-insensitive file system would find that one).
+// Every other path is not known: the caller asks the file system as before. A file made or
+// removed between the listing and the look-up it replaces is the same race as before.
+func (c *Config) knownAbsent(path string) bool {
+	for i := range c.known {
+		k := &c.known[i]
+		rest, ok := strings.CutPrefix(path, k.dir)
+		if !ok || len(rest) < 2 || rest[0] != filepath.Separator {
+			continue
+		}
+		if k.unsure {
+			return false
+		}
+		if k.missing {
+			return true // ENOENT for the folder: ENOENT for anything under it
+		}
+		name, _, _ := strings.Cut(rest[1:], string(filepath.Separator))
+		if name == "" || name == "." || name == ".." || !isASCII(name) {
+			return false
+		}
+		return !k.names[strings.ToLower(name)]
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // errAbsent says an optional file does not exist, not even as a dangling link.

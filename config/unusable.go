@@ -50,6 +50,9 @@ func (c *Config) discoverUnusable(dir string, scope Scope) {
 			continue
 		}
 		twin := strings.TrimSuffix(ki.file, ".json") + ".jsonc"
+		if c.knownAbsent(filepath.Join(dir, twin)) {
+			continue
+		}
 		if st, err := os.Stat(filepath.Join(dir, twin)); err == nil && !st.IsDir() {
 			c.unusableInfo(filepath.Join(dir, twin), fmt.Sprintf("%s is not read: pi and pigo read %s (which may hold comments)", twin, ki.file))
 		}
