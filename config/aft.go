@@ -22,12 +22,13 @@ type AFTSetup struct {
 func (s *AFTSetup) Available() bool { return s.Found && s.Config.Enabled }
 
 // AFT returns the session's AFT setup, looked for once per Config (by Load, on another
-// goroutine, when Options.Resolving).
+// goroutine, when Options.Resolving: AFT waits for a search under way there, and runs one
+// that has not begun itself).
 func (c *Config) AFT() *AFTSetup {
 	if c.aft != nil {
 		return c.aft
 	}
-	if c.aftDone != nil {
+	if c.aftDone != nil && !c.aftClaimed.CompareAndSwap(false, true) {
 		<-c.aftDone
 		c.aft = c.aftFound
 		return c.aft

@@ -5,8 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pigo-agent/pigo/internal/safefile"
 )
@@ -212,5 +215,36 @@ func TestKnownAbsent(t *testing.T) {
 	c.listKnown(agent)
 	if c.knownAbsent(filepath.Join(agent, "lsp.json")) {
 		t.Error("knownAbsent answered with the listings off")
+	}
+}
+
+// TestAFTDoesNotWaitForASearchNotBegun: with Options.Resolving, AFT runs the search itself
+// when Load's goroutine has not begun it (here: never will) instead of waiting for it, and
+// answers what the search answers; once AFT claimed it the goroutine does not search.
+func TestAFTDoesNotWaitForASearchNotBegun(t *testing.T) {
+	home := t.TempDir()
+	c := &Config{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Opts: Options{Getenv: func(string) string { return "" }}}
+	c.aftDone, c.aftClaimed = make(chan struct{}), new(atomic.Bool) // as Load makes them; no goroutine
+	got := make(chan *AFTSetup, 1)
+	go func() { got <- c.AFT() }()
+	select {
+	case a := <-got:
+		if want := findAFT(c.aftEnv()); !reflect.DeepEqual(a, want) {
+			t.Fatalf("AFT %+v, the search %+v", a, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("AFT waited for a search that had not begun")
+	}
+	if c.aftClaimed.CompareAndSwap(false, true) {
+		t.Fatal("AFT ran the search without claiming it: Load's goroutine would run it again")
+	}
+	// Load's goroutine claims first: AFT waits for its answer and does not search again.
+	c = &Config{Home: home, AgentDir: filepath.Join(home, ".pi", "agent")}
+	c.aftDone, c.aftClaimed = make(chan struct{}), new(atomic.Bool)
+	c.aftClaimed.Store(true)
+	mark := &AFTSetup{Tried: []string{"the goroutine's"}}
+	go func() { c.aftFound = mark; close(c.aftDone) }()
+	if a := c.AFT(); a != mark {
+		t.Fatalf("AFT %+v, not the goroutine's answer", a)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -123,10 +124,12 @@ type Config struct {
 	// pkgs are the declared pi packages, resolved (discoverPackages).
 	pkgs *pkgs.Result
 	// aft is the aft binary and aft.jsonc, looked for once (AFT); when Options.Resolving,
-	// Load starts the search and aftDone is closed when aftFound holds its result.
-	aft      *AFTSetup
-	aftDone  chan struct{}
-	aftFound *AFTSetup
+	// Load's goroutine searches unless AFT claimed the search first (aftClaimed), and closes
+	// aftDone when aftFound holds its result.
+	aft        *AFTSetup
+	aftDone    chan struct{}
+	aftFound   *AFTSetup
+	aftClaimed *atomic.Bool
 }
 
 func (o *Options) getenv(k string) string {
@@ -176,14 +179,21 @@ func Load(o Options) (*Config, error) {
 		c.ProjectDir = "."
 	}
 	if o.Resolving {
-		env, done := c.aftEnv(), make(chan struct{})
-		c.aftDone = done
+		env, done, claimed := c.aftEnv(), make(chan struct{}), new(atomic.Bool)
+		c.aftDone, c.aftClaimed = done, claimed
 		go func() {
 			// One copy of a shallow stack before the catalogue's decode and cond's compiles.
 			stackgrow.GrowSmall()
-			Prepare() // first: the resolution's declarations need the catalogue before AFT
-			c.aftFound = findAFT(env)
-			close(done)
+			// The AFT search first: the resolution waits for it in condEnv, while the
+			// catalogue it needs before (declarations) is Prepare's once, which the
+			// resolution runs itself when it gets there first. When this goroutine starts
+			// late (pigo -p: the other core is busy making os/signal's threads), AFT claims
+			// the search and runs it instead of waiting for it.
+			if claimed.CompareAndSwap(false, true) {
+				c.aftFound = findAFT(env)
+				close(done)
+			}
+			Prepare()
 		}()
 	}
 	c.paths, c.dirs = safefile.NewPaths(), map[string]dirListing{}
