@@ -118,7 +118,7 @@ func (c *Config) discoverAgentsSkills() {
 // folder's own .agents/skills only.
 func (c *Config) discoverProjectAgentsSkills() {
 	start := c.ProjectDir
-	if abs, err := filepath.Abs(start); err == nil {
+	if abs, err := c.paths.Abs(start); err == nil { // filepath.Abs, the working directory asked once a Load
 		start = abs
 	}
 	root := gitRoot(start)

@@ -354,6 +354,10 @@ func (c *Config) discoverSkills(dir string, scope Scope, depth int, seen map[str
 			return
 		}
 		seen[real] = true
+	} else if knownListings && c.dirs != nil && errors.Is(err, fs.ErrNotExist) {
+		// A component of dir does not exist (ENOENT, not a loop or a permission): SKILL.md's
+		// lstat and the listing below would say ENOENT, which finds nothing and reports nothing.
+		return
 	}
 	skill := filepath.Join(dir, "SKILL.md")
 	if _, err := os.Lstat(skill); err == nil {
