@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/cond"
 	"github.com/pigo-agent/pigo/internal/safefile"
 )
 
@@ -246,5 +248,66 @@ func TestAFTDoesNotWaitForASearchNotBegun(t *testing.T) {
 	go func() { c.aftFound = mark; close(c.aftDone) }()
 	if a := c.AFT(); a != mark {
 		t.Fatalf("AFT %+v, not the goroutine's answer", a)
+	}
+}
+
+// TestWhichAhead: the first resolution after a Load with Options.Resolving takes which()'s
+// answers from Load's goroutine when it has them (no look-up of its own), resolves exactly as
+// without them, with gh on PATH and without; a later resolution of the same Config looks up
+// again.
+func TestWhichAhead(t *testing.T) {
+	defer func(f func(string) bool) { lookPath = f }(lookPath)
+	var calls atomic.Int32
+	lookPath = func(name string) bool { calls.Add(1); return cond.LookPath(name) }
+	for _, withGH := range []bool{false, true} {
+		bin := t.TempDir()
+		if withGH {
+			if err := os.WriteFile(filepath.Join(bin, "gh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Setenv("PATH", bin)
+		home := t.TempDir()
+		resolve := func(c *Config) string {
+			res, err := c.Resolve(ResolveOptions{Headless: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(struct{ Tools, Commands any }{res.Tools, res.Commands})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		o := Options{Home: home, ProjectDir: t.TempDir(), Getenv: func(string) string { return "" }}
+		plain, err := Load(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := resolve(plain)
+		o.Resolving = true
+		c, err := Load(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ahead := c.whichAhead
+		for deadline := time.Now().Add(10 * time.Second); ahead.Load() == nil; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("Load's goroutine did not look ahead")
+			}
+		}
+		if m := *ahead.Load(); m["gh"] != withGH {
+			t.Fatalf("gh on PATH %v: looked ahead %v", withGH, m)
+		}
+		calls.Store(0)
+		if got := resolve(c); got != want {
+			t.Fatalf("gh on PATH %v: with the answers ahead\n%s\nwithout\n%s", withGH, got, want)
+		}
+		if n := calls.Load(); n != 0 {
+			t.Errorf("the first resolution looked up PATH %d times with the answers ahead", n)
+		}
+		if got := resolve(c); got != want || calls.Load() == 0 {
+			t.Errorf("the second resolution: %d look-ups, same result %v", calls.Load(), got == want)
+		}
 	}
 }

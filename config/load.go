@@ -130,6 +130,9 @@ type Config struct {
 	aftDone    chan struct{}
 	aftFound   *AFTSetup
 	aftClaimed *atomic.Bool
+	// whichAhead holds, once Load's goroutine looked them up, the answers of which() for the
+	// names the shipped conditions ask about; the first resolution takes them (condEnv).
+	whichAhead *atomic.Pointer[map[string]bool]
 }
 
 func (o *Options) getenv(k string) string {
@@ -179,8 +182,8 @@ func Load(o Options) (*Config, error) {
 		c.ProjectDir = "."
 	}
 	if o.Resolving {
-		env, done, claimed := c.aftEnv(), make(chan struct{}), new(atomic.Bool)
-		c.aftDone, c.aftClaimed = done, claimed
+		env, done, claimed, ahead := c.aftEnv(), make(chan struct{}), new(atomic.Bool), new(atomic.Pointer[map[string]bool])
+		c.aftDone, c.aftClaimed, c.whichAhead = done, claimed, ahead
 		go func() {
 			// One copy of a shallow stack before the catalogue's decode and cond's compiles.
 			stackgrow.GrowSmall()
@@ -194,6 +197,9 @@ func Load(o Options) (*Config, error) {
 				close(done)
 			}
 			Prepare()
+			if m := lookAhead(); m != nil {
+				ahead.Store(&m)
+			}
 		}()
 	}
 	c.paths, c.dirs = safefile.NewPaths(), map[string]dirListing{}

@@ -110,9 +110,66 @@ func (c *Config) Resolve(o ResolveOptions) (*Resolution, error) {
 	return res, nil
 }
 
+// lookPath is the conditions' which() (cond.LookPath; tests count its calls).
+var lookPath = cond.LookPath
+
+// lookAhead answers which() for the names the shipped conditions give it as a literal
+// (which("gh"), which("pigo-engines")), as the resolution would: Load's goroutine runs it
+// after Prepare, on the other core, and the first resolution takes the answers (condEnv).
+// nil when the catalogue does not load.
+func lookAhead() map[string]bool {
+	shipped, err := catalog.Shipped()
+	if err != nil {
+		return nil
+	}
+	m := map[string]bool{}
+	add := func(when string) {
+		for {
+			i := strings.Index(when, `which("`)
+			if i < 0 {
+				return
+			}
+			when = when[i+len(`which("`):]
+			j := strings.IndexAny(when, `"\`)
+			if j < 0 {
+				return
+			}
+			if when[j] == '"' {
+				if _, ok := m[when[:j]]; !ok {
+					m[when[:j]] = lookPath(when[:j])
+				}
+			}
+			when = when[j:]
+		}
+	}
+	for i := range shipped {
+		for _, t := range shipped[i].Tools {
+			add(t.When)
+		}
+		for _, c := range shipped[i].Commands {
+			add(c.When)
+		}
+	}
+	return m
+}
+
 // condEnv builds the environment `when` conditions see (D7).
 func (c *Config) condEnv(settings *Effective, headless bool) cond.Env {
-	env := cond.Env{OS: runtime.GOOS, Arch: runtime.GOARCH, Headless: headless, Which: cond.LookPath}
+	env := cond.Env{OS: runtime.GOOS, Arch: runtime.GOARCH, Headless: headless, Which: lookPath}
+	if c.whichAhead != nil {
+		// The first resolution of a Load takes the answers its goroutine found, if it has
+		// found them by now (no waiting); a name it did not look up, and every later
+		// resolution (a session's, when its MCP tools change), asks PATH again.
+		if m := c.whichAhead.Load(); m != nil {
+			env.Which = func(name string) bool {
+				if v, ok := (*m)[name]; ok {
+					return v
+				}
+				return lookPath(name)
+			}
+		}
+		c.whichAhead = nil
+	}
 	customEnv := c.Opts.Getenv != nil
 	// settings and env are built only if a condition outside cond's own subset is evaluated.
 	env.Lazy(func() (map[string]any, map[string]string) {
