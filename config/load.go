@@ -182,7 +182,7 @@ func Load(o Options) (*Config, error) {
 		c.ProjectDir = "."
 	}
 	if o.Resolving {
-		env, done, claimed, ahead := c.aftEnv(), make(chan struct{}), new(atomic.Bool), new(atomic.Pointer[map[string]bool])
+		env, done, claimed, ahead, look := c.aftEnv(), make(chan struct{}), new(atomic.Bool), new(atomic.Pointer[map[string]bool]), lookPath
 		c.aftDone, c.aftClaimed, c.whichAhead = done, claimed, ahead
 		go func() {
 			// One copy of a shallow stack before the catalogue's decode and cond's compiles.
@@ -197,7 +197,7 @@ func Load(o Options) (*Config, error) {
 				close(done)
 			}
 			Prepare()
-			if m := lookAhead(); m != nil {
+			if m := lookAhead(look); m != nil {
 				ahead.Store(&m)
 			}
 		}()

@@ -114,10 +114,10 @@ func (c *Config) Resolve(o ResolveOptions) (*Resolution, error) {
 var lookPath = cond.LookPath
 
 // lookAhead answers which() for the names the shipped conditions give it as a literal
-// (which("gh"), which("pigo-engines")), as the resolution would: Load's goroutine runs it
-// after Prepare, on the other core, and the first resolution takes the answers (condEnv).
-// nil when the catalogue does not load.
-func lookAhead() map[string]bool {
+// (which("gh"), which("pigo-engines")) with look, the resolution's lookPath as Load found
+// it: Load's goroutine runs it after Prepare, on the other core, and the first resolution
+// takes the answers (condEnv). nil when the catalogue does not load.
+func lookAhead(look func(string) bool) map[string]bool {
 	shipped, err := catalog.Shipped()
 	if err != nil {
 		return nil
@@ -136,7 +136,7 @@ func lookAhead() map[string]bool {
 			}
 			if when[j] == '"' {
 				if _, ok := m[when[:j]]; !ok {
-					m[when[:j]] = lookPath(when[:j])
+					m[when[:j]] = look(when[:j])
 				}
 			}
 			when = when[j:]
