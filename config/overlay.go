@@ -117,6 +117,11 @@ type Effective struct {
 	Layers []*File
 	// Ignored are layers that exist but were not applied, with the reason.
 	Ignored []IgnoredLayer
+
+	// providers is models.json's providers, decoded once (Config.modelsProviders).
+	providers     map[string]providerEntry
+	providersErr  error
+	providersDone bool
 }
 
 // IgnoredLayer is a file left out of the effective configuration.

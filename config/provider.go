@@ -174,25 +174,9 @@ func (c *Config) ProviderModel(flag, apiKey string) (*llm.Model, error) {
 		m.APIKey = firstNonEmpty(apiKey, os.Getenv(oc.APIKeyEnv))
 		return m, nil
 	}
-	eff, err := c.Effective(Models)
+	pe, err := c.providerEntry(m.Provider)
 	if err != nil {
 		return nil, err
-	}
-	var file struct {
-		Providers map[string]providerEntry `json:"providers"`
-	}
-	if eff.Root != nil {
-		if err := json.Unmarshal(eff.JSON(), &file); err != nil {
-			return nil, fmt.Errorf("models.json: %w", err)
-		}
-	}
-	var pe *providerEntry
-	for k, v := range file.Providers {
-		if strings.EqualFold(k, m.Provider) {
-			v := v
-			pe = &v
-			m.Provider = k
-		}
 	}
 	if pe == nil {
 		pe = &providerEntry{}
@@ -346,22 +330,15 @@ func (c *Config) Credential(provider, apiKey string) (auth.Resolution, error) {
 	return c.credential(provider, apiKey, pe)
 }
 
-// providerEntry is models.json's entry for provider (case-insensitive; nil when none).
+// providerEntry is models.json's entry for provider, by its exact key as pi's ModelConfig
+// looks it up (nil when none; see modelsProviders).
 func (c *Config) providerEntry(provider string) (*providerEntry, error) {
-	eff, err := c.Effective(Models)
-	if err != nil || eff.Root == nil {
+	ps, err := c.modelsProviders()
+	if err != nil {
 		return nil, err
 	}
-	var file struct {
-		Providers map[string]providerEntry `json:"providers"`
-	}
-	if err := json.Unmarshal(eff.JSON(), &file); err != nil {
-		return nil, fmt.Errorf("models.json: %w", err)
-	}
-	for k, v := range file.Providers {
-		if strings.EqualFold(k, provider) {
-			return &v, nil
-		}
+	if pe, ok := ps[provider]; ok {
+		return &pe, nil
 	}
 	return nil, nil
 }
