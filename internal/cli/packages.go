@@ -161,11 +161,16 @@ func runUpdate(c *CLI, a *args) int {
 	return ExitOK
 }
 
+// isOffline is --offline or PI_OFFLINE=1 (true, yes): no automatic network activity.
+func (c *CLI) isOffline() bool {
+	v := strings.ToLower(c.getenv("PI_OFFLINE"))
+	return c.offline || v == "1" || v == "true" || v == "yes"
+}
+
 // installMissing installs the declared packages that are not installed, as pi does when a
 // session starts (config.InstallMissing), and returns the configuration read again.
 func (c *CLI) installMissing(cfg *config.Config, out io.Writer) *config.Config {
-	v := strings.ToLower(c.getenv("PI_OFFLINE"))
-	fresh, warn := cfg.InstallMissing(c.offline || v == "1" || v == "true" || v == "yes", out)
+	fresh, warn := cfg.InstallMissing(c.isOffline(), out)
 	c.notice(warn)
 	return fresh
 }

@@ -158,6 +158,11 @@ func (c *CLI) runSession(argv []string) int {
 		}
 		return ExitFailed
 	}
+	// The first request follows at once (unless the first prompt is a command): its
+	// connection is opened meanwhile, never offline.
+	if !c.isOffline() && !strings.HasPrefix(prompts[0], "/") {
+		s.Preconnect()
+	}
 	return fe.Run(s, mode, prompts, c.Stdout)
 }
 

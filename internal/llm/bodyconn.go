@@ -49,6 +49,12 @@ func (c *bodyConn) CloseWrite() error {
 var bodyDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 
 func dialBodyConn(ctx context.Context, network, addr string) (net.Conn, error) {
+	if c, ok, err := takeEarly(ctx, network, addr); ok {
+		if err != nil {
+			return nil, err
+		}
+		return &bodyConn{c}, nil
+	}
 	c, err := bodyDialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
