@@ -30,17 +30,22 @@ var early struct {
 	// first dial, which takes the connection or leaves it to be closed.
 	addr  string
 	taken bool
-	// ready is closed when the dial has finished: conn made at, or err.
-	ready chan struct{}
-	conn  net.Conn
-	err   error
-	at    time.Time
+	// started is set when the goroutine begins to dial; ready is closed when the dial has
+	// finished: conn made at, or err.
+	started bool
+	ready   chan struct{}
+	conn    net.Conn
+	err     error
+	at      time.Time
 }
 
 // preconnectDial is the early dial (tests replace it).
 var preconnectDial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return bodyDialer.DialContext(ctx, network, addr)
 }
+
+// preconnectHold, when set, holds Preconnect's goroutine before it dials (tests).
+var preconnectHold func()
 
 // Preconnect starts the TCP connection Client(o) would open for a request to rawURL, when
 // it would open one directly: none when o has its own HTTP client, when a proxy applies to
@@ -68,6 +73,18 @@ func Preconnect(o *Options, rawURL string) bool {
 	early.ready = ready
 	early.mu.Unlock()
 	go func() {
+		if preconnectHold != nil {
+			preconnectHold()
+		}
+		early.mu.Lock()
+		if early.taken {
+			// The transport dialed before this goroutine ran (a busy machine): not at all.
+			early.mu.Unlock()
+			close(ready)
+			return
+		}
+		early.started = true
+		early.mu.Unlock()
 		c, err := preconnectDial(context.Background(), "tcp", addr)
 		early.mu.Lock()
 		early.conn, early.err, early.at = c, err, time.Now()
@@ -150,7 +167,7 @@ func directAddr(o *Options, rawURL string) (string, bool) {
 
 // takeEarly is the early connection for network and addr when there is one: the first dial
 // of the process decides, a match or not. A connection still being dialed is waited for (it
-// started first), ctx permitting; one that failed leaves the transport to dial as before,
+// started first), ctx permitting, and one whose goroutine has not run yet is not dialed; one that failed leaves the transport to dial as before,
 // except a timeout, which is the error the transport's own dial (the same dialer) would
 // give, not to be waited for twice. A connection older than earlyMaxAge, or already closed
 // by the peer, is closed and not taken. ok is false when the transport is to dial itself.
@@ -161,8 +178,12 @@ func takeEarly(ctx context.Context, network, addr string) (c net.Conn, ok bool, 
 		return nil, false, nil
 	}
 	early.taken = true
-	want, ready := early.addr, early.ready
+	want, ready, started := early.addr, early.ready, early.started
 	early.mu.Unlock()
+	if !started {
+		// Its goroutine has not run yet: dialing here is sooner, and it will not dial.
+		return nil, false, nil
+	}
 	if network != "tcp" || addr != want {
 		go closeEarly(ready)
 		return nil, false, nil
@@ -237,7 +258,7 @@ func PreconnectAddr() string {
 func ResetPreconnect() {
 	early.mu.Lock()
 	ready := early.ready
-	early.addr, early.taken, early.ready, early.err, early.at = "", false, nil, nil, time.Time{}
+	early.addr, early.taken, early.started, early.ready, early.err, early.at = "", false, false, nil, nil, time.Time{}
 	early.mu.Unlock()
 	if ready != nil {
 		closeEarly(ready)

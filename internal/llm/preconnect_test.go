@@ -262,6 +262,17 @@ func TestPreconnectInFlightWaited(t *testing.T) {
 		return bodyDialer.DialContext(ctx, network, addr)
 	}
 	Preconnect(&Options{}, srv.URL)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		early.mu.Lock()
+		started := early.started
+		early.mu.Unlock()
+		if started {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the early dial never started")
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	var err error
@@ -358,5 +369,36 @@ func TestPreconnectTLS(t *testing.T) {
 	case <-rootsLoading:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the system roots were not loaded")
+	}
+}
+
+// An early dial whose goroutine has not run when the request dials is not waited for, and
+// does not dial after.
+func TestPreconnectNotStartedNotWaited(t *testing.T) {
+	srv, cl := earlyServer(t, false)
+	var dialed atomic.Int32
+	preconnectDial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialed.Add(1)
+		return bodyDialer.DialContext(ctx, network, addr)
+	}
+	hold, held := make(chan struct{}), make(chan struct{})
+	preconnectHold = func() { <-hold }
+	defer func() { preconnectHold = nil }()
+	Preconnect(&Options{}, srv.URL)
+	if _, err := post(t, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	early.mu.Lock()
+	ready := early.ready
+	early.mu.Unlock()
+	close(hold) // the goroutine runs now, late
+	go func() { <-ready; close(held) }()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the late goroutine never finished")
+	}
+	if n, d := cl.n.Load(), dialed.Load(); n != 1 || d != 0 {
+		t.Fatalf("%d connections, %d early dials; want 1, 0", n, d)
 	}
 }
