@@ -47,7 +47,9 @@ func preconnectRun(t *testing.T, baseURL string, noKey bool, env map[string]stri
 	return code, stderr.String()
 }
 
-// A -p run opens its provider's connection ahead of the first request; never offline.
+// A -p run opens its provider's connection ahead of the first request, offline too: offline
+// stops automatic network activity, not the request the run makes at once over this
+// connection (D25.43). A run whose first prompt is a command does not.
 func TestPreconnectPrintRun(t *testing.T) {
 	srv := llmtest.New(t)
 	for _, c := range []struct {
@@ -58,8 +60,8 @@ func TestPreconnectPrintRun(t *testing.T) {
 	}{
 		{"print", nil, []string{"-p", "hi"}, true},
 		{"json", nil, []string{"--mode", "json", "hi"}, true},
-		{"--offline", nil, []string{"--offline", "-p", "hi"}, false},
-		{"PI_OFFLINE", map[string]string{"PI_OFFLINE": "1"}, []string{"-p", "hi"}, false},
+		{"--offline", nil, []string{"--offline", "-p", "hi"}, true},
+		{"PI_OFFLINE", map[string]string{"PI_OFFLINE": "1"}, []string{"-p", "hi"}, true},
 	} {
 		srv.Push(llmtest.Turn{Text: "hello"})
 		code, stderr := preconnectRun(t, srv.URL+"/v1", false, c.env, c.args...)

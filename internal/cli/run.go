@@ -159,8 +159,10 @@ func (c *CLI) runSession(argv []string) int {
 		return ExitFailed
 	}
 	// The first request follows at once (unless the first prompt is a command): its
-	// connection is opened meanwhile, never offline.
-	if !c.isOffline() && !strings.HasPrefix(prompts[0], "/") {
+	// connection is opened meanwhile. Offline too: --offline and PI_OFFLINE stop automatic
+	// network activity (package installs), not the session's own request, and this is that
+	// request's connection, to its address, opened a moment sooner (D25.43).
+	if !strings.HasPrefix(prompts[0], "/") {
 		s.Preconnect()
 	}
 	return fe.Run(s, mode, prompts, c.Stdout)
