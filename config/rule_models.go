@@ -43,6 +43,14 @@ func (c *Config) checkModelsRules(f *File) {
 				fmt.Sprintf(`Provider %s: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".`, id))
 		}
 		if !hasModels {
+			// An entry that defines no models configures the provider of its exact name (pi's
+			// ModelConfig looks it up so): one spelled as a built-in but for case applies to
+			// no model, and its key or headers are silently unused.
+			if b := builtinCaseTwin(id); b != "" {
+				d := f.Diags.Add(at, diag.Warning, "unknown-model", path,
+					fmt.Sprintf("%s: no provider is named %q; providers are looked up by their exact name, so this entry applies to no model", path, id))
+				d.Hint = fmt.Sprintf("did you mean %q?", b)
+			}
 			continue
 		}
 		for i, m := range ms.Elems {
@@ -64,6 +72,22 @@ func (c *Config) checkModelsRules(f *File) {
 			}
 		}
 	}
+}
+
+// builtinCaseTwin is the built-in provider whose name equals id but for case ("" when id is
+// a built-in provider's exact name or matches none).
+func builtinCaseTwin(id string) string {
+	for _, p := range BuiltinProviders() {
+		if p == id {
+			return ""
+		}
+	}
+	for _, p := range BuiltinProviders() {
+		if strings.EqualFold(p, id) {
+			return p
+		}
+	}
+	return ""
 }
 
 // builtinDefaults returns what a models.json model inherits from pi's built-in provider of the
