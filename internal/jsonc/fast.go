@@ -252,45 +252,11 @@ func isLiteralByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.'
 }
 
-// isNumber reports whether b is a number of JSON's grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// isNumber reports whether b is a number of JSON's grammar, whole.
 func isNumber(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i == len(b) || !isDigit(b[i]) {
-			return false
-		}
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i == len(b) || !isDigit(b[i]) {
-			return false
-		}
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-		}
-	}
-	return i == len(b)
+	end, ok := jsonesc.NumberEnd(b, 0)
+	return ok && end == len(b)
 }
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // key reads an object key at r.i: a string without a backslash, whose text is its value.
 func (r *fastReader) key() (string, bool) {

@@ -1,6 +1,7 @@
-// Package jsonesc decodes the escapes of JSON string literals as encoding/json does, for
-// pigo's one-pass JSON readers (the session file's reader and the provider bodies' writer): a
-// lone or unpaired surrogate escape becomes U+FFFD.
+// Package jsonesc holds the lexical pieces pigo's one-pass JSON readers share (the session
+// file's reader, the provider bodies' writer, the fast JSONC reader): the escapes of string
+// literals decoded as encoding/json does (a lone or unpaired surrogate escape becomes U+FFFD),
+// and JSON's number grammar.
 package jsonesc
 
 import (
@@ -70,4 +71,46 @@ func Hex4(b []byte, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// NumberEnd reads a number of JSON's grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?,
+// from b[i] and returns the index after it; ok is false when b[i:] does not begin with one
+// (no digit where the grammar needs one).
+func NumberEnd(b []byte, i int) (end int, ok bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		d := i + 1
+		if i = digits(b, d); i == d {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		if i = digits(b, d); i == d {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// digits is the index after the run of ASCII digits at b[i].
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
 }

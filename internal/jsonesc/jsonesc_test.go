@@ -36,3 +36,37 @@ func TestAppendEscapeMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// NumberEnd takes exactly what encoding/json takes for a number, on every string of up to
+// five bytes from JSON's number alphabet, and stops where the number stops inside longer text.
+func TestNumberEndAsEncodingJSON(t *testing.T) {
+	alphabet := []byte("-0189.eE+x")
+	var walk func(b []byte)
+	n := 0
+	walk = func(b []byte) {
+		n++
+		end, ok := NumberEnd(b, 0)
+		whole := ok && end == len(b)
+		valid := json.Valid(b) // the alphabet has no quote or bracket: a valid text is a number
+		if whole != valid {
+			t.Fatalf("%q: NumberEnd says a whole number %v, encoding/json %v", b, whole, valid)
+		}
+		if whole {
+			// Inside text: the same end after a prefix, and the number stops before a comma.
+			in := append(append([]byte("[x,"), b...), ',')
+			if e, ok := NumberEnd(in, 3); !ok || e != 3+len(b) {
+				t.Fatalf("%q inside %q: end %d, %v", b, in, e, ok)
+			}
+		}
+		if len(b) == 5 {
+			return
+		}
+		for _, c := range alphabet {
+			walk(append(b[:len(b):len(b)], c))
+		}
+	}
+	walk(nil)
+	if n < 100000 {
+		t.Fatalf("only %d strings", n)
+	}
+}

@@ -827,42 +827,9 @@ func (r *jreader) skipString() (escaped, ok bool) {
 
 // skipNumber moves past a number, checking JSON's number grammar.
 func (r *jreader) skipNumber() bool {
-	b, i := r.b, r.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
+	i, ok := jsonesc.NumberEnd(r.b, r.i)
+	if !ok {
 		return r.fail(errSyntax)
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return r.fail(errSyntax)
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return r.fail(errSyntax)
-		}
 	}
 	r.i = i
 	return true

@@ -516,41 +516,11 @@ func (p *fastParser) skipString() bool {
 	return false
 }
 
-// number consumes a number in JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+// number consumes a number in JSON's grammar (jsonesc.NumberEnd).
 func (p *fastParser) number() bool {
-	s, i := p.s, p.i
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		for i++; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
-		}
-	default:
+	i, ok := jsonesc.NumberEnd(p.b, p.i)
+	if !ok {
 		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		d := i
-		for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
-		}
-		if i == d {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		d := i
-		for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
-		}
-		if i == d {
-			return false
-		}
 	}
 	p.i = i
 	return true
