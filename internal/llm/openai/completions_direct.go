@@ -149,15 +149,7 @@ func (d *direct) appendAssistant(b []byte) []byte {
 // appendJoined appends AppendJSON(b, joinTexts(content, sep)), or "(no tool output)" for a
 // tool result whose text is "" (convertRange's text for one without images).
 func appendJoined(b []byte, content []llm.Content, sep string, tool bool) []byte {
-	var one *llm.Content
-	n := 0
-	for k := range content {
-		if content[k].Type == llm.TypeText {
-			if n++; n == 1 {
-				one = &content[k]
-			}
-		}
-	}
+	one, n := textBlocks(content)
 	switch {
 	case n == 0 || n == 1 && one.Text == "":
 		if tool {
@@ -167,13 +159,7 @@ func appendJoined(b []byte, content []llm.Content, sep string, tool bool) []byte
 	case n == 1:
 		return one.AppendText(b)
 	}
-	texts := make([]string, 0, n)
-	for k := range content {
-		if content[k].Type == llm.TypeText {
-			texts = append(texts, content[k].Text)
-		}
-	}
-	return llm.AppendJSString(b, strings.Join(texts, sep))
+	return llm.AppendJSString(b, joinBlocks(content, n, sep))
 }
 
 // joinedHint is about the length appendJoined writes.

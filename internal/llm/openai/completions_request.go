@@ -508,15 +508,7 @@ func convertRange(m *llm.Model, compat Compat, msgs []*llm.Message, out []llm.Ob
 // joinTexts is the texts of content's text blocks joined with sep, as a body value: one
 // text block's recorded JSON form when it is the only one (a tool result, a user prompt).
 func joinTexts(content []llm.Content, sep string) any {
-	var one *llm.Content
-	n := 0
-	for k := range content {
-		if content[k].Type == llm.TypeText {
-			if n++; n == 1 {
-				one = &content[k]
-			}
-		}
-	}
+	one, n := textBlocks(content)
 	switch n {
 	case 0:
 		return ""
@@ -526,6 +518,23 @@ func joinTexts(content []llm.Content, sep string) any {
 		}
 		return one.TextJSON()
 	}
+	return joinBlocks(content, n, sep)
+}
+
+// textBlocks is the first of content's text blocks and how many there are.
+func textBlocks(content []llm.Content) (first *llm.Content, n int) {
+	for k := range content {
+		if content[k].Type == llm.TypeText {
+			if n++; n == 1 {
+				first = &content[k]
+			}
+		}
+	}
+	return first, n
+}
+
+// joinBlocks is the texts of content's n text blocks joined with sep.
+func joinBlocks(content []llm.Content, n int, sep string) string {
 	texts := make([]string, 0, n)
 	for k := range content {
 		if content[k].Type == llm.TypeText {
