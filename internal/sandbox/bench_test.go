@@ -59,13 +59,16 @@ func BenchmarkExecTrue(b *testing.B) {
 // protected paths, socket dirs), the seccomp program (built once per process) through its
 // pipe, the placeholders with their locks, the argv, and the checks after the run.
 // "existing": .pi, .agent, .git and the agent dir exist (read-only binds only); "missing": three
-// of them are missing and get placeholders (a mkdir and an rmdir each, the bulk of the cost).
+// of them are missing and get placeholders (a mkdir and an rmdir each, the bulk of the cost);
+// "pooled": .pi and .agent are missing, the agent dir exists, and their placeholders come
+// from the pool and go back to it (pool.go).
 func BenchmarkSetup(b *testing.B) {
-	b.Run("existing", func(b *testing.B) { benchSetup(b, true) })
-	b.Run("missing", func(b *testing.B) { benchSetup(b, false) })
+	b.Run("existing", func(b *testing.B) { benchSetup(b, true, false) })
+	b.Run("missing", func(b *testing.B) { benchSetup(b, false, false) })
+	b.Run("pooled", func(b *testing.B) { benchSetup(b, false, true) })
 }
 
-func benchSetup(b *testing.B, existing bool) {
+func benchSetup(b *testing.B, existing, agentDir bool) {
 	if _, err := FindBwrap("", HostEnviron()); err != nil {
 		b.Skip("bwrap not installed")
 	}
@@ -77,6 +80,9 @@ func benchSetup(b *testing.B, existing bool) {
 		for _, d := range []string{ws + "/.pi", ws + "/.agent", env.Home + "/.pi/agent"} {
 			_ = os.MkdirAll(d, 0o755)
 		}
+	}
+	if agentDir {
+		_ = os.MkdirAll(env.Home+"/.pi/agent", 0o755)
 	}
 	p := DefaultPolicy()
 	p.AgentDir = env.Home + "/.pi/agent"

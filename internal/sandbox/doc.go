@@ -51,7 +51,12 @@
 //     so [Run] creates it first as a placeholder directory (mode 0500 and sticky: readable,
 //     and unlike anything a user makes), under a shared flock on its parent; after the run,
 //     the last run holding the parent removes the placeholder if it is still an empty
-//     placeholder. A placeholder left by a killed pigo is an empty directory, never a policy;
+//     placeholder. A placeholder left by a killed pigo is an empty directory, never a policy.
+//     When the agent dir exists, is read-only in the sandbox and lies on the placeholders'
+//     device, the placeholder directories are kept between runs in
+//     <agent dir>/.sandbox-placeholders and renamed in and out instead of made and removed
+//     (pool.go: an rmdir frees a block, which ext4 mounted with discard discards at once);
+//     only an empty placeholder of pigo's user is ever taken from it or put back;
 //   - a symbolic link cannot be covered (mounts follow links): its target is protected as
 //     above, and [Run] checks the link after the run; when the command replaced or removed
 //     it, the link is restored, what stood in its place is kept beside it

@@ -304,6 +304,9 @@ func snapshot(t *testing.T, p string) string {
 	}
 	entries, _ := os.ReadDir(p)
 	for _, e := range entries {
+		if e.Name() == poolName && poolOfPlaceholders(filepath.Join(p, e.Name())) {
+			continue // pigo's own pool of empty placeholders (pool.go), made after the run
+		}
 		data, _ := os.ReadFile(filepath.Join(p, e.Name()))
 		fmt.Fprintf(&b, " %s=%q", e.Name(), data)
 	}

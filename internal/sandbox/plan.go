@@ -92,6 +92,7 @@ type Plan struct {
 	memo *safefile.Paths
 
 	agentDir              string // absolute, "" when none
+	pool                  string // the placeholders' pool (pool.go), "" when mkdir and rmdir
 	mihomoPath, slirpPath string // as configured, resolved at run time
 	home, pathEnv         string
 	fsOrigin, netOrigin   Origin
@@ -213,6 +214,7 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 	pl.protect(protectedPaths(ws, pl.agentDir, p.FSMode == FSAllowAll))
 	pl.protect(homeStartupFiles(env.Home, pl))
 	pl.pin()
+	pl.choosePool()
 	pl.memo = nil
 	if p.NetMode != NetAllowAll {
 		// Without the filter, only a policy that lets Unix sockets through anyway may run.

@@ -442,6 +442,7 @@ func isRunPlaceholder(p string, fi os.FileInfo) bool {
 type guard struct {
 	locks        []dirLock // shared flocks on the placeholders' parent directories
 	placeholders []string
+	pool         *pool // nil: made by mkdir and removed by rmdir
 }
 
 // dirLock is a directory opened for its flock: a descriptor of its own (an *os.File adds five
@@ -456,6 +457,9 @@ type dirLock struct {
 // a concurrent run does not remove one still mounted.
 func (pl *Plan) prepare() (*guard, error) {
 	g := &guard{placeholders: pl.Placeholders}
+	if pl.pool != "" {
+		g.pool = openPool(pl.pool)
+	}
 	locked := map[string]bool{}
 	for _, m := range pl.Placeholders {
 		if dir := filepath.Dir(m); !locked[dir] {
@@ -472,6 +476,9 @@ func (pl *Plan) prepare() (*guard, error) {
 			}
 			g.locks = append(g.locks, dirLock{fd, dir})
 		}
+		if g.pool.claim(m) {
+			continue
+		}
 		// IsExist: another run's placeholder, or created since the plan; the tmpfs covers it.
 		switch err := os.Mkdir(m, placeholderMode); {
 		case err == nil:
@@ -484,13 +491,13 @@ func (pl *Plan) prepare() (*guard, error) {
 	return g, nil
 }
 
-// release removes the empty placeholders when no other run holds their parent (an exclusive
-// lock is granted only then), and drops the locks.
+// release puts the empty placeholders back in the pool, or removes them, when no other run
+// holds their parent (an exclusive lock is granted only then), and drops the locks.
 func (g *guard) release() {
 	for _, l := range g.locks {
 		if syscall.Flock(l.fd, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
 			for _, p := range g.placeholders {
-				if filepath.Dir(p) != l.dir {
+				if filepath.Dir(p) != l.dir || g.pool.put(p) {
 					continue
 				}
 				if fi, err := os.Lstat(p); err == nil && isPlaceholder(fi) {
@@ -501,6 +508,7 @@ func (g *guard) release() {
 		syscall.Close(l.fd)
 	}
 	g.locks = nil
+	g.pool.close()
 }
 
 // openDir opens dir (read-only, close-on-exec) as os.Open does, for a descriptor of its own.
