@@ -9,17 +9,32 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
 // EnvDir is the environment variable naming an explicit session directory.
 const EnvDir = "PI_CODING_AGENT_SESSION_DIR"
 
-var cwdSeparators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[/\\:]`) })
+// cwdDirName is pi's `cwd.replace(/[/\\:]/g, "-")`: each /, \ or : becomes -. The three are
+// ASCII, so they are never part of a longer UTF-8 sequence and a byte loop replaces exactly
+// what the regexp did. A regexp here cost a session's start 36 KB for its backtracker's
+// bit state and its compilation (docs/decisions/25-speed.md, D25.44).
+func cwdDirName(c string) string {
+	i := strings.IndexAny(c, `/\:`)
+	if i < 0 {
+		return c
+	}
+	b := []byte(c)
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '/', '\\', ':':
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
 
 // DefaultDir is pi's per-cwd session folder: AGENTDIR/sessions/--<cwd without its leading
 // separator, with / \ : as ->--.
@@ -28,7 +43,7 @@ func DefaultDir(agentDir, cwd string) string {
 	if strings.HasPrefix(c, "/") || strings.HasPrefix(c, `\`) {
 		c = c[1:]
 	}
-	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdSeparators().ReplaceAllString(c, "-")+"--")
+	return filepath.Join(absPath(agentDir), "sessions", "--"+cwdDirName(c)+"--")
 }
 
 // Location is where a cwd's sessions live.
