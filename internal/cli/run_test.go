@@ -47,6 +47,20 @@ func TestIsRun(t *testing.T) {
 	}
 }
 
+// isRun looks the run flags up without building a map of their names on every start
+// (D25.44): a session's argv is decided without allocating.
+func TestIsRunAllocs(t *testing.T) {
+	c := &CLI{}
+	argv := []string{"-p", "--model", "session/m", "change-hello"}
+	name, _, _ := c.split(argv)
+	if !c.isRun(argv, name) {
+		t.Fatalf("isRun(%q) = false", argv)
+	}
+	if n := testing.AllocsPerRun(20, func() { c.isRun(argv, name) }); n != 0 {
+		t.Errorf("isRun: %v allocations a call, want 0", n)
+	}
+}
+
 // The exit codes print mode ends with (and writes in its agent_settled lines) are the command
 // line's.
 func TestPrintModeExitCodes(t *testing.T) {
