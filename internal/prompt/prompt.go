@@ -122,31 +122,35 @@ func Build(o Options) Result {
 		return r
 	}
 	promptCwd := strings.ReplaceAll(o.Cwd, `\`, "/")
-	var b strings.Builder
+	// The prompt's pieces are gathered and joined once, into a string of their exact length:
+	// a builder grown piece by piece allocated ~3× the prompt's 6 KB, in as many fresh size
+	// classes, on every start (docs/decisions/25-speed.md, D25.44).
+	parts := make([]string, 0, 48)
 	hasRead := contains(o.ActiveTools, "read")
 	if custom != "" {
-		b.WriteString(custom)
+		parts = append(parts, custom)
 		// pi: skills with a custom prompt when read is selected or no tool list is set.
 		hasRead = o.ActiveTools == nil || hasRead
 	} else {
-		o.writeDefault(&b)
+		parts = o.appendDefault(parts)
 	}
 	if appendText != "" {
-		b.WriteString("\n\n" + appendText)
+		parts = append(parts, "\n\n", appendText)
 	}
-	b.WriteString(FormatContextFiles(r.ContextFiles))
+	parts = append(parts, FormatContextFiles(r.ContextFiles))
 	if hasRead {
-		b.WriteString(FormatSkills(o.Skills))
+		parts = append(parts, FormatSkills(o.Skills))
 	}
-	b.WriteString("\nCurrent working directory: " + promptCwd)
+	parts = append(parts, "\nCurrent working directory: ", promptCwd)
 	if custom != "" {
-		b.WriteString("\n")
+		parts = append(parts, "\n")
 	}
-	r.Text = b.String()
+	r.Text = strings.Join(parts, "")
 	return r
 }
 
-func (o *Options) writeDefault(b *strings.Builder) {
+// appendDefault appends pi's default prompt, in pieces, to parts.
+func (o *Options) appendDefault(parts []string) []string {
 	tools := o.ToolLines
 	if len(tools) == 0 {
 		tools = []string{"(none)"}
@@ -156,20 +160,26 @@ func (o *Options) writeDefault(b *strings.Builder) {
 		guidelines = []string{guidelineConcise, guidelinePaths}
 	}
 	pkg := o.packageDir()
-	b.WriteString(intro + "\n\nAvailable tools:\n")
-	b.WriteString(strings.Join(tools, "\n"))
-	b.WriteString("\n\n" + additionalTools + "\n\nGuidelines:\n")
+	parts = append(parts, intro, "\n\nAvailable tools:\n")
+	for i, t := range tools {
+		if i > 0 {
+			parts = append(parts, "\n")
+		}
+		parts = append(parts, t)
+	}
+	parts = append(parts, "\n\n", additionalTools, "\n\nGuidelines:\n")
 	for i, g := range guidelines {
 		if i > 0 {
-			b.WriteString("\n")
+			parts = append(parts, "\n")
 		}
-		b.WriteString("- " + g)
+		parts = append(parts, "- ", g)
 	}
-	b.WriteString("\n\n" + docsIntro + "\n")
-	b.WriteString("- Main documentation: " + filepath.Join(pkg, "README.md") + "\n")
-	b.WriteString("- Additional docs: " + filepath.Join(pkg, "docs") + "\n")
-	b.WriteString("- Examples: " + filepath.Join(pkg, "examples") + " (extensions, custom tools, SDK)\n")
-	b.WriteString(docsRules)
+	parts = append(parts, "\n\n", docsIntro, "\n",
+		"- Main documentation: ", filepath.Join(pkg, "README.md"), "\n",
+		"- Additional docs: ", filepath.Join(pkg, "docs"), "\n",
+		"- Examples: ", filepath.Join(pkg, "examples"), " (extensions, custom tools, SDK)\n",
+		docsRules)
+	return parts
 }
 
 // docsRules are the last lines of the docs block.
