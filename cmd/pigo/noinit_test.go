@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -87,4 +88,30 @@ func eager(e ast.Expr) string {
 		return true
 	})
 	return why
+}
+
+// TestInitAllocatesNothing: the packages listed build nothing on the heap at start-up, which
+// every pigo process pays for whatever the command (D25.44: the session package's thinking
+// levels are static data and its one regexp a byte loop). GODEBUG=inittrace=1 makes the
+// runtime report each package's init with its allocations.
+func TestInitAllocatesNothing(t *testing.T) {
+	cmd := exec.Command(pigoBinary(t), "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pigo --version: %v\n%s", err, out)
+	}
+	for _, pkg := range []string{"github.com/pigo-agent/pigo/internal/session"} {
+		line := ""
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "init "+pkg+" @") {
+				line = l
+			}
+		}
+		if line == "" {
+			t.Errorf("no init line for %s in:\n%s", pkg, out)
+		} else if !strings.HasSuffix(line, " 0 bytes, 0 allocs") {
+			t.Errorf("%s allocates at start-up: %s", pkg, line)
+		}
+	}
 }

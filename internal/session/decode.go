@@ -100,14 +100,11 @@ func decodeEntry(b []byte) (*Entry, error) {
 // EntryData, 288 bytes for one string, was 1.4% of a loaded session; the entries of one
 // level share one. Nothing changes an entry's EntryData after it is read (an entry is
 // appended with its own, and labels are new entries), so sharing it is safe; these values
-// must never be written to.
-var thinkingLevels = func() []EntryData {
-	var d []EntryData
-	for _, l := range []string{"off", "minimal", "low", "medium", "high", "xhigh"} {
-		d = append(d, EntryData{ThinkingLevel: l})
-	}
-	return d
-}()
+// must never be written to. They are static data, not built at start-up (D25.44).
+var thinkingLevels = [...]EntryData{
+	{ThinkingLevel: "off"}, {ThinkingLevel: "minimal"}, {ThinkingLevel: "low"},
+	{ThinkingLevel: "medium"}, {ThinkingLevel: "high"}, {ThinkingLevel: "xhigh"},
+}
 
 // sharedLevel returns the shared EntryData equal to d when there is one, else d.
 func sharedLevel(d *EntryData) *EntryData {

@@ -7,16 +7,17 @@ import (
 )
 
 // cwdDirNameRegexp is the regexp cwdDirName replaced (pi's `/[/\\:]/g`).
-var cwdDirNameRegexp = regexp.MustCompile(`[/\\:]`)
+func cwdDirNameRegexp() *regexp.Regexp { return regexp.MustCompile(`[/\\:]`) }
 
 func TestCwdDirNameMatchesRegexp(t *testing.T) {
+	re := cwdDirNameRegexp()
 	inputs := []string{
 		"", "a", "/", `\`, ":", "home/user/proj", `C:\Users\me\proj`, "a::b//c\\\\d",
 		"tmp/héllo/wörld", "x/\xff\xfe/y:z", "日本/語:\\", "no-separators-here", "---",
 		strings.Repeat("ab/", 200), "\x00/\x7f:\x80",
 	}
 	for _, in := range inputs {
-		if got, want := cwdDirName(in), cwdDirNameRegexp.ReplaceAllString(in, "-"); got != want {
+		if got, want := cwdDirName(in), re.ReplaceAllString(in, "-"); got != want {
 			t.Errorf("cwdDirName(%q) = %q, the regexp gives %q", in, got, want)
 		}
 	}
@@ -26,8 +27,9 @@ func FuzzCwdDirName(f *testing.F) {
 	for _, s := range []string{"home/user/proj", `C:\x`, "a:b", "\xff/"} {
 		f.Add(s)
 	}
+	re := cwdDirNameRegexp()
 	f.Fuzz(func(t *testing.T, in string) {
-		if got, want := cwdDirName(in), cwdDirNameRegexp.ReplaceAllString(in, "-"); got != want {
+		if got, want := cwdDirName(in), re.ReplaceAllString(in, "-"); got != want {
 			t.Errorf("cwdDirName(%q) = %q, the regexp gives %q", in, got, want)
 		}
 	})
@@ -43,4 +45,28 @@ func TestDefaultDirAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(20, func() { DefaultDir(agentDir, cwd) }); n > 3 {
 		t.Errorf("DefaultDir: %v allocations a call, want at most 3 (the regexp made 6)", n)
 	}
+}
+
+func TestJoinLinesMatchesRegexp(t *testing.T) {
+	re := regexp.MustCompile(`[\r\n]+`)
+	for _, in := range []string{
+		"", "a", "\n", "\r\n", "\n\n\r", "a\nb", "a\r\n\r\nb", "\nlead", "trail\r", "x\n\xffy\rz",
+		"héllo\nwörld", "no newline", "a\n\nb\n\nc", "\r", "\r\r\ra",
+	} {
+		if got, want := joinLines(in), re.ReplaceAllString(in, " "); got != want {
+			t.Errorf("joinLines(%q) = %q, the regexp gives %q", in, got, want)
+		}
+	}
+}
+
+func FuzzJoinLines(f *testing.F) {
+	re := regexp.MustCompile(`[\r\n]+`)
+	for _, s := range []string{"a\r\nb", "\n\n", "x\ry", "\xff\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if got, want := joinLines(in), re.ReplaceAllString(in, " "); got != want {
+			t.Errorf("joinLines(%q) = %q, the regexp gives %q", in, got, want)
+		}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -822,7 +821,7 @@ func (s *Session) AppendCustomMessage(customType string, content any, display bo
 
 // AppendSessionInfo sets the session's display name (newlines become spaces, as pi does).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
-	name = strings.TrimSpace(newlines().ReplaceAllString(name, " "))
+	name = strings.TrimSpace(joinLines(name))
 	return s.Append(&Entry{Type: TypeSessionInfo, EntryData: &EntryData{Name: name}})
 }
 
@@ -877,7 +876,25 @@ func (s *Session) BranchWithSummary(fromID string, b BranchSummary) (string, err
 	return s.appendLocked(e, true)
 }
 
-var newlines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\r\n]+`) })
+// joinLines is pi's `name.replace(/[\r\n]+/g, " ")`: each run of CR and LF becomes one space.
+// Both are ASCII, never part of a longer UTF-8 sequence, so a byte loop replaces exactly what
+// the regexp did; the package keeps no state built at start-up (D25.44).
+func joinLines(s string) string {
+	i := strings.IndexAny(s, "\r\n")
+	if i < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if c := s[i]; c != '\r' && c != '\n' {
+			b = append(b, c)
+		} else if i == 0 || (s[i-1] != '\r' && s[i-1] != '\n') {
+			b = append(b, ' ')
+		}
+	}
+	return string(b)
+}
 
 func rawOf(v any) (json.RawMessage, error) {
 	if v == nil {
