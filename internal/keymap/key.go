@@ -24,16 +24,36 @@ type Key struct {
 
 var modNames = []string{"shift", "ctrl", "alt", "super"}
 
-// keyAliases are the other spellings of key names pi accepts.
-var keyAliases = map[string]string{
-	"esc": "escape", "return": "enter", "pgup": "pageup", "pgdown": "pagedown",
-	"pagedn": "pagedown", "del": "delete", "ins": "insert", " ": "space",
+// keyAlias returns the key name an other spelling pi accepts stands for. A switch, not a map:
+// a package-level map is built by every pigo process at start-up (D25.44).
+func keyAlias(k string) (string, bool) {
+	switch k {
+	case "esc":
+		return "escape", true
+	case "return":
+		return "enter", true
+	case "pgup":
+		return "pageup", true
+	case "pgdown", "pagedn":
+		return "pagedown", true
+	case "del":
+		return "delete", true
+	case "ins":
+		return "insert", true
+	case " ":
+		return "space", true
+	}
+	return "", false
 }
 
-var namedKeys = map[string]bool{
-	"escape": true, "enter": true, "tab": true, "space": true, "backspace": true, "delete": true,
-	"insert": true, "clear": true, "home": true, "end": true, "pageup": true, "pagedown": true,
-	"up": true, "down": true, "left": true, "right": true,
+// namedKey reports whether k is one of the named keys (not a character or a function key).
+func namedKey(k string) bool {
+	switch k {
+	case "escape", "enter", "tab", "space", "backspace", "delete", "insert", "clear", "home", "end",
+		"pageup", "pagedown", "up", "down", "left", "right":
+		return true
+	}
+	return false
 }
 
 // Name normalizes a key name written in pi's syntax; ok is false for one pi would refuse (an
@@ -73,10 +93,10 @@ func Name(s string) (string, bool) {
 		}
 	} else {
 		key = strings.ToLower(key)
-		if a, ok := keyAliases[key]; ok {
+		if a, ok := keyAlias(key); ok {
 			key = a
 		}
-		if !namedKeys[key] && !isFunctionKey(key) {
+		if !namedKey(key) && !isFunctionKey(key) {
 			return "", false
 		}
 	}

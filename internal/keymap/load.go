@@ -46,7 +46,7 @@ func Load(agentDir string) (*Map, diag.List) {
 			continue
 		}
 		a := Action(mem.Key)
-		if la, ok := legacyNames[mem.Key]; ok {
+		if la, ok := legacyName(mem.Key); ok {
 			a = la
 		}
 		if !known(a) {
