@@ -194,11 +194,23 @@ func (t *Tool) modelSchema() json.RawMessage {
 			t.model = t.Parameters
 			return
 		}
-		if v, err := ParseValue(t.Parameters); err == nil && len(t.Parameters) > 0 {
-			t.model, _ = typeboxOrder(v).MarshalJSON()
+		if m, ok := shippedModelSchema(t.Parameters); ok {
+			t.model = m
+			return
 		}
+		t.model = renderModelSchema(t.Parameters, t.model)
 	})
 	return t.model
+}
+
+// renderModelSchema puts a declared schema's keys in TypeBox's order and writes it again
+// (otherwise: the declared bytes cannot be parsed).
+func renderModelSchema(declared, otherwise json.RawMessage) json.RawMessage {
+	if v, err := ParseValue(declared); err == nil && len(declared) > 0 {
+		m, _ := typeboxOrder(v).MarshalJSON()
+		return m
+	}
+	return otherwise
 }
 
 // typeboxOrder reorders the keys of every schema object in v.
