@@ -1,7 +1,12 @@
 package codemode
 
+//go:generate env UPDATE_GOLDEN=1 go test -run TestShippedTypesFresh .
+
 import (
+	_ "embed"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -58,7 +63,69 @@ func describe(preamble string, tools []Decl, discover bool) string {
 
 // declaration is a tool's call() overload.
 func declaration(t Decl) string {
-	return "declare function call(name: " + jsString(t.Name) + ", args: " + tsType(schemaOf(t.Parameters), "") + "): Promise<" + tsType(schemaOf(t.Output), "") + ">;"
+	return "declare function call(name: " + jsString(t.Name) + ", args: " + schemaType(t.Parameters) + "): Promise<" + schemaType(t.Output) + ">;"
+}
+
+// schemaType is tsType of a raw schema: from the table generated for the shipped toolsets'
+// schemas (shippedTypes) when raw is one of them, rendered otherwise. A session with codemode
+// rendered the ~19 callable tools' schemas again at every start (each parsed, ~0.09 ms of
+// toolrun.New); the rendering is a pure function of the bytes, so the table's answer is the
+// same for any equal schema, whoever declares it.
+func schemaType(raw []byte) string {
+	if s, ok := shippedType(raw); ok {
+		return s
+	}
+	return renderType(raw)
+}
+
+// renderType renders raw's TypeScript type.
+func renderType(raw []byte) string { return tsType(schemaOf(raw), "") }
+
+// typesTSV is every shipped parameters and output schema with its TypeScript type, sorted
+// by schema: a line SCHEMA \t N, then the type's N lines (compact JSON has no tabs or
+// newlines; a type spans lines). Generated from the catalogue at `go generate` time;
+// TestShippedTypesFresh renders it again and compares. One embedded string: the lookups touch
+// a few contiguous pages, and the types are substrings of it.
+//
+//go:embed types.tsv
+var typesTSV string
+
+// typeEntry is one schema of typesTSV and its TypeScript type.
+type typeEntry struct{ schema, ts string }
+
+// shippedTypes indexes typesTSV (built on first use: one pass over ~60 KB).
+var shippedTypes = sync.OnceValue(func() []typeEntry {
+	var out []typeEntry
+	for rest := typesTSV; len(rest) > 0; {
+		var head string
+		head, rest, _ = strings.Cut(rest, "\n")
+		schema, count, _ := strings.Cut(head, "\t")
+		n, err := strconv.Atoi(count)
+		if err != nil {
+			panic("codemode: types.tsv: " + err.Error())
+		}
+		end := 0
+		for range n {
+			k := strings.IndexByte(rest[end:], '\n')
+			end += k + 1
+		}
+		out = append(out, typeEntry{schema, rest[:max(end-1, 0)]})
+		rest = rest[end:]
+	}
+	return out
+})
+
+// shippedType looks raw up in shippedTypes.
+func shippedType(raw []byte) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	ts := shippedTypes()
+	i := sort.Search(len(ts), func(i int) bool { return ts[i].schema >= string(raw) })
+	if i == len(ts) || ts[i].schema != string(raw) {
+		return "", false
+	}
+	return ts[i].ts, true
 }
 
 func schemaOf(raw []byte) *toolrun.Value {
