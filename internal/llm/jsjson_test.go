@@ -3,7 +3,10 @@ package llm
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 func TestJSONStringify(t *testing.T) {
@@ -204,4 +207,92 @@ func TestToolsLenMemo(t *testing.T) {
 	check("a tool fewer")
 	ts[1].Parameters = json.RawMessage{}
 	check("empty parameters instead of none")
+}
+
+// toolsJSLenBuilt is toolsJSLen as it was: the whole array written, then counted.
+func toolsJSLenBuilt(tools []Tool) int {
+	b := make([]byte, 0, 1024)
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = AppendJSString(b, t.Name)
+		b = append(b, `,"description":`...)
+		b = AppendJSString(b, t.Description)
+		b = append(b, `,"parameters":`...)
+		if len(t.Parameters) == 0 {
+			b = append(b, "null}"...)
+			continue
+		}
+		var ok bool
+		if b, ok = appendStringified(b, t.Parameters); !ok {
+			return toolsJSLenMarshal(tools)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	return jsLenRange(string(b))
+}
+
+// jsLenRange is JSLen as it was: rune by rune.
+func jsLenRange(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// TestToolsJSLenSummedAsBuilt: the length summed tool by tool, stringified schemas counted in
+// place, is the length of the array written whole, on random tool lists (names and
+// descriptions with escapes, astral and invalid bytes; every stringify seed as a schema, some
+// not valid JSON, none, empty), with the stringified check on and off.
+func TestToolsJSLenSummedAsBuilt(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "read", "é", "😀", "\u2028", "\n", "\"", "\\", "\x00", "\xff", "<&>", "abcdefghijklmnop", "\U0010FFFF", "\xed\xa0\x80"}
+	str := func() string {
+		var sb strings.Builder
+		for range r.IntN(12) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return sb.String()
+	}
+	schemas := append([]string{"", "{", `{"a":1,"a":2}`, ` { "type" : "object" } `}, stringifySeeds...)
+	for _, off := range []bool{false, true} {
+		stringifiedOff = off
+		for range 3000 {
+			ts := make([]Tool, r.IntN(5))
+			for i := range ts {
+				ts[i] = Tool{Name: str(), Description: str()}
+				if s := schemas[r.IntN(len(schemas))]; s != "" || r.IntN(2) == 0 {
+					ts[i].Parameters = json.RawMessage(s)
+				}
+			}
+			if got, want := toolsJSLen(ts), toolsJSLenBuilt(ts); got != want {
+				t.Fatalf("stringifiedOff=%v %+v: %d, built %d", off, ts, got, want)
+			}
+		}
+	}
+	stringifiedOff = false
+}
+
+// TestJSLenAsRange: the word-at-a-time count is range's, on random strings of ASCII runs,
+// multi-byte and astral runes, invalid and cut sequences, at every alignment.
+func TestJSLenAsRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"a", "abcdefgh", "0123456789abcdef", "é", "€", "😀", "\xff", "\xe2\x82", "\xf0\x9f", "\xed\xa0\x80", "\x7f", "\x80"}
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(20) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		for cut := 0; cut < min(len(s), 3); cut++ {
+			if got, want := JSLen(s[cut:]), jsLenRange(s[cut:]); got != want {
+				t.Fatalf("%q: %d, range %d", s[cut:], got, want)
+			}
+		}
+	}
 }

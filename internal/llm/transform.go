@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -252,8 +254,24 @@ func replaceImages(content []Content, ph string) []Content {
 // truncations count that way.
 func JSLen(s string) int {
 	n := 0
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		// Eight ASCII bytes at a time (a unit each): schemas, code and most text are ASCII.
+		for i+8 <= len(s) && binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&(0x80*ones8) == 0 {
+			i += 8
+			n += 8
+		}
+		if i == len(s) {
+			break
+		}
+		if s[i] < utf8.RuneSelf {
+			i++
+			n++
+			continue
+		}
+		// As range decodes it: an invalid byte is U+FFFD, one unit.
+		r, size := utf8.DecodeRuneInString(s[i:])
 		n += utf16.RuneLen(r)
+		i += size
 	}
 	return n
 }
