@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/pigo-agent/pigo/internal/agent"
@@ -35,10 +36,16 @@ type settings struct {
 // parseSettings reads the effective settings.json. A key of the wrong type is ignored
 // (pigo check reports it), never fatal.
 func parseSettings(raw []byte) settings {
-	var s settings
 	if len(raw) == 0 {
-		return s
+		return settings{}
 	}
+	if isEmptyObject(raw) {
+		// No settings.json anywhere (a run's usual case): the effective settings are `{}`,
+		// which set nothing. encoding/json's first decode of these types was ~0.07 ms of
+		// app.Open.
+		return settings{raw: raw}
+	}
+	var s settings
 	s.raw = raw
 	_ = json.Unmarshal(raw, &s)
 	var loose map[string]json.RawMessage
@@ -56,6 +63,13 @@ func parseSettings(raw []byte) settings {
 		s.hideSessionEnv = true
 	}
 	return s
+}
+
+// isEmptyObject reports whether raw is a JSON object without members: `{}` with JSON's white
+// space around and inside.
+func isEmptyObject(raw []byte) bool {
+	raw = bytes.Trim(raw, " \t\r\n")
+	return len(raw) >= 2 && raw[0] == '{' && raw[len(raw)-1] == '}' && len(bytes.Trim(raw[1:len(raw)-1], " \t\r\n")) == 0
 }
 
 // agent is the loop's settings: pi's defaults with the file's values over them.
