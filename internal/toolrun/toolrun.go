@@ -174,12 +174,20 @@ type Tool struct {
 	Output     json.RawMessage
 	Exec       []string
 
-	// schema is compiled on the tool's first call: a session declares dozens of tools
-	// (disabled and codemode-only ones too) and calls a few.
-	schema func() (*Schema, error)
-	impl   *Impl
-	once   sync.Once
-	model  json.RawMessage
+	// schema is compiled on the tool's first call (schemaOnce): a session declares dozens of
+	// tools (disabled and codemode-only ones too) and calls a few.
+	schemaOnce sync.Once
+	schema     *Schema
+	schemaErr  error
+	impl       *Impl
+	once       sync.Once
+	model      json.RawMessage
+}
+
+// compiled is the parameters schema, compiled on the first call.
+func (t *Tool) compiled() (*Schema, error) {
+	t.schemaOnce.Do(func() { t.schema, t.schemaErr = CompileSchema(t.Parameters) })
+	return t.schema, t.schemaErr
 }
 
 // modelSchema is the parameters schema as pi sends it: keys in TypeBox's order (type,
@@ -285,20 +293,26 @@ type Runner struct {
 // New binds the resolved registry to implementations. Only callable tools (active or
 // codemode-only) can be run; the others stay visible through Lookup for diagnostics.
 func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
-	r := &Runner{Session: s, tools: map[string]*Tool{}}
+	r := &Runner{Session: s, tools: make(map[string]*Tool, len(reg.Tools))}
 	if s != nil && s.FileIO == "" {
 		s.FileIO = reg.FileIO
 	}
+	// The declarations and their implementations in one array each, not ~90 objects (and a
+	// compile closure for each) allocated one by one.
+	tools := make([]Tool, len(reg.Tools))
+	bound := make([]Impl, 0, len(reg.Tools))
+	r.order = make([]*Tool, 0, len(reg.Tools))
 	for i, row := range reg.Tools {
 		d := reg.Declaration(i)
-		t := &Tool{Name: row.Name, Source: row.Source, Toolset: ToolsetOf(row.Source), File: row.File, State: row.State}
+		t := &tools[i]
+		t.Name, t.Source, t.Toolset, t.File, t.State = row.Name, row.Source, ToolsetOf(row.Source), row.File, row.State
 		if d != nil {
 			t.Label, t.Description = d.Label, d.Description
 			t.Parameters, t.Output, t.Exec = d.Parameters, d.Output, d.Exec
 		}
-		t.schema = compileOnce(t.Parameters)
 		if impl, ok := impls.Lookup(t.Toolset, t.Name); ok && t.Toolset != "" {
-			t.impl = &impl
+			bound = append(bound, impl)
+			t.impl = &bound[len(bound)-1]
 		} else if t.Toolset == "" && len(t.Exec) > 0 && impls.Exec != nil {
 			t.impl = impls.Exec
 		}
@@ -321,7 +335,6 @@ func New(reg *engine.Result, impls *Impls, s *Session) *Runner {
 // ([NewRunnerOf]): no registry, no toolset.
 func NewTool(name, description string, parameters json.RawMessage, impl Impl) *Tool {
 	t := &Tool{Name: name, Description: description, Source: "value", Toolset: "value", State: engine.Active, Parameters: parameters}
-	t.schema = compileOnce(parameters)
 	t.impl = &impl
 	return t
 }
@@ -448,16 +461,11 @@ func (r *Runner) prepare(t *Tool, call Call) (json.RawMessage, error) {
 	if t.impl.Prepare != nil {
 		v = t.impl.Prepare(v)
 	}
-	schema, err := t.schema()
+	schema, err := t.compiled()
 	if err != nil {
 		return nil, fmt.Errorf("Tool %s has an invalid parameters schema: %v", t.Name, err)
 	}
 	return ValidateArguments(call.Name, schema, v)
-}
-
-// compileOnce compiles raw on the first call.
-func compileOnce(raw json.RawMessage) func() (*Schema, error) {
-	return sync.OnceValues(func() (*Schema, error) { return CompileSchema(raw) })
 }
 
 // ValidateArguments is pi-ai's validateToolArguments for a TypeBox-built schema: optional

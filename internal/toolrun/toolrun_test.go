@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,5 +112,39 @@ func TestRunnerRecoversPanics(t *testing.T) {
 	cancel()
 	if res := r.Run(ctx, Call{Name: "read", Arguments: json.RawMessage(`{"path":"x"}`)}, nil); res.Text() != "Operation aborted" {
 		t.Errorf("aborted before execute: %q", res.Text())
+	}
+}
+
+// TestNewAllocations: binding a registry allocates its declarations and their
+// implementations as one array each, not an object, an implementation copy and a compile
+// closure per tool (~90 tools in a session's registry); the schema is still compiled on the
+// first call, once.
+func TestNewAllocations(t *testing.T) {
+	var tools []engine.Tool
+	var impls Impls
+	for i := range 60 {
+		name := "t" + strconv.Itoa(i)
+		tools = append(tools, engine.Tool{Name: name, Description: "d", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)})
+		impls.Register("pi", name, Impl{Execute: func(_ context.Context, inv *Invocation) (Result, error) {
+			return TextResult(string(inv.Args), nil), nil
+		}})
+	}
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	reg := engine.Resolve(&engine.Input{Extensions: []engine.Extension{{Source: engine.Source{Kind: engine.KindBuiltin, Name: "pi"}, Tools: tools}}, DefaultTools: names})
+	// The runner, its map (and buckets), order, active and callable lists, the two arrays.
+	if n := testing.AllocsPerRun(20, func() { New(reg, &impls, nil) }); n > 16 {
+		t.Fatalf("New allocates %v times for %d tools", n, len(tools))
+	}
+	r := New(reg, &impls, nil)
+	for range 2 {
+		if res := r.Run(context.Background(), Call{ID: "1", Name: "t7", Arguments: json.RawMessage(`{"a":5}`)}, nil); res.IsError || res.Text() != `{"a":"5"}` {
+			t.Fatalf("call: %+v", res)
+		}
+	}
+	if res := r.Run(context.Background(), Call{ID: "1", Name: "t7", Arguments: json.RawMessage(`{"a":[]}`)}, nil); !res.IsError {
+		t.Fatalf("invalid arguments accepted: %+v", res)
 	}
 }
