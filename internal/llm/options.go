@@ -344,11 +344,43 @@ func toolsLen(tools []Tool) int {
 		return m.n
 	}
 	m.n = toolsJSLen(tools)
-	m.tools = make([]Tool, len(tools))
-	for i, t := range tools {
-		m.tools[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
-	}
+	m.tools = cloneTools(tools)
 	return m.n
+}
+
+// cloneTools is a copy of tools that shares no bytes with them.
+func cloneTools(tools []Tool) []Tool {
+	out := make([]Tool, len(tools))
+	for i, t := range tools {
+		out[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
+	}
+	return out
+}
+
+// ToolsJSON keeps a provider's JSON of the last tools it was given, for the next request with
+// the same tools: a session sends the same ~20 tools, their schemas and codemode's kilobytes of
+// description with every request, and converting and writing them again was ~40-80 µs of each
+// request's body; comparing them byte for byte is a few. Like the length's memo it holds its
+// own copy of the tools, so a caller changing a tool's bytes in place cannot make it stale. The
+// zero value is ready; it is safe for concurrent use.
+type ToolsJSON struct {
+	mu    sync.Mutex
+	tools []Tool
+	key   string
+	json  []byte
+}
+
+// Get returns render's JSON of tools, rendered anew only when tools or key (what else the
+// rendering depends on) differ from the last call's. The bytes are shared: write them, never
+// change them.
+func (m *ToolsJSON) Get(tools []Tool, key string, render func() []byte) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.json != nil && key == m.key && sameTools(m.tools, tools) {
+		return m.json
+	}
+	m.json, m.key, m.tools = render(), key, cloneTools(tools)
+	return m.json
 }
 
 func sameTools(a, b []Tool) bool {

@@ -568,6 +568,20 @@ func convertTools(tools []llm.Tool, compat Compat) []any {
 	return out
 }
 
+// completionsTools is the last tools' JSON (llm.ToolsJSON); toolsMemoOff turns it off (tests
+// compare bodies written both ways).
+var (
+	completionsTools llm.ToolsJSON
+	toolsMemoOff     bool
+)
+
+// rawJSON is JSON already in JSON.stringify's form, written as it is (llm.Direct).
+type rawJSON []byte
+
+func (r rawJSON) AppendDirect(b []byte) []byte { return append(b, r...) }
+func (r rawJSON) DirectHint() int              { return len(r) }
+func (r rawJSON) SameDirect(llm.Direct) bool   { return false }
+
 func rawOrEmpty(r json.RawMessage) any {
 	if len(r) == 0 {
 		return llm.Omit
@@ -624,7 +638,20 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 		}
 	}
 	var tools []any
-	if len(c.Tools) > 0 {
+	cacheControl := compat.CacheControlFormat == "anthropic" && p.retention != "none"
+	if len(c.Tools) > 0 && !cacheControl && !toolsMemoOff {
+		// The same tools as the last request's (a session's every request): their JSON as it
+		// was written then. Not with cache markers, which are set on the converted objects.
+		key := "plain"
+		if compat.SupportsStrictMode {
+			key = "strict"
+		}
+		js := completionsTools.Get(c.Tools, key, func() []byte { return llm.AppendJSON(nil, convertTools(c.Tools, compat)) })
+		body = append(body, llm.Field{K: "tools", V: rawJSON(js)})
+		if compat.ZaiToolStream {
+			body = append(body, llm.Field{K: "tool_stream", V: true})
+		}
+	} else if len(c.Tools) > 0 {
 		tools = convertTools(c.Tools, compat)
 		body = append(body, llm.Field{K: "tools", V: tools})
 		if compat.ZaiToolStream {
@@ -634,7 +661,7 @@ func buildParams(m *llm.Model, c *llm.Context, compat Compat, p params) llm.Obj 
 		tools = []any{}
 		body = append(body, llm.Field{K: "tools", V: tools})
 	}
-	if compat.CacheControlFormat == "anthropic" && p.retention != "none" {
+	if cacheControl {
 		cc := llm.Obj{{K: "type", V: "ephemeral"}}
 		if p.retention == "long" && compat.SupportsLongCacheRetention {
 			cc = append(cc, llm.Field{K: "ttl", V: "1h"})
