@@ -68,6 +68,9 @@ type startLimit struct {
 	max           int
 	infoR, infoW  *os.File
 	blockR, block *os.File
+	// exit is a pidfd of bwrap's sandbox child (its pid 1), opened while it waits on the
+	// block fd, when the run has a cgroup; -1 otherwise. See removeCgroupAfter.
+	exit int
 }
 
 // limited returns argv (whose element at bwrapAt is bwrap's path) with the process limit,
@@ -85,7 +88,7 @@ func limited(argv []string, bwrapAt, max, fd int) ([]string, string, *startLimit
 	if fi, err := os.Stat(argv[bwrapAt]); err != nil || fi.Mode()&os.ModeSetuid != 0 {
 		return wrapped(argv, bwrapAt, max)
 	}
-	l := &startLimit{max: max}
+	l := &startLimit{max: max, exit: -1}
 	var err error
 	if l.infoR, l.infoW, err = pipe(); err != nil {
 		return nil, "", nil, fmt.Errorf("process limit: %w", err)
@@ -226,6 +229,12 @@ func (l *startLimit) started(pid int) error {
 	child, ok := childPid(info)
 	if !ok {
 		return fmt.Errorf("process limit: bwrap's --info-fd gave no child pid: %q", info)
+	}
+	if l.join != "" {
+		// Alive (it waits for the release), so the pid is that child's.
+		if fd, err := unix.PidfdOpen(child, 0); err == nil {
+			l.exit = fd
+		}
 	}
 	for _, p := range []int{pid, child} {
 		// ESRCH: it has already ended (bwrap's set-up failed: a bad bind, say), so it runs
@@ -378,6 +387,17 @@ func takeAheadCgroup() string {
 // Call it when a session that was warmed ends (after its warm-up is done).
 func DropAhead() { removeCgroup(takeAheadCgroup()) }
 
+// exited returns the pidfd of bwrap's sandbox child (-1 when none, or l nil); the caller
+// closes it (removeCgroupAfter).
+func (l *startLimit) exited() int {
+	if l == nil {
+		return -1
+	}
+	fd := l.exit
+	l.exit = -1
+	return fd
+}
+
 // makePidsCgroup makes a fresh pids cgroup under root with pids.max = max.
 func makePidsCgroup(root pidsHierarchy, max int) (dir, join string) {
 	dir = filepath.Join(root.dir, fmt.Sprintf("pigo-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
@@ -395,7 +415,19 @@ func makePidsCgroup(root pidsHierarchy, max int) (dir, join string) {
 // namespace; the kernel may take a moment to let go of the last one, and on a loaded machine
 // more than the 100 ms a fixed count of short waits gave: a full test suite beside other work
 // left one behind). It waits up to cgroupRemoveWait, the pauses doubling from 1 ms to 50 ms.
-func removeCgroup(dir string) {
+func removeCgroup(dir string) { removeCgroupAfter(dir, -1) }
+
+// removeCgroupAfter is removeCgroup for a run whose sandbox child has the pidfd exit (-1:
+// none), which it closes. The child's pipes close before it tears its namespaces down (about
+// sixty mounts unmounted, an RCU grace period, the network namespace), so Run's wait ends
+// while the child is still in the cgroup and the first rmdir fails with EBUSY: it then waits
+// for the child's exit on the pidfd (the namespace's other tasks are gone by then) instead
+// of a 1 ms pause, which the release's rmdirs used to cover and the pool (pool.go) no longer
+// does.
+func removeCgroupAfter(dir string, exit int) {
+	if exit >= 0 {
+		defer unix.Close(exit)
+	}
 	if dir == "" {
 		return
 	}
@@ -405,9 +437,35 @@ func removeCgroup(dir string) {
 		if err := unix.Rmdir(dir); err == nil || errors.Is(err, unix.ENOENT) || time.Now().After(deadline) {
 			return
 		}
-		time.Sleep(pause)
+		if exit >= 0 && waitExit(exit, deadline) {
+			exit = -1 // closed by the defer
+			continue
+		}
+		cgroupPause(pause)
 	}
 }
+
+// waitExit waits until the process of pidfd fd has exited or the deadline passes, and reports
+// whether it has exited.
+func waitExit(fd int, deadline time.Time) bool {
+	for {
+		ms := int(time.Until(deadline) / time.Millisecond)
+		if ms <= 0 {
+			return false
+		}
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, ms)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return false
+		}
+		return n > 0
+	}
+}
+
+// cgroupPause is removeCgroup's pause (a variable for the test counting them).
+var cgroupPause = time.Sleep
 
 // cgroupRemoveWait bounds removeCgroup's wait; a cgroup still busy then is left to the next
 // pigo's sweep (sweepCgroups).

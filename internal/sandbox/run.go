@@ -137,7 +137,7 @@ func Run(ctx context.Context, pl *Plan, command string, opt Options) (Result, er
 	}
 	argv := pl.commandArgv(command, opt.Argv)
 	argv, cg, lim, err := limited(argv, slices.Index(argv, pl.Bwrap), maxProcs, 3+len(extra))
-	defer removeCgroup(cg)
+	defer func() { removeCgroupAfter(cg, lim.exited()) }()
 	if err != nil {
 		g.release()
 		return Result{ExitCode: -1}, err
