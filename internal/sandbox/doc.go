@@ -22,7 +22,8 @@
 // "block"), the protected paths, --seccomp 3, extraArgs, /dev, /proc, then
 // "-- /bin/bash -lc COMMAND". When both axes are "allow-all" nothing is sandboxed and the
 // shell runs directly. The environment is always exactly five variables (HOME, SHELL, TERM,
-// LANG, PATH); an unset HOME refuses to plan.
+// LANG, PATH); an unset HOME refuses to plan. bwrap itself runs outside the sandbox, so the
+// plan never takes one a sandboxed command could have written ([trustedBinary]).
 //
 // # pigo's own policy is never writable from inside
 //

@@ -182,9 +182,6 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 	if !pl.Sandboxed {
 		return pl, nil
 	}
-	if pl.Bwrap, err = FindBwrap(p.BwrapPath, env); err != nil {
-		return nil, err
-	}
 	switch p.FSMode {
 	case FSAllowAll:
 		pl.Writable = []string{"/"}
@@ -195,6 +192,15 @@ func NewPlan(p Policy, workspace string, env Environ) (*Plan, error) {
 	}
 	for _, w := range p.ExtraWritablePaths {
 		pl.Extra = append(pl.Extra, resolvePath(w, ws, env.Home))
+	}
+	// bwrap runs outside the sandbox: never one a sandboxed command of this policy could have
+	// written (under its writable paths; with fs allow-all, anything not root's).
+	var writable []string
+	if p.FSMode != FSAllowAll {
+		writable = append(slices.Clip(pl.Writable), pl.Extra...)
+	}
+	if pl.Bwrap, err = findBwrap(p.BwrapPath, env, writable, p.FSMode == FSAllowAll); err != nil {
+		return nil, err
 	}
 	for _, d := range p.DenyPaths {
 		r := resolvePath(d, ws, env.Home)
