@@ -200,128 +200,44 @@ var Defs = []Def{
 	d("app.tree.filter.cycleBackward", "Tree filter: cycle backward", "shift+ctrl+o"),
 }
 
-// legacyName maps pi's older keybindings.json names to today's ids (pi migrates them). A
-// switch, not a map: a package-level map is built by every pigo process at start-up (D25.44).
+// legacyNames maps pi's older keybindings.json names to today's ids (pi migrates them). An
+// array of pairs, not a map: it is static data, where a package-level map is built by every
+// pigo process at start-up (D25.44); it is read only when keybindings.json is loaded.
+var legacyNames = [...]struct {
+	old string
+	id  Action
+}{
+	{"cursorUp", CursorUp}, {"cursorDown", CursorDown}, {"cursorLeft", CursorLeft},
+	{"cursorRight", CursorRight}, {"cursorWordLeft", CursorWordLeft},
+	{"cursorWordRight", CursorWordRight}, {"cursorLineStart", CursorLineStart},
+	{"cursorLineEnd", CursorLineEnd}, {"jumpForward", JumpForward}, {"jumpBackward", JumpBackward},
+	{"pageUp", EditorPageUp}, {"pageDown", EditorPageDown}, {"deleteCharBackward", DeleteCharBack},
+	{"deleteCharForward", DeleteCharForward}, {"deleteWordBackward", DeleteWordBack},
+	{"deleteWordForward", DeleteWordForward}, {"deleteToLineStart", DeleteToLineStart},
+	{"deleteToLineEnd", DeleteToLineEnd}, {"yank", Yank}, {"yankPop", YankPop}, {"undo", Undo},
+	{"newLine", NewLine}, {"submit", Submit}, {"tab", Tab}, {"copy", Copy}, {"selectUp", SelectUp},
+	{"selectDown", SelectDown}, {"selectPageUp", SelectPageUp}, {"selectPageDown", SelectPageDown},
+	{"selectConfirm", SelectConfirm}, {"selectCancel", SelectCancel}, {"interrupt", Interrupt},
+	{"clear", Clear}, {"exit", Exit}, {"suspend", Suspend}, {"cycleThinkingLevel", ThinkingCycle},
+	{"cycleModelForward", ModelForward}, {"cycleModelBackward", ModelBackward},
+	{"selectModel", ModelSelect}, {"expandTools", ToolsExpand}, {"toggleThinking", ThinkingToggle},
+	{"toggleSessionNamedFilter", "app.session.toggleNamedFilter"}, {"externalEditor", External},
+	{"followUp", FollowUp}, {"dequeue", Dequeue}, {"pasteImage", PasteImage},
+	{"newSession", SessionNew}, {"tree", SessionTree}, {"fork", SessionFork},
+	{"resume", SessionResume}, {"treeFoldOrUp", "app.tree.foldOrUp"},
+	{"treeUnfoldOrDown", "app.tree.unfoldOrDown"}, {"treeEditLabel", "app.tree.editLabel"},
+	{"treeToggleLabelTimestamp", "app.tree.toggleLabelTimestamp"},
+	{"toggleSessionPath", "app.session.togglePath"}, {"toggleSessionSort", "app.session.toggleSort"},
+	{"renameSession", "app.session.rename"}, {"deleteSession", "app.session.delete"},
+	{"deleteSessionNoninvasive", "app.session.deleteNoninvasive"},
+}
+
+// legacyName returns the id an older name stands for.
 func legacyName(k string) (Action, bool) {
-	switch k {
-	case "cursorUp":
-		return CursorUp, true
-	case "cursorDown":
-		return CursorDown, true
-	case "cursorLeft":
-		return CursorLeft, true
-	case "cursorRight":
-		return CursorRight, true
-	case "cursorWordLeft":
-		return CursorWordLeft, true
-	case "cursorWordRight":
-		return CursorWordRight, true
-	case "cursorLineStart":
-		return CursorLineStart, true
-	case "cursorLineEnd":
-		return CursorLineEnd, true
-	case "jumpForward":
-		return JumpForward, true
-	case "jumpBackward":
-		return JumpBackward, true
-	case "pageUp":
-		return EditorPageUp, true
-	case "pageDown":
-		return EditorPageDown, true
-	case "deleteCharBackward":
-		return DeleteCharBack, true
-	case "deleteCharForward":
-		return DeleteCharForward, true
-	case "deleteWordBackward":
-		return DeleteWordBack, true
-	case "deleteWordForward":
-		return DeleteWordForward, true
-	case "deleteToLineStart":
-		return DeleteToLineStart, true
-	case "deleteToLineEnd":
-		return DeleteToLineEnd, true
-	case "yank":
-		return Yank, true
-	case "yankPop":
-		return YankPop, true
-	case "undo":
-		return Undo, true
-	case "newLine":
-		return NewLine, true
-	case "submit":
-		return Submit, true
-	case "tab":
-		return Tab, true
-	case "copy":
-		return Copy, true
-	case "selectUp":
-		return SelectUp, true
-	case "selectDown":
-		return SelectDown, true
-	case "selectPageUp":
-		return SelectPageUp, true
-	case "selectPageDown":
-		return SelectPageDown, true
-	case "selectConfirm":
-		return SelectConfirm, true
-	case "selectCancel":
-		return SelectCancel, true
-	case "interrupt":
-		return Interrupt, true
-	case "clear":
-		return Clear, true
-	case "exit":
-		return Exit, true
-	case "suspend":
-		return Suspend, true
-	case "cycleThinkingLevel":
-		return ThinkingCycle, true
-	case "cycleModelForward":
-		return ModelForward, true
-	case "cycleModelBackward":
-		return ModelBackward, true
-	case "selectModel":
-		return ModelSelect, true
-	case "expandTools":
-		return ToolsExpand, true
-	case "toggleThinking":
-		return ThinkingToggle, true
-	case "toggleSessionNamedFilter":
-		return "app.session.toggleNamedFilter", true
-	case "externalEditor":
-		return External, true
-	case "followUp":
-		return FollowUp, true
-	case "dequeue":
-		return Dequeue, true
-	case "pasteImage":
-		return PasteImage, true
-	case "newSession":
-		return SessionNew, true
-	case "tree":
-		return SessionTree, true
-	case "fork":
-		return SessionFork, true
-	case "resume":
-		return SessionResume, true
-	case "treeFoldOrUp":
-		return "app.tree.foldOrUp", true
-	case "treeUnfoldOrDown":
-		return "app.tree.unfoldOrDown", true
-	case "treeEditLabel":
-		return "app.tree.editLabel", true
-	case "treeToggleLabelTimestamp":
-		return "app.tree.toggleLabelTimestamp", true
-	case "toggleSessionPath":
-		return "app.session.togglePath", true
-	case "toggleSessionSort":
-		return "app.session.toggleSort", true
-	case "renameSession":
-		return "app.session.rename", true
-	case "deleteSession":
-		return "app.session.delete", true
-	case "deleteSessionNoninvasive":
-		return "app.session.deleteNoninvasive", true
+	for _, l := range legacyNames {
+		if l.old == k {
+			return l.id, true
+		}
 	}
 	return "", false
 }
