@@ -317,35 +317,48 @@ func (o *Options) Retention() string {
 // every request (20 by default, with their schemas; codemode's description alone is kilobytes),
 // and comparing them byte for byte is a fraction of measuring them again. The memo holds its own
 // copy, so a caller changing a tool's bytes in place later cannot make it stale.
-var toolsLenMemo struct {
-	sync.Mutex
-	tools []Tool
-	n     int
-}
+var toolsLenMemo toolsMemo[int]
 
 // WarmToolsLen measures tools for pi's estimate now, into the memo every request reads: a
 // session does it beside its start (app's warmTools), not before its first request.
 func WarmToolsLen(tools []Tool) { toolsLen(tools) }
 
 // ToolsLenKnown reports whether the memo holds tools' length (what WarmToolsLen leaves).
-func ToolsLenKnown(tools []Tool) bool {
-	m := &toolsLenMemo
-	m.Lock()
-	defer m.Unlock()
-	return sameTools(m.tools, tools)
-}
+func ToolsLenKnown(tools []Tool) bool { return toolsLenMemo.has(tools, "") }
 
 // toolsLen is toolsJSLen, memoised for the last tools.
 func toolsLen(tools []Tool) int {
-	m := &toolsLenMemo
-	m.Lock()
-	defer m.Unlock()
-	if sameTools(m.tools, tools) {
-		return m.n
+	return toolsLenMemo.get(tools, "", func() int { return toolsJSLen(tools) })
+}
+
+// toolsMemo keeps what was made of the last tools it was given (and of key: what else the
+// making depends on). It holds its own copy of the tools, so a caller changing a tool's bytes
+// in place cannot make it stale (the tools' length and a provider's tools JSON). The zero
+// value is ready; it is safe for concurrent use.
+type toolsMemo[T any] struct {
+	mu    sync.Mutex
+	tools []Tool
+	key   string
+	v     T
+}
+
+// get returns the value made of tools and key, made anew by build only when they differ from
+// the last call's.
+func (m *toolsMemo[T]) get(tools []Tool, key string, build func() T) T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if key == m.key && sameTools(m.tools, tools) {
+		return m.v
 	}
-	m.n = toolsJSLen(tools)
-	m.tools = cloneTools(tools)
-	return m.n
+	m.v, m.key, m.tools = build(), key, cloneTools(tools)
+	return m.v
+}
+
+// has reports whether the memo holds the value of tools and key.
+func (m *toolsMemo[T]) has(tools []Tool, key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return key == m.key && sameTools(m.tools, tools)
 }
 
 // cloneTools is a copy of tools that shares no bytes with them.
@@ -360,27 +373,15 @@ func cloneTools(tools []Tool) []Tool {
 // ToolsJSON keeps a provider's JSON of the last tools it was given, for the next request with
 // the same tools: a session sends the same ~20 tools, their schemas and codemode's kilobytes of
 // description with every request, and converting and writing them again was ~40-80 µs of each
-// request's body; comparing them byte for byte is a few. Like the length's memo it holds its
-// own copy of the tools, so a caller changing a tool's bytes in place cannot make it stale. The
-// zero value is ready; it is safe for concurrent use.
-type ToolsJSON struct {
-	mu    sync.Mutex
-	tools []Tool
-	key   string
-	json  []byte
-}
+// request's body; comparing them byte for byte is a few. Like the length's memo it is a
+// toolsMemo. The zero value is ready; it is safe for concurrent use.
+type ToolsJSON struct{ memo toolsMemo[[]byte] }
 
 // Get returns render's JSON of tools, rendered anew only when tools or key (what else the
 // rendering depends on) differ from the last call's. The bytes are shared: write them, never
 // change them.
-func (m *ToolsJSON) Get(tools []Tool, key string, render func() []byte) []byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.json != nil && key == m.key && sameTools(m.tools, tools) {
-		return m.json
-	}
-	m.json, m.key, m.tools = render(), key, cloneTools(tools)
-	return m.json
+func (j *ToolsJSON) Get(tools []Tool, key string, render func() []byte) []byte {
+	return j.memo.get(tools, key, render)
 }
 
 func sameTools(a, b []Tool) bool {
