@@ -205,7 +205,7 @@ func emptyPlaceholder(dirfd int, name string, mine bool) (ino uint64, ok bool, e
 	if err := unix.Fstat(fd, &st); err != nil {
 		return 0, false, err
 	}
-	if st.Mode&(unix.S_IFMT|unix.S_ISVTX|0o777) != unix.S_IFDIR|unix.S_ISVTX|0o500 ||
+	if st.Mode&(unix.S_IFMT|unix.S_ISVTX|0o777) != unix.S_IFDIR|unix.S_ISVTX|uint32(placeholderMode.Perm()) ||
 		(mine && int(st.Uid) != os.Geteuid()) {
 		return st.Ino, false, nil
 	}
