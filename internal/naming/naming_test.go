@@ -2,6 +2,7 @@ package naming
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -26,6 +27,34 @@ func TestParseConfig(t *testing.T) {
 		got := ParseConfig([]byte(c.in))
 		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
 			t.Errorf("%s: got %+v want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestParseConfigEmptyObject: settings of `{}` (in any JSON spacing) name no sessionName and
+// are answered without decoding; documents that only look like it give what the decoding
+// gives.
+func TestParseConfigEmptyObject(t *testing.T) {
+	decoded := func(b []byte) *Config {
+		var s struct {
+			SessionName *struct{} `json:"sessionName"`
+		}
+		if json.Unmarshal(b, &s) != nil || s.SessionName == nil {
+			return nil
+		}
+		return ParseConfig(b)
+	}
+	for _, in := range []string{"{}", " {}", "{ }", "\t{\r\n}\n", "{\n\n}  ", "{}x", "{}}", "{{}", "[{}]", "{", "}", "",
+		"{\f}", "{\u00a0}", ` {"sessionName": {"model": "m"}} `, `{"sessionname": {"model": "m"}}`} {
+		b := []byte(in)
+		if got, want := ParseConfig(b), decoded(b); (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Errorf("%q: got %+v, the decoding gives %+v", in, got, want)
+		}
+	}
+	for _, in := range []string{"{}", " { } ", "{\n}\n"} {
+		b := []byte(in)
+		if n := testing.AllocsPerRun(10, func() { ParseConfig(b) }); n != 0 {
+			t.Errorf("%q: %v allocations, want none (not decoded)", in, n)
 		}
 	}
 }
