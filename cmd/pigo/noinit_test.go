@@ -92,7 +92,8 @@ func eager(e ast.Expr) string {
 
 // TestInitAllocatesNothing: the packages listed build nothing on the heap at start-up, which
 // every pigo process pays for whatever the command (D25.44: the session package's thinking
-// levels are static data and its one regexp a byte loop; keymap's tables are switches).
+// levels are static data and its one regexp a byte loop; keymap's tables are switches; D25.49:
+// cli's command table, once registered by an init function per command, is static data).
 // GODEBUG=inittrace=1 makes the runtime report each package's init with its allocations; a
 // package left with no init work at all has no line.
 func TestInitAllocatesNothing(t *testing.T) {
@@ -108,6 +109,7 @@ func TestInitAllocatesNothing(t *testing.T) {
 	for _, pkg := range []string{
 		"github.com/pigo-agent/pigo/internal/session",
 		"github.com/pigo-agent/pigo/internal/keymap",
+		"github.com/pigo-agent/pigo/internal/cli",
 	} {
 		for _, l := range strings.Split(string(out), "\n") {
 			if strings.HasPrefix(l, "init "+pkg+" @") && !strings.HasSuffix(l, " 0 bytes, 0 allocs") {

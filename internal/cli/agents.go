@@ -4,13 +4,11 @@ import (
 	"fmt"
 )
 
-func init() {
-	register(&command{
-		name:    "agents",
-		summary: "list the sub-agents (agents/*.md) with their tools, model and sandbox",
-		usage:   "agents",
-		run:     runAgents,
-	})
+var agentsCmd = command{
+	name:    "agents",
+	summary: "list the sub-agents (agents/*.md) with their tools, model and sandbox",
+	usage:   "agents",
+	run:     runAgents,
 }
 
 func runAgents(c *CLI, a *args) int {

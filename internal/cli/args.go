@@ -58,15 +58,15 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 
 // parse reads argv against the known flags. Flags may come before or after positional words;
 // "--" ends flag parsing.
-func parse(argv []string, flags []flag) (*args, error) { return parseMax(argv, flags, 0) }
+func parse(argv []string, flags []*flag) (*args, error) { return parseMax(argv, flags, 0) }
 
 // parseMax is parse that, when max > 0, takes every word after the max-th positional word as
 // rest, as if a "--" preceded it.
-func parseMax(argv []string, flags []flag, max int) (*args, error) {
+func parseMax(argv []string, flags []*flag, max int) (*args, error) {
 	byName := map[string]*flag{}
-	for i := range flags {
-		for _, n := range flags[i].names {
-			byName[n] = &flags[i]
+	for _, f := range flags {
+		for _, n := range f.names {
+			byName[n] = f
 		}
 	}
 	a := &args{vals: map[string][]string{}}
@@ -111,7 +111,7 @@ func parseMax(argv []string, flags []flag, max int) (*args, error) {
 	return a, nil
 }
 
-var globalFlags = []flag{
+var globalFlags = []*flag{
 	{names: []string{"--agent-dir"}, value: true, help: "global config dir (default $PI_CODING_AGENT_DIR, else ~/.pi/agent)"},
 	{names: []string{"-C", "--cwd"}, value: true, help: "project dir; its overlay is DIR/.pi/ (default: current dir)"},
 	{names: []string{"--format"}, value: true, help: "output format: text or json (check: also github, sarif)"},

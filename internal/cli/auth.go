@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pigo-agent/pigo/config"
@@ -20,39 +19,36 @@ import (
 // logout write the agent dir's auth.json; check, print-api-key and print-bearer-token resolve
 // a provider's credential as a session would (check prints ready/not_ready/invalid and exits
 // 0/1/2). The logic lives in internal/auth; this file is flags, terminal and output.
-
-func init() {
-	provModel := []flag{
-		{names: []string{"--provider"}, value: true, help: "the provider whose credential to resolve"},
-	}
-	register(&command{
-		name:    "auth",
-		summary: "sign in to providers and check or print their credentials (auth.json, as pi 1.6)",
-		usage:   "auth login|logout|check|print-api-key|print-bearer-token ...",
-		sub: []*command{
-			{name: "login", summary: "sign in with an account (browser or device code) or save an API key",
-				usage: "auth login PROVIDER [--api-key] [--no-browser]",
-				flags: []flag{{names: []string{"--api-key"}, help: "save an API key instead of signing in with an account"},
-					{names: []string{"--no-browser"}, help: "do not open a browser; use the provider's other sign-in method (a device code, a pasted code)"}},
-				run: runAuthLogin},
-			{name: "logout", summary: "remove a provider's stored credentials (environment and models.json stay)",
-				usage: "auth logout PROVIDER", run: runAuthLogout},
-			{name: "check", summary: "print ready, not_ready or invalid; exit 0, 1 or 2",
-				usage: "auth check (--provider P | --model M) [--json] [--credentials] [--no-refresh]",
-				flags: append(append([]flag{}, provModel...),
-					flag{names: []string{"--json"}, help: "print pi's JSON result"},
-					flag{names: []string{"--credentials"}, help: "print the resolved credential when ready (or include it in JSON)"},
-					flag{names: []string{"--no-refresh"}, help: "do not refresh an expired OAuth token"}),
-				run: runAuthCheck},
-			{name: "print-api-key", summary: "print a provider's resolved API key",
-				usage: "auth print-api-key (--provider P | --model M)", flags: provModel, run: runAuthPrintKey},
-			{name: "print-bearer-token", summary: "print a signed-in provider's OAuth bearer token (refreshed when needed)",
-				usage: "auth print-bearer-token (--provider P | --model M) [--min-expiry DURATION]",
-				flags: append(append([]flag{}, provModel...), flag{names: []string{"--min-expiry"}, value: true, help: "required remaining lifetime (ms, s, m or h; default 30m)"}),
-				run:   runAuthPrintBearer},
-		},
-	})
+var authCmd = command{
+	name:    "auth",
+	summary: "sign in to providers and check or print their credentials (auth.json, as pi 1.6)",
+	usage:   "auth login|logout|check|print-api-key|print-bearer-token ...",
+	sub: []*command{
+		{name: "login", summary: "sign in with an account (browser or device code) or save an API key",
+			usage: "auth login PROVIDER [--api-key] [--no-browser]",
+			flags: []*flag{{names: []string{"--api-key"}, help: "save an API key instead of signing in with an account"},
+				{names: []string{"--no-browser"}, help: "do not open a browser; use the provider's other sign-in method (a device code, a pasted code)"}},
+			run: runAuthLogin},
+		{name: "logout", summary: "remove a provider's stored credentials (environment and models.json stay)",
+			usage: "auth logout PROVIDER", run: runAuthLogout},
+		{name: "check", summary: "print ready, not_ready or invalid; exit 0, 1 or 2",
+			usage: "auth check (--provider P | --model M) [--json] [--credentials] [--no-refresh]",
+			flags: []*flag{&providerFlag,
+				{names: []string{"--json"}, help: "print pi's JSON result"},
+				{names: []string{"--credentials"}, help: "print the resolved credential when ready (or include it in JSON)"},
+				{names: []string{"--no-refresh"}, help: "do not refresh an expired OAuth token"}},
+			run: runAuthCheck},
+		{name: "print-api-key", summary: "print a provider's resolved API key",
+			usage: "auth print-api-key (--provider P | --model M)", flags: []*flag{&providerFlag}, run: runAuthPrintKey},
+		{name: "print-bearer-token", summary: "print a signed-in provider's OAuth bearer token (refreshed when needed)",
+			usage: "auth print-bearer-token (--provider P | --model M) [--min-expiry DURATION]",
+			flags: []*flag{&providerFlag, {names: []string{"--min-expiry"}, value: true, help: "required remaining lifetime (ms, s, m or h; default 30m)"}},
+			run:   runAuthPrintBearer},
+	},
 }
+
+// &providerFlag is the provider flag of the auth commands that resolve one credential.
+var providerFlag = flag{names: []string{"--provider"}, value: true, help: "the provider whose credential to resolve"}
 
 // authProvider is the provider an auth command names (config.AuthProvider), or prints why not.
 func authProvider(c *CLI, cfg *config.Config, a *args, cmd string) (string, bool) {
@@ -121,12 +117,12 @@ func runAuthPrintKey(c *CLI, a *args) int {
 	})
 }
 
-var durationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(\d+)(ms|s|m|h)$`) })
-
 func runAuthPrintBearer(c *CLI, a *args) int {
 	min := 30 * time.Minute
 	if a.has("--min-expiry") {
-		m := durationRe().FindStringSubmatch(a.str("--min-expiry"))
+		// Compiled here, once a process at most: a package-level sync.OnceValue is two
+		// allocations of every pigo process's init (D25.49).
+		m := regexp.MustCompile(`(?i)^(\d+)(ms|s|m|h)$`).FindStringSubmatch(a.str("--min-expiry"))
 		if m == nil {
 			fmt.Fprintln(c.Stderr, "Error: --min-expiry must use a duration such as 30m or 1h")
 			return 1

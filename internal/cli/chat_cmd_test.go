@@ -28,7 +28,7 @@ func appRun(t *testing.T, argv ...string) (*app.Session, *CLI, string) {
 		t.Fatal(err)
 	}
 	a, err := parse(append([]string{"--agent-dir", agentDir, "-C", proj, "--approve", "--model", "local/small",
-		"--session-dir", filepath.Join(root, "sessions")}, argv...), append(append([]flag{}, globalFlags...), runFlags...))
+		"--session-dir", filepath.Join(root, "sessions")}, argv...), append(append([]*flag{}, globalFlags...), runFlags...))
 	if err != nil {
 		t.Fatal(err)
 	}

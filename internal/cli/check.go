@@ -9,14 +9,12 @@ import (
 	"github.com/pigo-agent/pigo/internal/diag"
 )
 
-func init() {
-	register(&command{
-		name:    "check",
-		summary: "validate every config and declaration file (or only the given paths)",
-		usage:   "check [--strict] [PATH...]",
-		flags:   []flag{{names: []string{"--strict"}, help: "warnings fail the check too"}},
-		run:     runCheck,
-	})
+var checkCmd = command{
+	name:    "check",
+	summary: "validate every config and declaration file (or only the given paths)",
+	usage:   "check [--strict] [PATH...]",
+	flags:   []*flag{{names: []string{"--strict"}, help: "warnings fail the check too"}},
+	run:     runCheck,
 }
 
 func runCheck(c *CLI, a *args) int {

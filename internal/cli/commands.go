@@ -4,13 +4,11 @@ import (
 	"github.com/pigo-agent/pigo/internal/engine"
 )
 
-func init() {
-	register(&command{
-		name:    "commands",
-		summary: "the slash commands a session offers, in menu and lookup order",
-		usage:   "commands [--model M]",
-		run:     runCommands,
-	})
+var commandsCmd = command{
+	name:    "commands",
+	summary: "the slash commands a session offers, in menu and lookup order",
+	usage:   "commands [--model M]",
+	run:     runCommands,
 }
 
 type commandsJSON struct {

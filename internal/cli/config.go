@@ -17,26 +17,24 @@ var (
 	dryRunFlag = flag{names: []string{"--dry-run"}, help: "print the unified diff and write nothing"}
 )
 
-func init() {
-	register(&command{
-		name:    "config",
-		summary: "show, edit, blame and migrate the JSON config files",
-		usage:   "config path|get|set|unset|add|blame|migrate ...",
-		sub: []*command{
-			{name: "path", summary: "the files, global and project, and which exist", usage: "config path [FILE]", run: runConfigPath},
-			{name: "get", summary: "the effective (merged) value as JSON; --scope for one layer", usage: "config get FILE [KEY] [--scope global|project]",
-				flags: []flag{scopeFlag}, run: runConfigGet},
-			{name: "set", summary: "set KEY to VALUE (JSON, or a bare string)", usage: "config set FILE KEY VALUE [--scope global|project] [--dry-run]",
-				flags: []flag{scopeFlag, dryRunFlag}, run: runConfigEdit(config.OpSet)},
-			{name: "unset", summary: "remove keys or array elements", usage: "config unset FILE KEY... [--scope global|project] [--dry-run]",
-				flags: []flag{scopeFlag, dryRunFlag}, run: runConfigEdit(config.OpUnset)},
-			{name: "add", summary: "append values to the array at KEY", usage: "config add FILE KEY VALUE... [--scope global|project] [--dry-run]",
-				flags: []flag{scopeFlag, dryRunFlag}, run: runConfigEdit(config.OpAdd)},
-			{name: "blame", summary: "each effective leaf with the file, line and merge rule that set it", usage: "config blame FILE [KEY]", run: runConfigBlame},
-			{name: "migrate", summary: "rewrite the seed's flat bwrap.json shape into sandbox.json", usage: "config migrate sandbox [--scope global|project] [--dry-run] [--remove-old]",
-				flags: []flag{scopeFlag, dryRunFlag, {names: []string{"--remove-old"}, help: "remove bwrap.json once sandbox.json is written"}}, run: runConfigMigrate},
-		},
-	})
+var configCmd = command{
+	name:    "config",
+	summary: "show, edit, blame and migrate the JSON config files",
+	usage:   "config path|get|set|unset|add|blame|migrate ...",
+	sub: []*command{
+		{name: "path", summary: "the files, global and project, and which exist", usage: "config path [FILE]", run: runConfigPath},
+		{name: "get", summary: "the effective (merged) value as JSON; --scope for one layer", usage: "config get FILE [KEY] [--scope global|project]",
+			flags: []*flag{&scopeFlag}, run: runConfigGet},
+		{name: "set", summary: "set KEY to VALUE (JSON, or a bare string)", usage: "config set FILE KEY VALUE [--scope global|project] [--dry-run]",
+			flags: []*flag{&scopeFlag, &dryRunFlag}, run: runConfigSet},
+		{name: "unset", summary: "remove keys or array elements", usage: "config unset FILE KEY... [--scope global|project] [--dry-run]",
+			flags: []*flag{&scopeFlag, &dryRunFlag}, run: runConfigUnset},
+		{name: "add", summary: "append values to the array at KEY", usage: "config add FILE KEY VALUE... [--scope global|project] [--dry-run]",
+			flags: []*flag{&scopeFlag, &dryRunFlag}, run: runConfigAdd},
+		{name: "blame", summary: "each effective leaf with the file, line and merge rule that set it", usage: "config blame FILE [KEY]", run: runConfigBlame},
+		{name: "migrate", summary: "rewrite the seed's flat bwrap.json shape into sandbox.json", usage: "config migrate sandbox [--scope global|project] [--dry-run] [--remove-old]",
+			flags: []*flag{&scopeFlag, &dryRunFlag, {names: []string{"--remove-old"}, help: "remove bwrap.json once sandbox.json is written"}}, run: runConfigMigrate},
+	},
 }
 
 // configKind parses the FILE argument.
@@ -147,76 +145,79 @@ func runConfigGet(c *CLI, a *args) int {
 	return ExitOK
 }
 
-func runConfigEdit(op string) func(c *CLI, a *args) int {
-	return func(c *CLI, a *args) int {
-		cmd := "config " + op
-		if _, ok := c.format(a, "text", "json"); !ok {
-			return ExitUsage
-		}
-		var usage string
-		var ops []config.EditOp
-		// Words after "--" are arguments too, so that a VALUE may start with "-".
-		pos := append(append([]string{}, a.pos...), a.rest...)
-		switch op {
-		case config.OpSet:
-			usage = "config set FILE KEY VALUE"
-			if len(pos) == 3 {
-				ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: config.ParseValue(pos[2])})
-			}
-		case config.OpUnset:
-			usage = "config unset FILE KEY..."
-			if len(pos) >= 2 {
-				for _, k := range pos[1:] {
-					ops = append(ops, config.EditOp{Op: op, Path: k})
-				}
-			}
-		case config.OpAdd:
-			usage = "config add FILE KEY VALUE..."
-			if len(pos) >= 3 {
-				for _, v := range pos[2:] {
-					ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: config.ParseValue(v)})
-				}
-			}
-		}
-		if ops == nil {
-			fmt.Fprintf(c.Stderr, "pigo %s: wrong number of arguments\nusage: pigo %s [--scope global|project] [--dry-run] (after --, a VALUE may start with -)\n", cmd, usage)
-			return ExitUsage
-		}
-		k, ok := c.configKind(cmd, pos[0])
-		if !ok {
-			return ExitUsage
-		}
-		for _, o := range ops {
-			if _, err := config.ParsePath(o.Path); err != nil {
-				fmt.Fprintf(c.Stderr, "pigo %s: bad key: %v\n", cmd, err)
-				return ExitUsage
-			}
-		}
-		cfg, code := c.load(a)
-		if cfg == nil {
-			return code
-		}
-		s, _, ok := c.scope(cmd, a, cfg)
-		if !ok {
-			return ExitUsage
-		}
-		if s, ok = c.globalOnlyScope(cmd, a, k, s, ops); !ok {
-			return ExitFailed
-		}
-		ch, err := cfg.Apply(k, s, a.has("--dry-run"), ops...)
-		if err != nil {
-			return c.editFailure(cmd, err)
-		}
-		c.warnDropped(cmd, cfg, ch, ops)
-		if s == config.Project && !cfg.ProjectTrusted() {
-			fmt.Fprintf(c.Stderr, "pigo %s: note: the project is not trusted (%s): %s is not applied until it is\n", cmd, cfg.TrustReason, ch.File)
-		}
-		if len(ch.Warnings) > 0 {
-			fmt.Fprintf(c.Stderr, "pigo %s: the edit adds %d warning(s):\n", cmd, len(ch.Warnings))
-			diag.WriteText(c.Stderr, ch.Warnings, diag.Style{})
-		}
-		return c.editOutput(a, ch, s, ops, !a.has("--dry-run") && ch.Changed())
+// runConfigSet, runConfigUnset and runConfigAdd are `pigo config set`, `unset` and `add`.
+func runConfigSet(c *CLI, a *args) int   { return runConfigEdit(c, a, config.OpSet) }
+func runConfigUnset(c *CLI, a *args) int { return runConfigEdit(c, a, config.OpUnset) }
+func runConfigAdd(c *CLI, a *args) int   { return runConfigEdit(c, a, config.OpAdd) }
+
+func runConfigEdit(c *CLI, a *args, op string) int {
+	cmd := "config " + op
+	if _, ok := c.format(a, "text", "json"); !ok {
+		return ExitUsage
 	}
+	var usage string
+	var ops []config.EditOp
+	// Words after "--" are arguments too, so that a VALUE may start with "-".
+	pos := append(append([]string{}, a.pos...), a.rest...)
+	switch op {
+	case config.OpSet:
+		usage = "config set FILE KEY VALUE"
+		if len(pos) == 3 {
+			ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: config.ParseValue(pos[2])})
+		}
+	case config.OpUnset:
+		usage = "config unset FILE KEY..."
+		if len(pos) >= 2 {
+			for _, k := range pos[1:] {
+				ops = append(ops, config.EditOp{Op: op, Path: k})
+			}
+		}
+	case config.OpAdd:
+		usage = "config add FILE KEY VALUE..."
+		if len(pos) >= 3 {
+			for _, v := range pos[2:] {
+				ops = append(ops, config.EditOp{Op: op, Path: pos[1], Value: config.ParseValue(v)})
+			}
+		}
+	}
+	if ops == nil {
+		fmt.Fprintf(c.Stderr, "pigo %s: wrong number of arguments\nusage: pigo %s [--scope global|project] [--dry-run] (after --, a VALUE may start with -)\n", cmd, usage)
+		return ExitUsage
+	}
+	k, ok := c.configKind(cmd, pos[0])
+	if !ok {
+		return ExitUsage
+	}
+	for _, o := range ops {
+		if _, err := config.ParsePath(o.Path); err != nil {
+			fmt.Fprintf(c.Stderr, "pigo %s: bad key: %v\n", cmd, err)
+			return ExitUsage
+		}
+	}
+	cfg, code := c.load(a)
+	if cfg == nil {
+		return code
+	}
+	s, _, ok := c.scope(cmd, a, cfg)
+	if !ok {
+		return ExitUsage
+	}
+	if s, ok = c.globalOnlyScope(cmd, a, k, s, ops); !ok {
+		return ExitFailed
+	}
+	ch, err := cfg.Apply(k, s, a.has("--dry-run"), ops...)
+	if err != nil {
+		return c.editFailure(cmd, err)
+	}
+	c.warnDropped(cmd, cfg, ch, ops)
+	if s == config.Project && !cfg.ProjectTrusted() {
+		fmt.Fprintf(c.Stderr, "pigo %s: note: the project is not trusted (%s): %s is not applied until it is\n", cmd, cfg.TrustReason, ch.File)
+	}
+	if len(ch.Warnings) > 0 {
+		fmt.Fprintf(c.Stderr, "pigo %s: the edit adds %d warning(s):\n", cmd, len(ch.Warnings))
+		diag.WriteText(c.Stderr, ch.Warnings, diag.Style{})
+	}
+	return c.editOutput(a, ch, s, ops, !a.has("--dry-run") && ch.Changed())
 }
 
 // editFailure reports a refused or failed command: exit 1 for a refusal (with the diagnostics

@@ -12,16 +12,14 @@ import (
 	"github.com/pigo-agent/pigo/internal/lsp"
 )
 
-func init() {
-	register(&command{
-		name:    "lsp",
-		summary: "plan or run the language servers lsp.json configures for a file",
-		usage:   "lsp plan|diagnostics FILE",
-		sub: []*command{
-			{name: "plan", summary: "which servers handle FILE, with root, argv, cwd, env and language id", usage: "lsp plan FILE", run: runLSPPlan},
-			{name: "diagnostics", summary: "start the planned servers, open FILE and print what they report", usage: "lsp diagnostics FILE", run: runLSPDiagnostics},
-		},
-	})
+var lspCmd = command{
+	name:    "lsp",
+	summary: "plan or run the language servers lsp.json configures for a file",
+	usage:   "lsp plan|diagnostics FILE",
+	sub: []*command{
+		{name: "plan", summary: "which servers handle FILE, with root, argv, cwd, env and language id", usage: "lsp plan FILE", run: runLSPPlan},
+		{name: "diagnostics", summary: "start the planned servers, open FILE and print what they report", usage: "lsp diagnostics FILE", run: runLSPDiagnostics},
+	},
 }
 
 type lspPlanJSON struct {

@@ -13,43 +13,43 @@ import (
 	"github.com/pigo-agent/pigo/internal/mcpclient"
 )
 
-func init() {
-	local := flag{names: []string{"--local", "-l"}, help: "use the project's .pi/mcp.json instead of the agent dir's mcp.json"}
-	register(&command{
-		name:    "mcp",
-		summary: "add, remove and check MCP servers (mcp.json) and sign in to OAuth servers, without a session",
-		usage:   "mcp add|remove|list|login|logout [flags]",
-		sub: []*command{
-			{name: "add", summary: "add or replace a server in mcp.json (stdio: -- COMMAND ARGS...; HTTP: --url URL)",
-				usage: "mcp add SERVER [-l] [--env K=V]... [--cwd DIR] [--exposure MODE] [--description TEXT] (-- COMMAND [ARGS...] | --url URL [--header K=V]... [--bearer-token-env-var NAME] [--oauth-* ...])",
-				flags: []flag{local,
-					{names: []string{"--url"}, value: true, help: "streamable HTTP server URL (instead of a command)"},
-					{names: []string{"--env"}, value: true, help: "environment variable of a stdio server, KEY=VALUE (repeatable)"},
-					{names: []string{"--cwd"}, value: true, help: "working directory of a stdio server"},
-					{names: []string{"--header"}, value: true, help: "HTTP header, KEY=VALUE (repeatable)"},
-					{names: []string{"--bearer-token-env-var"}, value: true, help: `send "Authorization: Bearer ${NAME}"`},
-					{names: []string{"--oauth-client-id"}, value: true, help: "pre-registered OAuth client id"},
-					{names: []string{"--oauth-client-secret"}, value: true, help: "OAuth client secret (may be ${NAME} or !command)"},
-					{names: []string{"--oauth-callback-port"}, value: true, help: "fixed OAuth callback port"},
-					{names: []string{"--oauth-client-name"}, value: true, help: "client name sent when registering with the OAuth server"},
-					{names: []string{"--oauth-client-registration"}, value: true, help: "auto (default) or dcr (cimd is pi's own and not supported)"},
-					{names: []string{"--exposure"}, value: true, help: "codemode (default), deferred, direct, or hidden"},
-					{names: []string{"--description"}, value: true, help: "what the server offers, shown in the system prompt"},
-				},
-				maxPositionals: 2, run: runMCPAdd},
-			{name: "remove", summary: "remove a server from mcp.json (stored OAuth credentials are kept)",
-				usage: "mcp remove SERVER [-l]", flags: []flag{local}, run: runMCPRemove},
-			{name: "list", summary: "connect to every enabled server and show its state, tools and errors (exit 1 on a failure)",
-				usage: "mcp list [--json]", flags: []flag{{names: []string{"--json"}, help: "print the list as JSON"}}, run: runMCPList},
-			{name: "login", summary: "sign in to an OAuth server through the browser",
-				usage: "mcp login SERVER [-l] [--timeout SECONDS]",
-				flags: []flag{local, {names: []string{"--timeout"}, value: true, help: "time limit of the whole sign-in in seconds (default 300)"}},
-				run:   runMCPLogin},
-			{name: "logout", summary: "delete the stored OAuth credentials of a server",
-				usage: "mcp logout SERVER [-l]", flags: []flag{local}, run: runMCPLogout},
-		},
-	})
+var mcpCmd = command{
+	name:    "mcp",
+	summary: "add, remove and check MCP servers (mcp.json) and sign in to OAuth servers, without a session",
+	usage:   "mcp add|remove|list|login|logout [flags]",
+	sub: []*command{
+		{name: "add", summary: "add or replace a server in mcp.json (stdio: -- COMMAND ARGS...; HTTP: --url URL)",
+			usage: "mcp add SERVER [-l] [--env K=V]... [--cwd DIR] [--exposure MODE] [--description TEXT] (-- COMMAND [ARGS...] | --url URL [--header K=V]... [--bearer-token-env-var NAME] [--oauth-* ...])",
+			flags: []*flag{&mcpLocalFlag,
+				{names: []string{"--url"}, value: true, help: "streamable HTTP server URL (instead of a command)"},
+				{names: []string{"--env"}, value: true, help: "environment variable of a stdio server, KEY=VALUE (repeatable)"},
+				{names: []string{"--cwd"}, value: true, help: "working directory of a stdio server"},
+				{names: []string{"--header"}, value: true, help: "HTTP header, KEY=VALUE (repeatable)"},
+				{names: []string{"--bearer-token-env-var"}, value: true, help: `send "Authorization: Bearer ${NAME}"`},
+				{names: []string{"--oauth-client-id"}, value: true, help: "pre-registered OAuth client id"},
+				{names: []string{"--oauth-client-secret"}, value: true, help: "OAuth client secret (may be ${NAME} or !command)"},
+				{names: []string{"--oauth-callback-port"}, value: true, help: "fixed OAuth callback port"},
+				{names: []string{"--oauth-client-name"}, value: true, help: "client name sent when registering with the OAuth server"},
+				{names: []string{"--oauth-client-registration"}, value: true, help: "auto (default) or dcr (cimd is pi's own and not supported)"},
+				{names: []string{"--exposure"}, value: true, help: "codemode (default), deferred, direct, or hidden"},
+				{names: []string{"--description"}, value: true, help: "what the server offers, shown in the system prompt"},
+			},
+			maxPositionals: 2, run: runMCPAdd},
+		{name: "remove", summary: "remove a server from mcp.json (stored OAuth credentials are kept)",
+			usage: "mcp remove SERVER [-l]", flags: []*flag{&mcpLocalFlag}, run: runMCPRemove},
+		{name: "list", summary: "connect to every enabled server and show its state, tools and errors (exit 1 on a failure)",
+			usage: "mcp list [--json]", flags: []*flag{{names: []string{"--json"}, help: "print the list as JSON"}}, run: runMCPList},
+		{name: "login", summary: "sign in to an OAuth server through the browser",
+			usage: "mcp login SERVER [-l] [--timeout SECONDS]",
+			flags: []*flag{&mcpLocalFlag, {names: []string{"--timeout"}, value: true, help: "time limit of the whole sign-in in seconds (default 300)"}},
+			run:   runMCPLogin},
+		{name: "logout", summary: "delete the stored OAuth credentials of a server",
+			usage: "mcp logout SERVER [-l]", flags: []*flag{&mcpLocalFlag}, run: runMCPLogout},
+	},
 }
+
+// &mcpLocalFlag is the mcp commands' --local.
+var mcpLocalFlag = flag{names: []string{"--local", "-l"}, help: "use the project's .pi/mcp.json instead of the agent dir's mcp.json"}
 
 // mcpScope is the file add and remove change: the agent dir's, or the project's with -l.
 func mcpScope(a *args) config.Scope {

@@ -13,38 +13,50 @@ import (
 // pi's sources, -l for the project's settings, and the settings entry written through the
 // config edit path (comments kept, locked, validated).
 
-func init() {
-	local := flag{names: []string{"-l", "--local"}, help: "use the project's .pi/settings.json (and .pi/npm, .pi/git) instead of the agent dir's"}
-	register(&command{
-		name:    "install",
-		summary: "install a pi package (npm:NAME[@VERSION], git:HOST/PATH[@REF], a URL or a path) and add it to settings.json",
-		usage:   "install SOURCE [-l]",
-		flags:   []flag{local},
-		run:     runInstall,
-	})
-	for _, name := range []string{"remove", "uninstall"} {
-		register(&command{
-			name:    name,
-			summary: "uninstall a pi package and remove it from settings.json",
-			usage:   name + " SOURCE [-l]",
-			flags:   []flag{local},
-			run:     runRemove,
-		})
-	}
-	register(&command{
-		name:    "list",
-		summary: "the pi packages declared in the user's and the project's settings, with where they are installed",
-		usage:   "list [--format text|json]",
-		run:     runList,
-	})
-	register(&command{
-		name:    "update",
-		summary: "update the installed pi packages (all, or the one SOURCE names)",
-		usage:   "update [SOURCE] [--extensions]",
-		flags: []flag{{names: []string{"--extensions"}, help: "update packages (what pigo update always does; accepted for pi's command line)"},
-			{names: []string{"--extension"}, value: true, help: "update the one package SOURCE names"}},
-		run: runUpdate,
-	})
+// &packagesLocalFlag is the package commands' --local.
+var packagesLocalFlag = flag{names: []string{"-l", "--local"}, help: "use the project's .pi/settings.json (and .pi/npm, .pi/git) instead of the agent dir's"}
+
+var installCmd = command{
+	name:    "install",
+	summary: "install a pi package (npm:NAME[@VERSION], git:HOST/PATH[@REF], a URL or a path) and add it to settings.json",
+	usage:   "install SOURCE [-l]",
+	flags:   []*flag{&packagesLocalFlag},
+	run:     runInstall,
+}
+
+// removeSummary is the summary of remove and of its alias uninstall.
+const removeSummary = "uninstall a pi package and remove it from settings.json"
+
+var removeCmd = command{
+	name:    "remove",
+	summary: removeSummary,
+	usage:   "remove SOURCE [-l]",
+	flags:   []*flag{&packagesLocalFlag},
+	run:     runRemove,
+}
+
+var uninstallCmd = command{
+	name:    "uninstall",
+	summary: removeSummary,
+	usage:   "uninstall SOURCE [-l]",
+	flags:   []*flag{&packagesLocalFlag},
+	run:     runRemove,
+}
+
+var listCmd = command{
+	name:    "list",
+	summary: "the pi packages declared in the user's and the project's settings, with where they are installed",
+	usage:   "list [--format text|json]",
+	run:     runList,
+}
+
+var updateCmd = command{
+	name:    "update",
+	summary: "update the installed pi packages (all, or the one SOURCE names)",
+	usage:   "update [SOURCE] [--extensions]",
+	flags: []*flag{{names: []string{"--extensions"}, help: "update packages (what pigo update always does; accepted for pi's command line)"},
+		{names: []string{"--extension"}, value: true, help: "update the one package SOURCE names"}},
+	run: runUpdate,
 }
 
 // onePackageArg returns the single SOURCE argument, or prints the usage error.

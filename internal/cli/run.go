@@ -16,7 +16,7 @@ import (
 
 // runFlags are pi's flags for running a session (cli.md "Running a session"), plus the tool
 // selection flags of `pigo tools`.
-var runFlags = append([]flag{
+var runFlags = []*flag{
 	{names: []string{"-p", "--print"}, help: "one shot: run until the agent stops, print the last reply"},
 	{names: []string{"--mode"}, value: true, help: "output: text (the last reply) or json (every event, one per line)"},
 	{names: []string{"--provider"}, value: true, help: "the model's provider (with --model ID)"},
@@ -33,7 +33,8 @@ var runFlags = append([]flag{
 	{names: []string{"-nc", "--no-context-files"}, help: "no AGENTS.md / CLAUDE.md context files"},
 	{names: []string{"--tui-mode"}, value: true, help: "the chat's terminal UI: fullscreen (default) or regular (output in the terminal's scrollback)"},
 	{names: []string{"--use-theme"}, value: true, help: "the chat's theme for this run: NAME, or LIGHT/DARK"},
-}, selectionFlags...)
+	&agentFlag, &toolsFlag, &excludeToolsFlag, &noBuiltinToolsFlag, &noToolsFlag, &noMCPFlag, // selectionFlags
+}
 
 // thinkingLevels are the values of --thinking.
 var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
@@ -94,7 +95,7 @@ func exitf(code int, format string, a ...any) *exitError {
 
 // runSession is `pigo [FLAGS] [PROMPT...]`: pi's print and JSON modes.
 func (c *CLI) runSession(argv []string) int {
-	a, err := parse(argv, append(append([]flag{}, globalFlags...), runFlags...))
+	a, err := parse(argv, append(append([]*flag{}, globalFlags...), runFlags...))
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pigo: %v\n", err)
 		fmt.Fprintf(c.Stderr, "usage: pigo %s\n", runUsage)

@@ -13,26 +13,26 @@ import (
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
-func init() {
-	lineFlag := flag{names: []string{"-c"}, value: true, help: "the command line the shell runs (bash -lc LINE)"}
-	register(&command{
-		name:    "sandbox",
-		summary: "show the effective sandbox, preview or run a command in it, decide approval rules",
-		usage:   "sandbox show|argv|run|approve [flags]",
-		sub: []*command{
-			{name: "show", summary: "the effective sandbox policy and where each value came from",
-				usage: "sandbox show", run: runSandboxShow},
-			{name: "argv", summary: "the bwrap command line and environment a command would run with",
-				usage: "sandbox argv (-c 'LINE' | -- WORD...)", flags: []flag{lineFlag}, run: runSandboxArgv},
-			{name: "run", summary: "run a command in the sandbox (exit code: the command's; 124 on timeout)",
-				usage: "sandbox run [--timeout S] (-c 'LINE' | -- WORD...)",
-				flags: []flag{lineFlag, {names: []string{"--timeout"}, value: true, help: "kill the command after S seconds (exit code 124)"}},
-				run:   runSandboxRun},
-			{name: "approve", summary: "decide a command line with the approval rules (allow, deny or ask)",
-				usage: "sandbox approve 'COMMAND LINE'", run: runSandboxApprove},
-		},
-	})
+var sandboxCmd = command{
+	name:    "sandbox",
+	summary: "show the effective sandbox, preview or run a command in it, decide approval rules",
+	usage:   "sandbox show|argv|run|approve [flags]",
+	sub: []*command{
+		{name: "show", summary: "the effective sandbox policy and where each value came from",
+			usage: "sandbox show", run: runSandboxShow},
+		{name: "argv", summary: "the bwrap command line and environment a command would run with",
+			usage: "sandbox argv (-c 'LINE' | -- WORD...)", flags: []*flag{&sandboxLineFlag}, run: runSandboxArgv},
+		{name: "run", summary: "run a command in the sandbox (exit code: the command's; 124 on timeout)",
+			usage: "sandbox run [--timeout S] (-c 'LINE' | -- WORD...)",
+			flags: []*flag{&sandboxLineFlag, {names: []string{"--timeout"}, value: true, help: "kill the command after S seconds (exit code 124)"}},
+			run:   runSandboxRun},
+		{name: "approve", summary: "decide a command line with the approval rules (allow, deny or ask)",
+			usage: "sandbox approve 'COMMAND LINE'", run: runSandboxApprove},
+	},
 }
+
+// &sandboxLineFlag is the sandbox commands' command line.
+var sandboxLineFlag = flag{names: []string{"-c"}, value: true, help: "the command line the shell runs (bash -lc LINE)"}
 
 // sandboxLoad loads the configuration and the effective policy. A policy that cannot be read
 // (a layer with errors) is a refusal: exit 1 with the reason.

@@ -9,15 +9,17 @@ import (
 	"github.com/pigo-agent/pigo/schema/jsonschema"
 )
 
-func init() {
-	register(&command{
-		name:    "schema",
-		summary: "print the CUE schema, or the JSON Schema of one kind for an editor's $schema",
-		usage:   "schema [--jsonschema KIND]",
-		flags: []flag{{names: []string{"--jsonschema"}, value: true,
-			help: "print the JSON Schema (draft 2020-12) of KIND: " + strings.Join(jsonschema.Kinds, ", ")}},
-		run: runSchema,
-	})
+// schemaKinds is jsonschema.Kinds joined, written out so that the command table is static data
+// (TestSchemaKindsAsJoined).
+const schemaKinds = "settings, sandbox, lsp, models, spawn-agent, proxy, openai-cost, web-search, trust, mcp, agent, prompt, skill, extension, toolset, command"
+
+var schemaCmd = command{
+	name:    "schema",
+	summary: "print the CUE schema, or the JSON Schema of one kind for an editor's $schema",
+	usage:   "schema [--jsonschema KIND]",
+	flags: []*flag{{names: []string{"--jsonschema"}, value: true,
+		help: "print the JSON Schema (draft 2020-12) of KIND: " + schemaKinds}},
+	run: runSchema,
 }
 
 // runSchema prints every schema/*.cue file, each after a "// ---- schema/NAME ----" marker, or

@@ -7,22 +7,22 @@ import (
 	"github.com/pigo-agent/pigo/internal/session"
 )
 
-func init() {
-	dirFlag := flag{names: []string{"--session-dir"}, value: true, help: "the session directory (default: $PI_CODING_AGENT_SESSION_DIR, settings sessionDir, else AGENTDIR/sessions/--<cwd>--)"}
-	register(&command{
-		name:    "session",
-		summary: "list pi session files and show one session's current branch",
-		usage:   "session list|show [flags]",
-		sub: []*command{
-			{name: "list", summary: "this cwd's sessions, newest first (every cwd with --all)",
-				usage: "session list [--all] [--session-dir DIR]",
-				flags: []flag{dirFlag, {names: []string{"--all"}, help: "sessions of every working directory"}},
-				run:   runSessionList},
-			{name: "show", summary: "one session's current branch (a path, a session id or a unique id prefix)",
-				usage: "session show PATH|ID [--session-dir DIR]", flags: []flag{dirFlag}, run: runSessionShow},
-		},
-	})
+var sessionCmd = command{
+	name:    "session",
+	summary: "list pi session files and show one session's current branch",
+	usage:   "session list|show [flags]",
+	sub: []*command{
+		{name: "list", summary: "this cwd's sessions, newest first (every cwd with --all)",
+			usage: "session list [--all] [--session-dir DIR]",
+			flags: []*flag{&sessionDirFlag, {names: []string{"--all"}, help: "sessions of every working directory"}},
+			run:   runSessionList},
+		{name: "show", summary: "one session's current branch (a path, a session id or a unique id prefix)",
+			usage: "session show PATH|ID [--session-dir DIR]", flags: []*flag{&sessionDirFlag}, run: runSessionShow},
+	},
 }
+
+// &sessionDirFlag is the session commands' --session-dir.
+var sessionDirFlag = flag{names: []string{"--session-dir"}, value: true, help: "the session directory (default: $PI_CODING_AGENT_SESSION_DIR, settings sessionDir, else AGENTDIR/sessions/--<cwd>--)"}
 
 // sessionLocation is where this cwd's sessions live (config.SessionLocation with
 // --session-dir and $PI_CODING_AGENT_SESSION_DIR).

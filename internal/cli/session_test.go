@@ -14,9 +14,9 @@ import (
 // promptFor parses a run's prompt flags and builds its system prompt in home/.pi/agent.
 func promptFor(t *testing.T, home, cwd string, argv ...string) string {
 	t.Helper()
-	flags := append(append([]flag{}, globalFlags...),
-		flag{names: []string{"--system-prompt"}, value: true}, flag{names: []string{"--append-system-prompt"}, value: true},
-		flag{names: []string{"-nc", "--no-context-files"}})
+	flags := append(append([]*flag{}, globalFlags...),
+		&flag{names: []string{"--system-prompt"}, value: true}, &flag{names: []string{"--append-system-prompt"}, value: true},
+		&flag{names: []string{"-nc", "--no-context-files"}})
 	a, err := parse(append([]string{"-C", cwd}, argv...), flags)
 	if err != nil {
 		t.Fatal(err)

@@ -18,23 +18,22 @@ import (
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
-func init() {
-	register(&command{
-		name:    "tool",
-		summary: "run one tool of the resolved registry, headless, exactly as a session would",
+var toolCmd = command{
+	name:    "tool",
+	summary: "run one tool of the resolved registry, headless, exactly as a session would",
+	usage:   "tool run NAME [--args JSON | --args-file FILE] [--session FILE] [--model M]",
+	sub: []*command{{
+		name:    "run",
+		summary: "run one tool call and print its result",
 		usage:   "tool run NAME [--args JSON | --args-file FILE] [--session FILE] [--model M]",
-		sub: []*command{{
-			name:    "run",
-			summary: "run one tool call and print its result",
-			usage:   "tool run NAME [--args JSON | --args-file FILE] [--session FILE] [--model M]",
-			flags: append([]flag{
-				{names: []string{"--args"}, value: true, help: "the call's arguments, a JSON object (default {})"},
-				{names: []string{"--args-file"}, value: true, help: "read the arguments from FILE (- for stdin)"},
-				{names: []string{"--session"}, value: true, help: "a pi session file: replay its read state, append the call (created when absent)"},
-			}, selectionFlags...),
-			run: runToolRun,
-		}},
-	})
+		flags: []*flag{
+			{names: []string{"--args"}, value: true, help: "the call's arguments, a JSON object (default {})"},
+			{names: []string{"--args-file"}, value: true, help: "read the arguments from FILE (- for stdin)"},
+			{names: []string{"--session"}, value: true, help: "a pi session file: replay its read state, append the call (created when absent)"},
+			&agentFlag, &toolsFlag, &excludeToolsFlag, &noBuiltinToolsFlag, &noToolsFlag, &noMCPFlag, // selectionFlags
+		},
+		run: runToolRun,
+	}},
 }
 
 // toolRunJSON is the JSON document of `pigo tool run` (cli.md).

@@ -8,30 +8,33 @@ import (
 	"github.com/pigo-agent/pigo/internal/mcp"
 )
 
-var selectionFlags = []flag{
-	{names: []string{"--agent"}, value: true, help: "resolve for this sub-agent (its tools, model and sandbox)"},
-	{names: []string{"--tools", "-t"}, value: true, help: "strict allowlist of tools (comma list)"},
-	{names: []string{"--exclude-tools", "-xt"}, value: true, help: "tools to leave out (comma list)"},
-	{names: []string{"--no-builtin-tools", "-nbt"}, help: "built-in tools start inactive"},
-	{names: []string{"--no-tools", "-nt"}, help: "no tools at all"},
-	{names: []string{"--no-mcp"}, help: "no MCP servers and no MCP tools (mcp.json is not read)"},
+// selectionFlags are the tool selection flags of tools, explain, tui, tool run and a session
+// run. Each is a variable of its own so that the lists holding them are static data.
+var selectionFlags = []*flag{&agentFlag, &toolsFlag, &excludeToolsFlag, &noBuiltinToolsFlag, &noToolsFlag, &noMCPFlag}
+
+var (
+	agentFlag          = flag{names: []string{"--agent"}, value: true, help: "resolve for this sub-agent (its tools, model and sandbox)"}
+	toolsFlag          = flag{names: []string{"--tools", "-t"}, value: true, help: "strict allowlist of tools (comma list)"}
+	excludeToolsFlag   = flag{names: []string{"--exclude-tools", "-xt"}, value: true, help: "tools to leave out (comma list)"}
+	noBuiltinToolsFlag = flag{names: []string{"--no-builtin-tools", "-nbt"}, help: "built-in tools start inactive"}
+	noToolsFlag        = flag{names: []string{"--no-tools", "-nt"}, help: "no tools at all"}
+	noMCPFlag          = flag{names: []string{"--no-mcp"}, help: "no MCP servers and no MCP tools (mcp.json is not read)"}
+)
+
+var toolsCmd = command{
+	name:    "tools",
+	summary: "the tool registry a session starts with, and why",
+	usage:   "tools [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools] [--no-mcp]",
+	flags:   selectionFlags,
+	run:     runTools,
 }
 
-func init() {
-	register(&command{
-		name:    "tools",
-		summary: "the tool registry a session starts with, and why",
-		usage:   "tools [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools] [--no-mcp]",
-		flags:   selectionFlags,
-		run:     runTools,
-	})
-	register(&command{
-		name:    "explain",
-		summary: "every resolution step for one tool, with the rule that decided it",
-		usage:   "explain TOOL [--model M] [...same flags as tools]",
-		flags:   selectionFlags,
-		run:     runExplain,
-	})
+var explainCmd = command{
+	name:    "explain",
+	summary: "every resolution step for one tool, with the rule that decided it",
+	usage:   "explain TOOL [--model M] [...same flags as tools]",
+	flags:   selectionFlags,
+	run:     runExplain,
 }
 
 // resolve loads the configuration and resolves it with the selection flags.

@@ -7,18 +7,16 @@ import (
 	"github.com/pigo-agent/pigo/config"
 )
 
-func init() {
-	register(&command{
-		name:    "trust",
-		summary: "trust a project folder (or distrust it) in trust.json, as pi's /trust does",
-		usage:   "trust [--always|--once|--never] [DIR]",
-		flags: []flag{
-			{names: []string{"--always"}, help: "trust DIR from now on (the default)"},
-			{names: []string{"--once"}, help: "remove DIR's own saved decision (pi's null): trust is decided per run again"},
-			{names: []string{"--never"}, help: "never trust DIR"},
-		},
-		run: runTrust,
-	})
+var trustCmd = command{
+	name:    "trust",
+	summary: "trust a project folder (or distrust it) in trust.json, as pi's /trust does",
+	usage:   "trust [--always|--once|--never] [DIR]",
+	flags: []*flag{
+		{names: []string{"--always"}, help: "trust DIR from now on (the default)"},
+		{names: []string{"--once"}, help: "remove DIR's own saved decision (pi's null): trust is decided per run again"},
+		{names: []string{"--never"}, help: "never trust DIR"},
+	},
+	run: runTrust,
 }
 
 // runTrust writes the trust decision for DIR (default: -C, else the current directory) into

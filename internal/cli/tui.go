@@ -7,14 +7,12 @@ import (
 	"github.com/pigo-agent/pigo/internal/tui"
 )
 
-func init() {
-	register(&command{
-		name:    "tui",
-		summary: "interactive view: tool registry per model, toggles, diagnostics, slash menu, sandbox",
-		usage:   "tui [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools] [--no-color]",
-		flags:   selectionFlags,
-		run:     runTUI,
-	})
+var tuiCmd = command{
+	name:    "tui",
+	summary: "interactive view: tool registry per model, toggles, diagnostics, slash menu, sandbox",
+	usage:   "tui [--model M] [--agent NAME] [--tools a,b] [--exclude-tools a,b] [--no-builtin-tools] [--no-tools] [--no-color]",
+	flags:   selectionFlags,
+	run:     runTUI,
 }
 
 func runTUI(c *CLI, a *args) int {

@@ -8,13 +8,11 @@ type versionJSON struct {
 	Pigo    string `json:"pigo"`
 }
 
-func init() {
-	register(&command{
-		name:    "version",
-		summary: "print pigo's version",
-		usage:   "version [--format text|json]",
-		run:     runVersion,
-	})
+var versionCmd = command{
+	name:    "version",
+	summary: "print pigo's version",
+	usage:   "version [--format text|json]",
+	run:     runVersion,
 }
 
 func runVersion(c *CLI, a *args) int {
