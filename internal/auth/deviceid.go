@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pigo-agent/pigo/internal/jsonedit"
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // The installation's device id: a UUID kept as "deviceId" in the agent dir's global
@@ -28,9 +28,9 @@ func withAgentDir(ctx context.Context, dir string) context.Context {
 	return context.WithValue(ctx, agentDirKey{}, dir)
 }
 
-var uuidPattern = sync.OnceValue(func() *regexp.Regexp {
+var uuidPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-})
+}}
 
 // deviceID returns the agent dir's device id, writing a new random one into settings.json
 // (under pigo's edit lock, keeping the rest of the file as it is) when there is none.

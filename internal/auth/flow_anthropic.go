@@ -30,8 +30,6 @@ func anthropicClientID() string {
 
 type anthropicFlow struct{}
 
-func init() { registerFlow("anthropic", anthropicFlow{}) }
-
 func (anthropicFlow) Login(ctx context.Context, ui Interaction) (*Credential, error) {
 	method, err := ui.Prompt(ctx, Prompt{Kind: PromptSelect, Message: "Select Anthropic login method:",
 		Options: []Option{{"browser", "Browser login (default)"}, {"copy_code", "Copy code login (headless)"}}})

@@ -41,8 +41,6 @@ const (
 
 type chatgptFlow struct{}
 
-func init() { registerFlow("openai", chatgptFlow{}) }
-
 func randomB64(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -54,7 +52,7 @@ func (chatgptFlow) Login(ctx context.Context, ui Interaction) (*Credential, erro
 	if err != nil {
 		return nil, fmt.Errorf("Sign in with ChatGPT needs this installation's device id: %v", err)
 	}
-	if !uuidPattern().MatchString(id) {
+	if !uuidPattern.Get().MatchString(id) {
 		return nil, errors.New("Sign in with ChatGPT requires a device ID (UUID) for this installation")
 	}
 	verifier, challenge := pkce()

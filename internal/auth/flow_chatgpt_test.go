@@ -220,7 +220,7 @@ func TestSignInChatGPT(t *testing.T) {
 	}
 	sdata, _ := os.ReadFile(settings)
 	var sv struct{ DeviceID string }
-	if err := json.Unmarshal([]byte(strings.Replace(string(sdata), "// mine", "", 1)), &sv); err != nil || !uuidPattern().MatchString(sv.DeviceID) ||
+	if err := json.Unmarshal([]byte(strings.Replace(string(sdata), "// mine", "", 1)), &sv); err != nil || !uuidPattern.Get().MatchString(sv.DeviceID) ||
 		!strings.Contains(string(sdata), "// mine") {
 		t.Fatalf("settings.json after sign-in: %v\n%s", err, sdata)
 	}

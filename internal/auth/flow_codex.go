@@ -32,8 +32,6 @@ const (
 
 type codexFlow struct{}
 
-func init() { registerFlow("openai-codex", codexFlow{}) }
-
 func (codexFlow) Login(ctx context.Context, ui Interaction) (*Credential, error) {
 	method, err := ui.Prompt(ctx, Prompt{Kind: PromptSelect, Message: "Select OpenAI Codex login method:",
 		Options: []Option{{"browser", "Browser login (default)"}, {"device_code", "Device code login (headless)"}}})

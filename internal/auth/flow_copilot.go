@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
@@ -19,11 +19,13 @@ import (
 // domains are supported as pi does.
 const copilotClientIDB64 = "SXYxLmI1MDdhMDhjODdlY2ZlOTg="
 
-var copilotHeaders = map[string]string{
-	"User-Agent":             "GitHubCopilotChat/0.35.0",
-	"Editor-Version":         "vscode/1.107.0",
-	"Editor-Plugin-Version":  "copilot-chat/0.35.0",
-	"Copilot-Integration-Id": "vscode-chat",
+// copilotHeaders are pairs, not a map: static data instead of a map built at every pigo
+// process's start (D25.49).
+var copilotHeaders = [...][2]string{
+	{"User-Agent", "GitHubCopilotChat/0.35.0"},
+	{"Editor-Version", "vscode/1.107.0"},
+	{"Editor-Plugin-Version", "copilot-chat/0.35.0"},
+	{"Copilot-Integration-Id", "vscode-chat"},
 }
 
 func copilotClientID() string {
@@ -32,8 +34,6 @@ func copilotClientID() string {
 }
 
 type copilotFlow struct{}
-
-func init() { registerFlow("github-copilot", copilotFlow{}) }
 
 func normalizeDomain(in string) string {
 	s := strings.TrimSpace(in)
@@ -128,8 +128,8 @@ func copilotToken(ctx context.Context, githubToken, enterprise string) (*Credent
 		domain = "github.com"
 	}
 	hdr := map[string]string{"Accept": "application/json", "Authorization": "Bearer " + githubToken}
-	for k, v := range copilotHeaders {
-		hdr[k] = v
+	for _, kv := range copilotHeaders {
+		hdr[kv[0]] = kv[1]
 	}
 	r, err := send(ctx, "GET", "https://api."+domain+"/copilot_internal/v2/token", nil, hdr)
 	if err != nil {
@@ -164,12 +164,12 @@ func (copilotFlow) Refresh(ctx context.Context, c *Credential) (*Credential, err
 	return next, nil
 }
 
-var proxyEP = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`proxy-ep=([^;]+)`) })
+var proxyEP = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`proxy-ep=([^;]+)`) }}
 
 // CopilotBaseURL is the API endpoint a Copilot token names (proxy-ep, "proxy." turned into
 // "api."), else the enterprise's, else the individual endpoint.
 func CopilotBaseURL(token, enterprise string) string {
-	if m := proxyEP().FindStringSubmatch(token); m != nil {
+	if m := proxyEP.Get().FindStringSubmatch(token); m != nil {
 		host := m[1]
 		if strings.HasPrefix(host, "proxy.") {
 			host = "api." + host[len("proxy."):]

@@ -21,8 +21,6 @@ const kimiClientID = "17e5f671-d194-4dfb-9706-5516cb48c098"
 
 type kimiFlow struct{}
 
-func init() { registerFlow("kimi-coding", kimiFlow{}) }
-
 func kimiHost() string {
 	h := os.Getenv("KIMI_CODE_OAUTH_HOST")
 	if h == "" {

@@ -24,8 +24,6 @@ const (
 
 type metaFlow struct{}
 
-func init() { registerFlow("meta", metaFlow{}) }
-
 // metaDetail is pi's errorDetail: ": <the first non-blank of error_description, detail,
 // message, error>".
 func metaDetail(v map[string]any) string {

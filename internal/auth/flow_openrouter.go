@@ -23,8 +23,6 @@ const (
 
 type openRouterFlow struct{}
 
-func init() { registerFlow("openrouter", openRouterFlow{}) }
-
 func (openRouterFlow) Login(ctx context.Context, ui Interaction) (*Credential, error) {
 	verifier, challenge := pkce()
 	path := "/oauth/callback/" + randomHex(16)

@@ -23,8 +23,6 @@ const (
 
 type radiusFlow struct{}
 
-func init() { registerFlow("radius", radiusFlow{}) }
-
 func radiusError(r httpResult, msg string) error {
 	v := decodeObject(r.body)
 	e, d := str(v, "error"), str(v, "error_description")

@@ -23,8 +23,6 @@ const (
 
 type xaiFlow struct{}
 
-func init() { registerFlow("xai", xaiFlow{}) }
-
 func xaiFailure(action string, r httpResult) error {
 	v := decodeObject(r.body)
 	var parts []string

@@ -69,22 +69,31 @@ type Flow interface {
 	ToAuth(c *Credential) llm.RequestAuth
 }
 
-var (
-	flowsMu sync.RWMutex
-	flows   = map[string]Flow{}
-)
-
-func registerFlow(provider string, f Flow) {
-	flowsMu.Lock()
-	flows[provider] = f
-	flowsMu.Unlock()
-}
-
-// FlowFor returns the sign-in flow pigo has for provider (nil when it has none).
+// FlowFor returns the sign-in flow pigo has for provider (nil when it has none). The flows are
+// listed here, not registered into a map by an init function in each flow's file: that was
+// work every pigo process did at start (D25.49).
 func FlowFor(provider string) Flow {
-	flowsMu.RLock()
-	defer flowsMu.RUnlock()
-	return flows[provider]
+	switch provider {
+	case "anthropic":
+		return anthropicFlow{}
+	case "openai":
+		return chatgptFlow{}
+	case "openai-codex":
+		return codexFlow{}
+	case "github-copilot":
+		return copilotFlow{}
+	case "kimi-coding":
+		return kimiFlow{}
+	case "meta":
+		return metaFlow{}
+	case "openrouter":
+		return openRouterFlow{}
+	case "radius":
+		return radiusFlow{}
+	case "xai":
+		return xaiFlow{}
+	}
+	return nil
 }
 
 // refreshMargin is pi's: a token with less than five minutes left is refreshed first.

@@ -60,12 +60,9 @@ var providers = []ProviderInfo{
 	{ID: "zai-coding-cn", Name: "Z.AI Coding CN", KeyName: "Z.AI Coding CN API key", EnvVars: []string{"ZAI_CODING_CN_API_KEY"}, OAuthName: ""},
 }
 
-// aliases are provider ids pi used before and still reads.
-var aliases = map[string]string{"azure-openai-responses": "azure"}
-
 // Provider returns a built-in provider's auth facts (case-insensitive; old ids are aliases).
 func Provider(id string) (ProviderInfo, bool) {
-	if a, ok := aliases[strings.ToLower(id)]; ok {
+	if a, ok := alias(strings.ToLower(id)); ok {
 		id = a
 	}
 	for _, p := range providers {
@@ -93,4 +90,12 @@ func EnvKey(provider string) (key, from string) {
 		}
 	}
 	return "", ""
+}
+
+// alias returns the provider id pi reads an older id as (a comparison, not a map built at start-up).
+func alias(id string) (string, bool) {
+	if id == "azure-openai-responses" {
+		return "azure", true
+	}
+	return "", false
 }

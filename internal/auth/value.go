@@ -8,11 +8,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 var (
-	envNameRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
-	envNamePrefixRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`) })
+	envNameRe       = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) }}
+	envNamePrefixRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`) }}
 	commandCache    sync.Map
 )
 
@@ -63,7 +65,7 @@ func ResolveValue(s string, env map[string]string) (value string, ok bool, missi
 				continue
 			}
 			name := s[d+2 : d+2+end]
-			if envNameRe().MatchString(name) {
+			if envNameRe.Get().MatchString(name) {
 				if v := Lookup(name, env); v != "" {
 					b.WriteString(v)
 				} else {
@@ -76,7 +78,7 @@ func ResolveValue(s string, env map[string]string) (value string, ok bool, missi
 			i = d + 3 + end
 			continue
 		}
-		if name := envNamePrefixRe().FindString(s[d+1:]); name != "" {
+		if name := envNamePrefixRe.Get().FindString(s[d+1:]); name != "" {
 			if v := Lookup(name, env); v != "" {
 				b.WriteString(v)
 			} else {
@@ -111,12 +113,12 @@ func ValueVariables(s string) []string {
 		}
 		rest := s[i+1:]
 		if rest[0] == '{' {
-			if end := strings.IndexByte(rest, '}'); end > 0 && envNameRe().MatchString(rest[1:end]) {
+			if end := strings.IndexByte(rest, '}'); end > 0 && envNameRe.Get().MatchString(rest[1:end]) {
 				names = appendOnce(names, rest[1:end])
 			}
 			continue
 		}
-		if n := envNamePrefixRe().FindString(rest); n != "" {
+		if n := envNamePrefixRe.Get().FindString(rest); n != "" {
 			names = appendOnce(names, n)
 		}
 	}

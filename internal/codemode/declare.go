@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 )
 
@@ -94,7 +94,7 @@ var typesTSV string
 type typeEntry struct{ schema, ts string }
 
 // shippedTypes indexes typesTSV (built on first use: one pass over ~60 KB).
-var shippedTypes = sync.OnceValue(func() []typeEntry {
+var shippedTypes = lazy.Value[[]typeEntry]{New: func() []typeEntry {
 	var out []typeEntry
 	for rest := typesTSV; len(rest) > 0; {
 		var head string
@@ -113,14 +113,14 @@ var shippedTypes = sync.OnceValue(func() []typeEntry {
 		rest = rest[end:]
 	}
 	return out
-})
+}}
 
 // shippedType looks raw up in shippedTypes.
 func shippedType(raw []byte) (string, bool) {
 	if len(raw) == 0 {
 		return "", false
 	}
-	ts := shippedTypes()
+	ts := shippedTypes.Get()
 	i := sort.Search(len(ts), func(i int) bool { return ts[i].schema >= string(raw) })
 	if i == len(ts) || ts[i].schema != string(raw) {
 		return "", false
@@ -139,7 +139,7 @@ func schemaOf(raw []byte) *toolrun.Value {
 	return v
 }
 
-var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
+var identRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) }}
 
 // tsType is the seed's JSON Schema → TypeScript rendering: const, enum, anyOf, the simple
 // types, arrays and objects; anything else is `unknown` rather than a wrong type.
@@ -209,7 +209,7 @@ func tsType(s *toolrun.Value, indent string) string {
 				opt = ""
 			}
 			name := m.Key
-			if !identRe().MatchString(name) {
+			if !identRe.Get().MatchString(name) {
 				name = jsString(name)
 			}
 			lines = append(lines, indent+"  "+name+opt+": "+tsType(m.Value, indent+"  ")+";")

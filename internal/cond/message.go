@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // What a `when` condition can name (D7), for did-you-mean hints.
@@ -17,7 +18,7 @@ var (
 	// goTypes maps the Go type names of the expression library's messages to what a user of
 	// the configuration knows. The patterns are compiled on the first error message (package
 	// initialisation is paid by every pigo process; an error message by few).
-	goTypes = sync.OnceValue(func() []goType {
+	goTypes = lazy.Value[[]goType]{New: func() []goType {
 		return []goType{
 			{regexp.MustCompile(`\bcond\.Model\b`), "model"},
 			{regexp.MustCompile(`\bcond\.LSP\b`), "lsp"},
@@ -32,9 +33,9 @@ var (
 			{regexp.MustCompile(`\bbool\b`), "boolean"},
 			{regexp.MustCompile(`\bfunc\([^)]*\) [a-z]+\b`), "function"},
 		}
-	})
-	noField     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^type (.+) has no field (\S+)$`) })
-	unknownName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown name (\S+)$`) })
+	}}
+	noField     = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^type (.+) has no field (\S+)$`) }}
+	unknownName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^unknown name (\S+)$`) }}
 )
 
 type goType struct {
@@ -47,7 +48,7 @@ type goType struct {
 // that shows a condition error (check, the engine's warnings) uses it.
 func Friendly(msg string) (string, string) {
 	msg = strings.TrimSpace(msg)
-	if m := noField().FindStringSubmatch(msg); m != nil {
+	if m := noField.Get().FindStringSubmatch(msg); m != nil {
 		owner := friendlyTypes(m[1])
 		hint := ""
 		if s := suggest(m[2], condFields[owner]); s != "" {
@@ -60,7 +61,7 @@ func Friendly(msg string) (string, string) {
 		}
 		return fmt.Sprintf("a %s has no field %q", owner, m[2]), hint
 	}
-	if m := unknownName().FindStringSubmatch(msg); m != nil {
+	if m := unknownName.Get().FindStringSubmatch(msg); m != nil {
 		hint := ""
 		if s := suggest(m[1], condNames); s != "" {
 			hint = fmt.Sprintf("did you mean %s?", s)
@@ -71,7 +72,7 @@ func Friendly(msg string) (string, string) {
 }
 
 func friendlyTypes(s string) string {
-	for _, t := range goTypes() {
+	for _, t := range goTypes.Get() {
 		s = t.re.ReplaceAllString(s, t.say)
 	}
 	return s

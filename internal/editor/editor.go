@@ -14,9 +14,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pigo-agent/pigo/internal/keymap"
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // state is the text and the cursor (Col is a byte offset into Lines[Line]).
@@ -374,7 +374,7 @@ func (e *Editor) paste(text string) {
 	e.last = ""
 	e.pushUndo()
 	// tmux with extended keys may re-encode control bytes inside a paste as CSI-u Ctrl+letter.
-	text = csiCtrl().ReplaceAllStringFunc(text, func(m string) string {
+	text = csiCtrl.Get().ReplaceAllStringFunc(text, func(m string) string {
 		n, _ := strconv.Atoi(m[2 : len(m)-3])
 		switch {
 		case n >= 'a' && n <= 'z':
@@ -412,7 +412,7 @@ func (e *Editor) paste(text string) {
 	e.insertRaw(text)
 }
 
-var csiCtrl = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[(\d+);5u`) })
+var csiCtrl = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[(\d+);5u`) }}
 
 func (e *Editor) newLine() {
 	e.exitHistory()
@@ -451,7 +451,7 @@ func (e *Editor) backspace() {
 
 // dropPaste forgets a deleted marker's paste and renumbers the ones after it (pi's rule).
 func (e *Editor) dropPaste(marker string) {
-	m := markerRe().FindStringSubmatch(marker)
+	m := markerRe.Get().FindStringSubmatch(marker)
 	id, _ := strconv.Atoi(m[1])
 	delete(e.pastes, id)
 	e.counter--
@@ -464,8 +464,8 @@ func (e *Editor) dropPaste(marker string) {
 	}
 	e.pastes = next
 	for i, l := range e.st.Lines {
-		e.st.Lines[i] = markerRe().ReplaceAllStringFunc(l, func(s string) string {
-			sm := markerRe().FindStringSubmatch(s)
+		e.st.Lines[i] = markerRe.Get().ReplaceAllStringFunc(l, func(s string) string {
+			sm := markerRe.Get().FindStringSubmatch(s)
 			x, _ := strconv.Atoi(sm[1])
 			if x <= id {
 				return s

@@ -4,11 +4,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rivo/uniseg"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // seg is one unit of text the cursor moves over: a grapheme cluster, a word (for word
@@ -20,13 +21,13 @@ type seg struct {
 }
 
 // markerRe matches paste markers: "[paste #1 +123 lines]" or "[paste #2 1234 chars]".
-var markerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]`) })
+var markerRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]`) }}
 
 func isMarker(s string) bool {
 	if len(s) < 10 || s[0] != '[' {
 		return false
 	}
-	loc := markerRe().FindStringIndex(s)
+	loc := markerRe.Get().FindStringIndex(s)
 	return loc != nil && loc[0] == 0 && loc[1] == len(s)
 }
 
@@ -36,7 +37,7 @@ func (e *Editor) markers(s string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	for _, m := range markerRe().FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range markerRe.Get().FindAllStringSubmatchIndex(s, -1) {
 		id, _ := strconv.Atoi(s[m[2]:m[3]])
 		if _, ok := e.pastes[id]; ok {
 			out = append(out, [2]int{m[0], m[1]})

@@ -10,12 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Limits that keep a hostile file (reachable from an untrusted project through `pigo check`)
@@ -172,17 +172,17 @@ var parserProblems = []string{
 	"found undefined tag handle",
 }
 
-var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
+var yamlLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) }}
 
 // yamlError places a yaml.v3 error on the line it is about.
 func (c *converter) yamlError(err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
-	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine.Get().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = err.Error()[len(m[0]):]
 	}
-	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil && slices.Contains(parserProblems, msg) {
+	if m := yamlLine.Get().FindStringSubmatch(err.Error()); m != nil && slices.Contains(parserProblems, msg) {
 		line++
 	}
 	// An error at the end of the stream (an unclosed bracket) is about the last line written.

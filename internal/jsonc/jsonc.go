@@ -10,10 +10,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Kind is the JSON type of a Node.
@@ -62,7 +63,7 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
-var hujsonPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): `) })
+var hujsonPos = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): `) }}
 
 // Parse parses src (JSONC). A UTF-8 byte order mark is accepted. An empty or blank document is an
 // error; callers that treat empty files as {} check for that first.
@@ -129,7 +130,7 @@ func TooDeep(src []byte) int {
 func syntaxError(src []byte, err error) *SyntaxError {
 	msg := err.Error()
 	off := 0
-	if m := hujsonPos().FindStringSubmatch(msg); m != nil {
+	if m := hujsonPos.Get().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
 		msg = msg[len(m[0]):]

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"sync"
 
 	"github.com/tailscale/hujson"
 
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Error is an edit failure tied to a place in the source. Offset is a byte
@@ -55,11 +55,11 @@ func errAt(src []byte, off int, cause error, format string, args ...any) *Error 
 	return e
 }
 
-var hujsonErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`) })
+var hujsonErr = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`) }}
 
 // syntaxError converts a hujson parse error into an *Error with an offset.
 func syntaxError(src []byte, err error) *Error {
-	m := hujsonErr().FindStringSubmatch(err.Error())
+	m := hujsonErr.Get().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{Offset: -1, Msg: "syntax error: " + err.Error(), Err: ErrSyntax}
 	}

@@ -6,20 +6,21 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // durationPattern is the accepted string form: a non-negative decimal and an
 // optional unit; no unit means milliseconds.
-var durationPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*(ms|s|m|h)?$`) })
+var durationPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*(ms|s|m|h)?$`) }}
 
 // ParseDuration converts a duration string of lsp.json ("300ms", "5s",
 // "1m", "2h", "1.5s", "500") to a time.Duration. Surrounding whitespace is
 // ignored. A string that does not parse, or that is not at least one
 // millisecond, is an error.
 func ParseDuration(s string) (time.Duration, error) {
-	m := durationPattern().FindStringSubmatch(strings.TrimSpace(s))
+	m := durationPattern.Get().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, fmt.Errorf("invalid duration %q: expected a number of milliseconds or a number with a unit ms, s, m or h (e.g. \"300ms\", \"5s\")", s)
 	}

@@ -11,8 +11,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Env is a process environment by variable name. It is passed explicitly
@@ -60,7 +61,7 @@ func expandPlaceholders(s, root, cwd string) string {
 	return strings.NewReplacer("{root}", root, "{cwd}", cwd).Replace(s)
 }
 
-var varPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`) })
+var varPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`) }}
 
 // expandVars replaces ${VAR} and ${VAR:-default}. An unset or empty
 // variable gives the default, or "" without one.
@@ -68,8 +69,8 @@ func expandVars(s string, env Env) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return varPattern().ReplaceAllStringFunc(s, func(m string) string {
-		sub := varPattern().FindStringSubmatch(m)
+	return varPattern.Get().ReplaceAllStringFunc(s, func(m string) string {
+		sub := varPattern.Get().FindStringSubmatch(m)
 		if v := env[sub[1]]; v != "" {
 			return v
 		}

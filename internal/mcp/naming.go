@@ -5,17 +5,18 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // MaxToolNameLength is the longest tool name providers accept ([A-Za-z0-9_-]{1,64}).
 const MaxToolNameLength = 64
 
 // serverNameRe is pi's rule for server names: letters, digits, "_" and "-".
-var serverNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
+var serverNameRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) }}
 
 // ValidServerName reports whether name is a valid server name.
-func ValidServerName(name string) bool { return serverNameRe().MatchString(name) }
+func ValidServerName(name string) bool { return serverNameRe.Get().MatchString(name) }
 
 // Namespace is the namespace of a server's tools: "mcp__<server>" with "-" replaced by "_".
 // Server names that differ only in "-" and "_" share a namespace, so a configuration must not

@@ -3,8 +3,8 @@ package mcpclient
 import (
 	"errors"
 	"regexp"
-	"sync"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/mcp"
 )
 
@@ -41,7 +41,7 @@ func (c *Conn) needsSignIn(err error) bool {
 	return (c.Server.UsesOAuth() && c.opts.Auth != nil) || (c.Server.AuthProvider != "" && c.opts.ProviderToken != nil)
 }
 
-var challengeScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\S+)`) })
+var challengeScheme = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\S+)`) }}
 
 func challengeField(header, name string) string {
 	re := regexp.MustCompile(`(?i)(?:^|[,\s])` + name + `=(?:"([^"]*)"|([^\s,]+))`)
@@ -57,7 +57,7 @@ func challengeField(header, name string) string {
 
 // ParseChallenge is pi's parseWwwAuthenticate (Bearer and DPoP challenges only).
 func ParseChallenge(header string) *Challenge {
-	m := challengeScheme().FindStringSubmatch(header)
+	m := challengeScheme.Get().FindStringSubmatch(header)
 	if m == nil {
 		return &Challenge{}
 	}

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // HTTPDoer sends HTTP requests (*http.Client).
@@ -171,10 +173,10 @@ func needsAuthorization(resp *http.Response) bool {
 	if resp.StatusCode == http.StatusUnauthorized {
 		return true
 	}
-	return resp.StatusCode == http.StatusForbidden && insufficientScopeRe().MatchString(resp.Header.Get("WWW-Authenticate"))
+	return resp.StatusCode == http.StatusForbidden && insufficientScopeRe.Get().MatchString(resp.Header.Get("WWW-Authenticate"))
 }
 
-var insufficientScopeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:^|[\s,])error="?insufficient_scope"?`) })
+var insufficientScopeRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:^|[\s,])error="?insufficient_scope"?`) }}
 
 // authorizedDo sends a request with the current token; a rejection is handed to the token
 // source once and the request is sent again.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/mcp"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -321,7 +322,7 @@ func mcpApp(it *toolrun.Value) bool {
 			return true
 		}
 	}
-	if mt := it.Get("mimeType"); mt != nil && mcpAppMime().MatchString(mt.Str) {
+	if mt := it.Get("mimeType"); mt != nil && mcpAppMime.Get().MatchString(mt.Str) {
 		return true
 	}
 	return false
@@ -440,4 +441,4 @@ func (m *Manager) toolSearch(load func([]string)) func(ctx context.Context, inv 
 	}
 }
 
-var mcpAppMime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i);\s*profile\s*=\s*"?mcp-app"?`) })
+var mcpAppMime = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?i);\s*profile\s*=\s*"?mcp-app"?`) }}

@@ -14,9 +14,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/llm"
 	"github.com/pigo-agent/pigo/internal/mcp"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -279,7 +279,7 @@ func textMime(mt string) bool {
 	return strings.HasPrefix(t, "text/") || t == "application/json" || strings.HasSuffix(t, "+json") || strings.HasSuffix(t, "+xml")
 }
 
-var extRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.[A-Za-z0-9]{1,8}$`) })
+var extRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\.[A-Za-z0-9]{1,8}$`) }}
 
 // extensionOf is the extension a saved binary resource gets: its URI's, else ".bin".
 func extensionOf(uri string) string {
@@ -287,7 +287,7 @@ func extensionOf(uri string) string {
 	if u, err := url.Parse(uri); err == nil && u.Scheme != "" {
 		p = u.Path
 	}
-	if m := extRe().FindString(p); m != "" {
+	if m := extRe.Get().FindString(p); m != "" {
 		return m
 	}
 	return ".bin"

@@ -6,10 +6,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // SearchDoc is one tool as tool_search ranks it (pi 1.6's createToolSearchDocument): its name,
@@ -107,10 +108,10 @@ var stopWords = map[string]bool{"a": true, "an": true, "and": true, "are": true,
 	"this": true, "to": true, "with": true}
 
 var (
-	lowerUpperRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-z0-9])([A-Z])`) })
-	upperRunRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`) })
-	asciiWordRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+$`) })
-	stemXesRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(ches|shes|sses|xes|zes)$`) })
+	lowerUpperRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`([a-z0-9])([A-Z])`) }}
+	upperRunRe   = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`) }}
+	asciiWordRe  = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+$`) }}
+	stemXesRe    = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(ches|shes|sses|xes|zes)$`) }}
 )
 
 // stem is pi's naive singular form.
@@ -118,7 +119,7 @@ func stem(t string) string {
 	switch {
 	case len(t) > 4 && strings.HasSuffix(t, "ies"):
 		return t[:len(t)-3] + "y"
-	case len(t) > 4 && stemXesRe().MatchString(t):
+	case len(t) > 4 && stemXesRe.Get().MatchString(t):
 		return t[:len(t)-2]
 	case len(t) > 3 && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss"):
 		return t[:len(t)-1]
@@ -130,8 +131,8 @@ func stem(t string) string {
 // English stop words dropped, ASCII words singular.
 func Tokenize(text string) []string {
 	s := norm.NFC.String(text)
-	s = lowerUpperRe().ReplaceAllString(s, "$1 $2")
-	s = upperRunRe().ReplaceAllString(s, "$1 $2")
+	s = lowerUpperRe.Get().ReplaceAllString(s, "$1 $2")
+	s = upperRunRe.Get().ReplaceAllString(s, "$1 $2")
 	s = strings.ToLower(s)
 	var b strings.Builder
 	for _, r := range s {
@@ -146,7 +147,7 @@ func Tokenize(text string) []string {
 		if w == "" || stopWords[w] {
 			continue
 		}
-		if asciiWordRe().MatchString(w) {
+		if asciiWordRe.Get().MatchString(w) {
 			w = stem(w)
 		}
 		out = append(out, w)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/sandbox"
 )
 
@@ -228,15 +229,15 @@ func (e *oversizeError) Error() string {
 
 // headIDRe finds a response's id near the start of a message (servers write "id" before a
 // large "result").
-var headIDRe = sync.OnceValue(func() *regexp.Regexp {
+var headIDRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
-})
+}}
 
 func headID(b []byte) json.RawMessage {
 	if len(b) > 4096 {
 		b = b[:4096]
 	}
-	if m := headIDRe().FindSubmatch(b); m != nil {
+	if m := headIDRe.Get().FindSubmatch(b); m != nil {
 		return json.RawMessage(append([]byte(nil), m[1]...))
 	}
 	return nil

@@ -13,10 +13,10 @@ import (
 	"math"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf16"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
 
@@ -98,12 +98,12 @@ func SystemPrompt(maxLength int) string {
 		"消息是中文时用中文命名，英文时用英文命名，保持原有语言。"
 }
 
-var spaces = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
+var spaces = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\s+`) }}
 
 // Sanitize collapses whitespace and caps the name at maxLength UTF-16 units (JavaScript's
 // length), cutting to maxLength-1 plus "…"; "" when nothing is left.
 func Sanitize(raw string, maxLength int) string {
-	s := strings.TrimSpace(spaces().ReplaceAllString(raw, " "))
+	s := strings.TrimSpace(spaces.Get().ReplaceAllString(raw, " "))
 	u := utf16.Encode([]rune(s))
 	if len(u) <= maxLength {
 		return s

@@ -12,8 +12,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Installer installs, updates and removes packages with npm and git, into the folders pi uses,
@@ -48,15 +49,15 @@ func (e *CommandError) Error() string {
 	if e.Tail != "" {
 		s += ":\n" + e.Tail
 	}
-	if e.Argv[0] == "git" && gitPromptFailure().MatchString(e.Tail) {
+	if e.Argv[0] == "git" && gitPromptFailure.Get().MatchString(e.Tail) {
 		s += "\ngit cannot ask for a password or passphrase while pigo runs. Set up a git credential helper or an ssh agent."
 	}
 	return s
 }
 
-var gitPromptFailure = sync.OnceValue(func() *regexp.Regexp {
+var gitPromptFailure = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)terminal prompts disabled|could not read (Username|Password)|Permission denied \(publickey|Host key verification failed|passphrase`)
-})
+}}
 
 func (in *Installer) env() []string {
 	env := in.Env

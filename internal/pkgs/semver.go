@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // The npm version rules pi applies to `npm:name@VERSION` (node-semver's valid, validRange and
@@ -12,9 +13,9 @@ import (
 // exact versions, x-ranges, ^ ~ comparators, hyphen ranges and || alternatives. A version that
 // is none of these (a dist-tag such as "latest") is not a range: any installed version matches.
 
-var semverRe = sync.OnceValue(func() *regexp.Regexp {
+var semverRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[=v]*(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$`)
-})
+}}
 
 type version struct {
 	major, minor, patch int
@@ -22,7 +23,7 @@ type version struct {
 }
 
 func parseVersion(s string) (version, bool) {
-	m := semverRe().FindStringSubmatch(strings.TrimSpace(s))
+	m := semverRe.Get().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return version{}, false
 	}
@@ -119,15 +120,15 @@ type partial struct {
 	pre   string
 }
 
-var partialRe = sync.OnceValue(func() *regexp.Regexp {
+var partialRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[=v]*(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$`)
-})
+}}
 
 func parsePartial(s string) (partial, bool) {
 	if s == "" {
 		return partial{parts: []int{-1, -1, -1}}, true
 	}
-	m := partialRe().FindStringSubmatch(s)
+	m := partialRe.Get().FindStringSubmatch(s)
 	if m == nil {
 		return partial{}, false
 	}
@@ -203,7 +204,7 @@ func tilde(p partial) []comparator {
 	return []comparator{{">=", lo}, {"<", version{p.parts[0], p.parts[1] + 1, 0, "0"}}}
 }
 
-var opRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(>=|<=|>|<|=|\^|~>?)?\s*(.*)$`) })
+var opRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(>=|<=|>|<|=|\^|~>?)?\s*(.*)$`) }}
 
 // parseRange parses an npm range into alternatives of comparator sets; ok is false when the
 // text is not a range (a dist-tag).
@@ -235,7 +236,7 @@ func parseRange(r string) ([][]comparator, bool) {
 				f += fields[i+1]
 				i++
 			}
-			m := opRe().FindStringSubmatch(f)
+			m := opRe.Get().FindStringSubmatch(f)
 			p, ok := parsePartial(m[2])
 			if !ok {
 				return nil, false

@@ -5,7 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Kind is the kind of a package source.
@@ -68,11 +69,11 @@ func Parse(s string) Source {
 	return Source{Raw: s, Kind: Local, Local: strings.TrimSpace(s)}
 }
 
-var npmSpec = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(@?[^@]+(?:/[^@]+)?)(?:@(.+))?$`) })
+var npmSpec = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(@?[^@]+(?:/[^@]+)?)(?:@(.+))?$`) }}
 
 // splitNpmSpec splits "name@version" ("@scope/name@version") as pi's parseNpmSpec does.
 func splitNpmSpec(spec string) (name, version string) {
-	m := npmSpec().FindStringSubmatch(spec)
+	m := npmSpec.Get().FindStringSubmatch(spec)
 	if m == nil {
 		return spec, ""
 	}
@@ -111,7 +112,7 @@ func (s Source) Tag() string {
 // Display names a package for messages: the source as written.
 func (s Source) Display() string { return s.Raw }
 
-var protoURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(https?|ssh|git)://`) })
+var protoURL = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(https?|ssh|git)://`) }}
 
 // parseGit is pi's parseGitUrl: with the git: prefix every historical shorthand is accepted
 // (host/path, git@host:path, URLs); without it only explicit protocol URLs. pigo also accepts
@@ -126,7 +127,7 @@ func parseGit(source string) (Source, bool) {
 	if hasPrefix && strings.HasPrefix(strings.ToLower(u), "file://") {
 		return parseFileGit(u)
 	}
-	if !hasPrefix && !protoURL().MatchString(u) {
+	if !hasPrefix && !protoURL.Get().MatchString(u) {
 		return Source{}, false
 	}
 	// A #committish (hosted-git-info's form) is a ref too.
@@ -139,9 +140,9 @@ func parseGit(source string) (Source, bool) {
 		ref = frag
 	}
 	var host, p string
-	if m := scpLike().FindStringSubmatch(repo); m != nil {
+	if m := scpLike.Get().FindStringSubmatch(repo); m != nil {
 		host, p = m[1], m[2]
-	} else if protoURL().MatchString(repo) {
+	} else if protoURL.Get().MatchString(repo) {
 		pu, err := url.Parse(repo)
 		if err != nil {
 			return Source{}, false
@@ -161,11 +162,11 @@ func parseGit(source string) (Source, bool) {
 	return buildGit(repo, host, p, ref)
 }
 
-var scpLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^git@([^:]+):(.+)$`) })
+var scpLike = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^git@([^:]+):(.+)$`) }}
 
 // splitRef splits a trailing @ref off a git URL or shorthand (pi's splitRef).
 func splitRef(u string) (repo, ref string) {
-	if m := scpLike().FindStringSubmatch(u); m != nil {
+	if m := scpLike.Get().FindStringSubmatch(u); m != nil {
 		pathRef := m[2]
 		i := strings.IndexByte(pathRef, '@')
 		if i < 0 || i == 0 || i == len(pathRef)-1 {

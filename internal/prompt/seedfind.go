@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // The seed's package names and its system-prompt extension's files inside the package.
@@ -25,9 +26,9 @@ type Package struct {
 	Project    bool
 }
 
-var seedGit = sync.OnceValue(func() *regexp.Regexp {
+var seedGit = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:git:)?(?:(?:https?|ssh|git)://)?(?:git@)?github\.com[/:]` + regexp.QuoteMeta(seedRepoPath) + `(?:\.git)?(?:[@#].*)?$`)
-})
+}}
 
 // SeedTemplate finds the seed's system-prompt template, which is in effect when the seed's
 // extension is loaded: the seed package installed from settings "packages" (npm
@@ -60,7 +61,7 @@ func SeedTemplate(agentDir, cwd string, packages []Package, extensionFiles []str
 			if spec == seedNpmName || strings.HasPrefix(spec, seedNpmName+"@") {
 				dir = filepath.Join(root, "npm", "node_modules", seedNpmName)
 			}
-		case seedGit().MatchString(src):
+		case seedGit.Get().MatchString(src):
 			dir = filepath.Join(root, "git", "github.com", seedRepoPath)
 		default:
 			// A local checkout: a path relative to the settings file's directory.

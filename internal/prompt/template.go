@@ -6,8 +6,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // ParseArgs splits a command's argument string as pi's parseCommandArgs does: single or double
@@ -47,9 +48,9 @@ func isJSSpace(c rune) bool {
 	return unicode.IsSpace(c) || c == '\ufeff'
 }
 
-var argPattern = sync.OnceValue(func() *regexp.Regexp {
+var argPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`\$\{(\d+|ARGUMENTS|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$(ARGUMENTS|@|\d+)`)
-})
+}}
 
 // SubstituteArgs expands pi's placeholders in a template: $1…$N ("" when missing), $@ and
 // $ARGUMENTS (all, space-joined), ${N:-default}, ${@:-default}, ${ARGUMENTS:-default} (the
@@ -64,8 +65,8 @@ func SubstituteArgs(content string, args []string) string {
 		}
 		return args[i-1]
 	}
-	return argPattern().ReplaceAllStringFunc(content, func(m string) string {
-		g := argPattern().FindStringSubmatch(m)
+	return argPattern.Get().ReplaceAllStringFunc(content, func(m string) string {
+		g := argPattern.Get().FindStringSubmatch(m)
 		switch {
 		case g[1] != "":
 			v := all
@@ -117,7 +118,7 @@ func LoadTemplate(file string) (*Template, error) {
 	return &Template{Name: strings.TrimSuffix(filepath.Base(file), ".md"), File: file, Content: bodyOf(string(b))}, nil
 }
 
-var commandPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/(\S+)(?:\s+([\s\S]*))?$`) })
+var commandPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^/(\S+)(?:\s+([\s\S]*))?$`) }}
 
 // Expand is pi's expandPromptTemplate for one template: "/name args" becomes the template
 // with its arguments substituted.
@@ -128,7 +129,7 @@ func (t *Template) Expand(args string) string {
 // splitCommand splits "/name rest" as pi's template matcher does (the name runs to the first
 // white space; the rest follows the white space after it).
 func splitCommand(text string) (name, args string, ok bool) {
-	m := commandPattern().FindStringSubmatch(text)
+	m := commandPattern.Get().FindStringSubmatch(text)
 	if m == nil {
 		return "", "", false
 	}

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Group is a set of agents that see only each other; an agent is in at most one.
@@ -19,9 +20,9 @@ const groupsNS = "groups"
 
 // groupIDPattern is compiled on first use (bounded repeats make a large program, and every
 // pigo process links talk).
-var groupIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$`) })
+var groupIDPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$`) }}
 
-func validGroupName(s string) bool { return groupIDPattern().MatchString(s) }
+func validGroupName(s string) bool { return groupIDPattern.Get().MatchString(s) }
 
 func listGroups(s *Store) ([]Group, error) {
 	keys, err := s.ListKeys(groupsNS)

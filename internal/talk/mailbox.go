@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Letter kinds.
@@ -55,12 +56,12 @@ type auditRecord struct {
 	Preview   string `json:"preview"`
 }
 
-var messageIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`) })
+var messageIDPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`) }}
 
 func newMessageID() string { return uuid.NewString() }
 
 func letterKey(l Letter) (string, error) {
-	if !messageIDPattern().MatchString(l.ID) {
+	if !messageIDPattern.Get().MatchString(l.ID) {
 		return "", fmt.Errorf("Invalid talk message id: %s", l.ID)
 	}
 	if l.Ts < 0 {
@@ -251,13 +252,13 @@ func resolveAskByRef(s *Store, addr, ref string) (*Letter, error) {
 }
 
 var (
-	ansiPattern  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]|\x1b.") })
-	spacePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
+	ansiPattern  = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]|\x1b.") }}
+	spacePattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\s+`) }}
 )
 
 // previewBody is the audit log's 80-character, whitespace-collapsed preview (never a body).
 func previewBody(body string) string {
-	s := strings.TrimSpace(spacePattern().ReplaceAllString(ansiPattern().ReplaceAllString(body, ""), " "))
+	s := strings.TrimSpace(spacePattern.Get().ReplaceAllString(ansiPattern.Get().ReplaceAllString(body, ""), " "))
 	return jsSlice(s, 80)
 }
 

@@ -12,9 +12,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Statuses a record carries (what talk-list-agents shows for a live agent).
@@ -46,7 +47,7 @@ const (
 	sweepMailKeep     = 30 * 24 * time.Hour
 )
 
-var addrPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-f0-9]{12}$`) })
+var addrPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-f0-9]{12}$`) }}
 
 const recordsNS = "records"
 
@@ -58,7 +59,7 @@ func DeriveAddr(cwd, agentID string) string {
 }
 
 func checkAddr(addr string) error {
-	if !addrPattern().MatchString(addr) {
+	if !addrPattern.Get().MatchString(addr) {
 		return fmt.Errorf("Invalid talk address: %s", addr)
 	}
 	return nil
@@ -121,7 +122,7 @@ func listRecords(s *Store) ([]Record, error) {
 	var out []Record
 	for i, k := range keys {
 		addr := strings.TrimSuffix(k, ".json")
-		if !addrPattern().MatchString(addr) {
+		if !addrPattern.Get().MatchString(addr) {
 			continue
 		}
 		if r := decodeRecord(values[i]); r != nil {
@@ -179,7 +180,7 @@ func sweep(s *Store, now int64) error {
 		return err
 	}
 	for i, k := range keys {
-		if !addrPattern().MatchString(strings.TrimSuffix(k, ".json")) {
+		if !addrPattern.Get().MatchString(strings.TrimSuffix(k, ".json")) {
 			continue
 		}
 		var l struct {

@@ -19,10 +19,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/pigo-agent/pigo/internal/diag"
 	"github.com/pigo-agent/pigo/internal/jsonc"
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Theme is a resolved theme.
@@ -39,7 +39,7 @@ func (t *Theme) Get(role string) Color {
 	if c, ok := t.colors[role]; ok {
 		return c
 	}
-	if c, ok := system().colors[role]; ok {
+	if c, ok := system.Get().colors[role]; ok {
 		return c
 	}
 	return Default
@@ -77,7 +77,7 @@ func knownRole(name string) bool {
 // system is pi's "system" theme for a terminal that reports no colours: each role's ANSI
 // palette slot (a role of the neutral family is the default colour, faint below body text;
 // panels have no background).
-var system = sync.OnceValue(func() *Theme {
+var system = lazy.Value[*Theme]{New: func() *Theme {
 	slot := map[string]int{
 		"accent": 5, "borderAccent": 5, "customMessageLabel": 5, "mdCode": 5, "mdListBullet": 5, "syntaxType": 5,
 		"border": 4, "mdLink": 4, "syntaxKeyword": 4, "syntaxVariable": 6, "success": 2, "mdCodeBlock": 2,
@@ -102,10 +102,10 @@ var system = sync.OnceValue(func() *Theme {
 		}
 	}
 	return t
-})
+}}
 
 // System is the built-in "system" theme.
-func System() *Theme { return system() }
+func System() *Theme { return system.Get() }
 
 // Load reads one theme file. A file that cannot be used at all (not JSON, no name, no
 // colors object) is an error diagnostic and nil; otherwise every problem is reported and the
@@ -225,7 +225,7 @@ func resolve(n *jsonc.Node, vars map[string]*jsonc.Node, seen []string) (Color, 
 // themes that exist.
 func Find(name string, places []string) (*Theme, diag.List) {
 	if name == "" || name == "system" {
-		return system(), nil
+		return system.Get(), nil
 	}
 	var ds diag.List
 	var names []string
@@ -246,7 +246,7 @@ func Find(name string, places []string) (*Theme, diag.List) {
 		msg += " (themes: system, " + strings.Join(names, ", ") + ")"
 	}
 	ds.Add(diag.Span{Start: -1, End: -1}, diag.Warning, "unknown-theme", "theme", msg)
-	return system(), ds
+	return system.Get(), ds
 }
 
 // files expands places into theme files: a folder's *.json (sorted), a file as is.

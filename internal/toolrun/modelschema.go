@@ -5,7 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"sort"
-	"sync"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 //go:generate env UPDATE_GOLDEN=1 go test -run TestShippedModelSchemasFresh .
@@ -25,7 +26,7 @@ var modelSchemasTSV []byte
 type modelEntry struct{ declared, model []byte }
 
 // shippedModels indexes modelSchemasTSV (built on first use: one pass over ~45 KB).
-var shippedModels = sync.OnceValue(func() []modelEntry {
+var shippedModels = lazy.Value[[]modelEntry]{New: func() []modelEntry {
 	out := make([]modelEntry, 0, bytes.Count(modelSchemasTSV, []byte("\n")))
 	for rest := modelSchemasTSV; len(rest) > 0; {
 		var line []byte
@@ -38,7 +39,7 @@ var shippedModels = sync.OnceValue(func() []modelEntry {
 		out = append(out, modelEntry{d[:len(d):len(d)], m[:len(m):len(m)]})
 	}
 	return out
-})
+}}
 
 // shippedModelSchema is the model schema of a declared parameters schema that is one of the
 // shipped toolsets' (modelSchemasTSV): a session's first request offers ~20 such tools, and
@@ -51,7 +52,7 @@ func shippedModelSchema(declared []byte) (json.RawMessage, bool) {
 	if len(declared) == 0 {
 		return nil, false
 	}
-	ms := shippedModels()
+	ms := shippedModels.Get()
 	i := sort.Search(len(ms), func(i int) bool { return bytes.Compare(ms[i].declared, declared) >= 0 })
 	if i == len(ms) || !bytes.Equal(ms[i].declared, declared) {
 		return nil, false

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+
+	"github.com/pigo-agent/pigo/internal/lazy"
 )
 
 // Schema is a compiled JSON Schema as the declarations write it (the subset pi's TypeBox
@@ -242,9 +244,9 @@ func convertLiteral(v, c *Value) *Value {
 	return v
 }
 
-var jsDecimal = sync.OnceValue(func() *regexp.Regexp {
+var jsDecimal = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)$`)
-})
+}}
 
 // jsUnaryPlus is JavaScript's +string; ok is false for NaN.
 func jsUnaryPlus(s string) (float64, bool) {
@@ -279,7 +281,7 @@ func jsUnaryPlus(s string) (float64, bool) {
 			return float64(n), true
 		}
 	}
-	if !jsDecimal().MatchString(s) {
+	if !jsDecimal.Get().MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)

@@ -22,8 +22,7 @@
 package tools
 
 import (
-	"sync"
-
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/aft"
 	"github.com/pigo-agent/pigo/internal/tools/claudecode"
@@ -55,14 +54,14 @@ var toolsets = []func(*toolrun.Impls){
 	ext.Register, // the exec runner for declarative extension tools
 }
 
-var all = sync.OnceValue(func() *toolrun.Impls {
+var all = lazy.Value[*toolrun.Impls]{New: func() *toolrun.Impls {
 	r := &toolrun.Impls{}
 	for _, add := range toolsets {
 		add(r)
 	}
 	return r
-})
+}}
 
 // All returns every implementation, including the exec runner for declarative extension
 // tools. The list is built once, on first use.
-func All() *toolrun.Impls { return all() }
+func All() *toolrun.Impls { return all.Get() }

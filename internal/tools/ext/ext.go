@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/toolrun"
 	"github.com/pigo-agent/pigo/internal/tools/toolkit"
 )
@@ -33,7 +33,7 @@ func Register(r *toolrun.Impls) {
 	all.Exec = &toolrun.Impl{Execute: runExec}
 }
 
-var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z_$][A-Za-z0-9_$.-]*)\s*\}\}`) })
+var placeholder = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z_$][A-Za-z0-9_$.-]*)\s*\}\}`) }}
 
 // argText renders one argument value for an argv word.
 func argText(v *toolrun.Value) string {
@@ -58,7 +58,7 @@ func argText(v *toolrun.Value) string {
 func ExpandArgv(template []string, args *toolrun.Value) ([]string, error) {
 	var out []string
 	for i, w := range template {
-		if m := placeholder().FindStringSubmatch(w); m != nil && m[0] == w {
+		if m := placeholder.Get().FindStringSubmatch(w); m != nil && m[0] == w {
 			v := args.Get(m[1])
 			switch {
 			case v == nil || v.Kind == toolrun.Null:
@@ -75,8 +75,8 @@ func ExpandArgv(template []string, args *toolrun.Value) ([]string, error) {
 			continue
 		}
 		absent := false
-		word := placeholder().ReplaceAllStringFunc(w, func(ph string) string {
-			v := args.Get(placeholder().FindStringSubmatch(ph)[1])
+		word := placeholder.Get().ReplaceAllStringFunc(w, func(ph string) string {
+			v := args.Get(placeholder.Get().FindStringSubmatch(ph)[1])
 			if v == nil || v.Kind == toolrun.Null {
 				absent = true
 				return ""

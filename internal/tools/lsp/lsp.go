@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/lsp"
 	"github.com/pigo-agent/pigo/internal/safefile"
 	"github.com/pigo-agent/pigo/internal/toolrun"
@@ -48,7 +48,7 @@ type candidate struct {
 	line, Char, ByteCol int
 }
 
-var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}_$]+`) })
+var wordRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}_$]+`) }}
 
 // lineText returns line (0-based) of text without its terminator, and
 // whether it exists.
@@ -79,7 +79,7 @@ func SymbolCandidates(text string, line int, symbol string, character *int) ([]c
 	}
 	var words []candidate
 	var names []string
-	for _, m := range wordRE().FindAllStringIndex(lt, -1) {
+	for _, m := range wordRE.Get().FindAllStringIndex(lt, -1) {
 		words = append(words, candidate{line, toolkit.Utf16Len(lt[:m[0]]), m[0]})
 		names = append(names, lt[m[0]:m[1]])
 	}
