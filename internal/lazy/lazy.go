@@ -13,17 +13,30 @@ import "sync"
 //
 //	var wordRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\w+`) }}
 //
-// Unlike sync.OnceValue, a New that panics is not called again: later Gets return the zero
-// value. New's of pigo are compilations of constant patterns and decodings of embedded data,
-// which their tests run.
+// As with sync.OnceValue, a New that panics panics on every Get with the same value (a
+// value built wrong is never handed out as the zero value).
 type Value[T any] struct {
-	New  func() T
-	once sync.Once
-	v    T
+	New   func() T
+	once  sync.Once
+	v     T
+	built bool
+	p     any
 }
 
 // Get returns the value, building it on the first call.
 func (l *Value[T]) Get() T {
-	l.once.Do(func() { l.v = l.New() })
+	l.once.Do(func() {
+		defer func() {
+			if !l.built {
+				l.p = recover()
+				panic(l.p)
+			}
+		}()
+		l.v = l.New()
+		l.built = true
+	})
+	if !l.built {
+		panic(l.p)
+	}
 	return l.v
 }

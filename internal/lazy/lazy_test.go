@@ -29,3 +29,21 @@ func TestGetBuildsOnce(t *testing.T) {
 		t.Errorf("New ran %d times, want 1", calls)
 	}
 }
+
+var failing = Value[int]{New: func() int { panic("bad table") }}
+
+// TestPanicEveryGet: a New that panics makes every Get panic with its value, as
+// sync.OnceValue does, and is not called again.
+func TestPanicEveryGet(t *testing.T) {
+	for i := range 3 {
+		func() {
+			defer func() {
+				if r := recover(); r != "bad table" {
+					t.Errorf("Get %d: recovered %v, want the panic of New", i, r)
+				}
+			}()
+			v := failing.Get()
+			t.Errorf("Get %d returned %d", i, v)
+		}()
+	}
+}
