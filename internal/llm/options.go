@@ -142,29 +142,50 @@ func ClampMaxTokens(m *Model, c *Context, maxTokens int) int {
 	if m.ContextWindow <= 0 {
 		return max(1, maxTokens)
 	}
-	input := EstimateRequestTokens(c)
-	margin := max(4096, int(math.Ceil(float64(input)*0.15)))
-	room := m.ContextWindow - input - margin
-	if room < 32768 {
-		room = min(32768, m.ContextWindow-input-4096)
+	if len(c.Tools) > 0 && clampRoom(m.ContextWindow, estimateRequestTokens(c, toolsLenBound)) >= maxTokens {
+		// The room only shrinks as the input grows: when the tools' longest possible JSON
+		// leaves room for maxTokens, so does their JSON, and the clamp changes nothing. A
+		// session's first request then neither counts the ~40 KB array nor waits for
+		// warmTools' goroutine counting it (~0.1 ms on its path).
+		return maxTokens
 	}
-	return min(maxTokens, max(1, room))
+	return min(maxTokens, max(1, clampRoom(m.ContextWindow, EstimateRequestTokens(c))))
+}
+
+// clampRoom is the output room pi leaves a window for an input estimate: non-increasing in
+// input.
+func clampRoom(window, input int) int {
+	margin := max(4096, int(math.Ceil(float64(input)*0.15)))
+	room := window - input - margin
+	if room < 32768 {
+		room = min(32768, window-input-4096)
+	}
+	return room
+}
+
+// toolsLenBound is at least toolsLen(tools), from the lengths of their strings alone: no
+// byte of a name, description or schema becomes more than six characters of the JSON (an
+// escape \u00XX; JSON.stringify's longest rewrite of a number, 1e20's 21 digits, is 5.25 a
+// byte), an empty schema is null, and each tool adds its keys, quotes, braces and a comma.
+func toolsLenBound(tools []Tool) int {
+	n := 2 + len(tools)
+	for _, t := range tools {
+		n += len(`{"name":,"description":,"parameters":}""""`) + 6*(len(t.Name)+len(t.Description)) + max(len("null"), 6*len(t.Parameters))
+	}
+	return n
 }
 
 // EstimateRequestTokens is pi 1.6's estimateContextTokens for a request: 3.5 characters a
 // token, rounded up per message, the system prompt and the tools counted as its leading
 // system message; after a reply with usage, that usage plus what follows it.
-func EstimateRequestTokens(c *Context) int {
+func EstimateRequestTokens(c *Context) int { return estimateRequestTokens(c, toolsLen) }
+
+// estimateRequestTokens is EstimateRequestTokens with the tools' length from toolsLen; the
+// system message is counted only when no usage replaces it.
+func estimateRequestTokens(c *Context, toolsLen func([]Tool) int) int {
 	est := func(chars int) int { return int(math.Ceil(float64(chars) / 3.5)) }
 	message := func(msg *Message) int { return est(messageChars(msg)) }
-	system := 0
 	hasSystem := c.SystemPrompt != "" || len(c.Tools) > 0
-	if hasSystem {
-		system = est(JSLen(c.SystemPrompt))
-		if len(c.Tools) > 0 {
-			system += est(toolsLen(c.Tools))
-		}
-	}
 	last := -1
 	latest := int64(math.MinInt64)
 	if hasSystem {
@@ -185,7 +206,13 @@ func EstimateRequestTokens(c *Context) int {
 		}
 		return n
 	}
-	n := system
+	n := 0
+	if hasSystem {
+		n = est(JSLen(c.SystemPrompt))
+		if len(c.Tools) > 0 {
+			n += est(toolsLen(c.Tools))
+		}
+	}
 	for i := range c.Messages {
 		n += message(&c.Messages[i])
 	}
