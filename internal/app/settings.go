@@ -1,10 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/pigo-agent/pigo/internal/agent"
+	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/talk"
 )
 
@@ -39,7 +39,7 @@ func parseSettings(raw []byte) settings {
 	if len(raw) == 0 {
 		return settings{}
 	}
-	if isEmptyObject(raw) {
+	if jsonc.IsEmptyObject(raw) {
 		// No settings.json anywhere (a run's usual case): the effective settings are `{}`,
 		// which set nothing. encoding/json's first decode of these types was ~0.07 ms of
 		// app.Open.
@@ -63,13 +63,6 @@ func parseSettings(raw []byte) settings {
 		s.hideSessionEnv = true
 	}
 	return s
-}
-
-// isEmptyObject reports whether raw is a JSON object without members: `{}` with JSON's white
-// space around and inside.
-func isEmptyObject(raw []byte) bool {
-	raw = bytes.Trim(raw, " \t\r\n")
-	return len(raw) >= 2 && raw[0] == '{' && raw[len(raw)-1] == '}' && len(bytes.Trim(raw[1:len(raw)-1], " \t\r\n")) == 0
 }
 
 // agent is the loop's settings: pi's defaults with the file's values over them.

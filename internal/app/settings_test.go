@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/pigo-agent/pigo/internal/jsonc"
 )
 
 // parseSettingsDecoded is parseSettings without the empty object's shortcut: what every
@@ -46,8 +48,8 @@ func TestParseSettingsEmptyObject(t *testing.T) {
 		{`{"retry":{"enabled":false,"maxRetries":5}}`, false}, {`{"defaultThinkingLevel":"high"}`, false},
 		{"\v{}", false}, {"{\u00a0}", false},
 	} {
-		if got := isEmptyObject([]byte(c.raw)); got != c.empty {
-			t.Errorf("isEmptyObject(%q) = %v", c.raw, got)
+		if got := jsonc.IsEmptyObject([]byte(c.raw)); got != c.empty {
+			t.Errorf("IsEmptyObject(%q) = %v", c.raw, got)
 		}
 		if got, want := parseSettings([]byte(c.raw)), parseSettingsDecoded([]byte(c.raw)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %+v, decoded %+v", c.raw, got, want)

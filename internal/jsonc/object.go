@@ -1,6 +1,7 @@
 package jsonc
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/pigo-agent/pigo/internal/diag"
@@ -26,4 +27,13 @@ func ParseObject(s *diag.Source, what, suffix string) (*Node, diag.List) {
 		return nil, ds
 	}
 	return root, nil
+}
+
+// IsEmptyObject reports whether b is a JSON object without members: `{}` with JSON's white
+// space around and inside. The effective settings of a run without settings.json are that,
+// and their readers answer it without a decode.
+func IsEmptyObject(b []byte) bool {
+	const ws = " \t\r\n"
+	b = bytes.Trim(b, ws)
+	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.Trim(b[1:len(b)-1], ws)) == 0
 }

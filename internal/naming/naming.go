@@ -5,7 +5,6 @@
 package naming
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/pigo-agent/pigo/internal/jsonc"
 	"github.com/pigo-agent/pigo/internal/lazy"
 	"github.com/pigo-agent/pigo/internal/llm"
 )
@@ -48,7 +48,7 @@ type Config struct {
 // shape. Provider falls back to defaultProvider; blank strings are unset; a non-positive
 // maxLength is the default.
 func ParseConfig(settings []byte) *Config {
-	if noMembers(settings) {
+	if jsonc.IsEmptyObject(settings) {
 		// `{}`, a run's usual settings (no settings.json anywhere), names no sessionName:
 		// answered without encoding/json's first decode of these types, which was ~0.06 ms
 		// of the first prompt's way to its request.
@@ -74,14 +74,6 @@ func ParseConfig(settings []byte) *Config {
 		c.MaxLength = int(math.Floor(*sn.MaxLength))
 	}
 	return c
-}
-
-// noMembers reports whether b is a JSON object without members: `{}` with JSON's white space
-// around and inside.
-func noMembers(b []byte) bool {
-	const ws = " \t\r\n"
-	b = bytes.Trim(b, ws)
-	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.Trim(b[1:len(b)-1], ws)) == 0
 }
 
 func trim(s *string) string {
