@@ -205,3 +205,64 @@ func TestReadExistingRefusesSpecialFiles(t *testing.T) {
 		t.Fatal("a read blocked")
 	}
 }
+
+// The file a write replaces is held across the rename and handed to releaseReplaced: the
+// descriptor is the old inode, unlinked by then (so its free happens at that close, off the
+// write's path); a new file has nothing to hold; a failed rename closes what it held.
+func TestWriteReleasesReplacedOffPath(t *testing.T) {
+	var got []int
+	old := releaseReplaced
+	releaseReplaced = func(fd int) { got = append(got, fd) }
+	t.Cleanup(func() { releaseReplaced = old })
+	dir := t.TempDir()
+	p := filepath.Join(dir, "main.go")
+	os.WriteFile(p, []byte("old"), 0o644)
+	var before syscall.Stat_t
+	syscall.Stat(p, &before)
+	if err := mustResolve(t, p).Write([]byte("new"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("released %d descriptors, want 1", len(got))
+	}
+	var held syscall.Stat_t
+	if err := syscall.Fstat(got[0], &held); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(got[0])
+	if held.Ino != before.Ino || held.Nlink != 0 {
+		t.Fatalf("held inode %d (links %d), want the replaced %d unlinked", held.Ino, held.Nlink, before.Ino)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Fatalf("got %q", b)
+	}
+	got = nil
+	if err := mustResolve(t, filepath.Join(dir, "new.go")).Write([]byte("x"), WriteOptions{}); err != nil || len(got) != 0 {
+		t.Fatalf("new file: err %v, released %v", err, got)
+	}
+}
+
+// The descriptor a write holds is closed when the rename fails: none is left open.
+func TestWriteHeldClosedOnFailedRename(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "d")
+	os.Mkdir(p, 0o755)
+	os.WriteFile(filepath.Join(p, "f"), nil, 0o644) // a non-empty directory: rename over it fails
+	tg := mustResolve(t, p)
+	tg.Exists, tg.Info = true, nil // as if it were a file when resolved
+	n := openFDs(t)
+	if err := tg.Write([]byte("x"), WriteOptions{}); err == nil {
+		t.Fatal("rename over a non-empty directory succeeded")
+	}
+	if m := openFDs(t); m != n {
+		t.Fatalf("open descriptors %d before, %d after", n, m)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	return len(ents)
+}
