@@ -6,8 +6,10 @@
 # pigo's sandbox command line and placeholders, fsynced edit and session file) and the real
 # pi 0.84.3 and 1.6.0 (PI=0 leaves pi out). Prints each time, pigo's ratios to both floors
 # (and the median of the rounds' pigo/floor) and pi's to pigo, and the peak RSS of each (GNU
-# time). Each run gets a fresh main.go; sessions are written as usual. Needs hyperfine, GNU
-# time, bwrap and pi (scripts/install-pi.sh).
+# time). Each run gets a fresh main.go; sessions are written as usual. DUTIES=1 also prices
+# each duty: the duty floor run again without it (floorsession's FLOOR_SKIP), and prints what
+# each costs and what is left as pigo's own. Needs hyperfine, GNU time, bwrap and pi
+# (scripts/install-pi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0 # pigo's documented build (README); every binary compared is built the same way
@@ -51,12 +53,22 @@ pigo_cmd="$tmp/pigo -p --model session/m change-hello"
 floor_cmd="$tmp/floor $url/session/v1"
 # The floor with pigo's duties (scripts/floorsession, FLOOR_DUTIES): pigo's own bwrap command
 # line and placeholders, bash -c, the edit written with fsync and rename, a session file.
+# Its session files are kept in a directory of their own, as pigo keeps its sessions.
 "$tmp/pigo" sandbox argv --format json -- ls >"$tmp/duties.json"
-duties_cmd="env FLOOR_DUTIES=$tmp/duties.json $tmp/floor $url/session/v1"
+mkdir "$tmp/floor-sessions"
+duty_env="FLOOR_DUTIES=$tmp/duties.json FLOOR_SESSIONS=$tmp/floor-sessions"
+duties_cmd="env $duty_env $tmp/floor $url/session/v1"
+# DUTIES=1: the duty floor without each duty in turn (floorsession's FLOOR_SKIP).
+DUTIES=${DUTIES:-0}
+skips=(argv bash edit log)
+for k in "${skips[@]}"; do
+  declare "skip_${k}_cmd=env $duty_env FLOOR_SKIP=$k $tmp/floor $url/session/v1"
+done
 pi084_cmd="$node $pi084 -p --provider session --model m change-hello"
 pi160_cmd="$node $pi160 -p --provider session --model m change-hello"
 # Each must finish the session before anything is timed.
-for c in "$pigo_cmd" "$floor_cmd" duties_cmd $([ "$PI" = 1 ] && echo "pi084_cmd pi160_cmd"); do
+for c in "$pigo_cmd" "$floor_cmd" duties_cmd $([ "$PI" = 1 ] && echo "pi084_cmd pi160_cmd") \
+  $([ "$DUTIES" = 1 ] && printf 'skip_%s_cmd ' "${skips[@]}"); do
   [ "${c%_cmd}" != "$c" ] && c=${!c}
   $reset
   out=$($c)
@@ -64,6 +76,12 @@ for c in "$pigo_cmd" "$floor_cmd" duties_cmd $([ "$PI" = 1 ] && echo "pi084_cmd 
 done
 names=(-n pigo "$pigo_cmd" -n floor "$floor_cmd" -n duties "$duties_cmd")
 [ "$PI" = 1 ] && names+=(-n pi-0.84.3 "$pi084_cmd" -n pi-1.6.0 "$pi160_cmd")
+if [ "$DUTIES" = 1 ]; then
+  for k in "${skips[@]}"; do
+    c=skip_${k}_cmd
+    names+=(-n "duties-without-$k" "${!c}")
+  done
+fi
 # This machine's speed drifts within minutes: ROUNDS short hyperfine runs one after the other
 # (RUNS in all) let a drift move every command alike.
 runs=${RUNS:-30} rounds=${ROUNDS:-3}
@@ -89,6 +107,14 @@ print(f"rounds (pigo/floor): {' '.join(f'{x:.2f}' for x in ratios)}")
 print(f"whole session: pigo {g:.1f} ms ({m[0]:.0f} MB)   floor {f:.1f} ms ({m[1]:.0f} MB)   pigo/floor: {g / f:.2f}x"
       f"   median of {len(ratios)} rounds: {statistics.median(ratios):.2f}x")
 print(f"               floor with pigo's duties {d:.1f} ms   pigo/that: {g / d:.2f}x")
+if "duties-without-argv" in r:
+    print("               what each duty costs (the duty floor without it, ms):")
+    for k, what in (("argv", "pigo's bwrap command line (pins, placeholders, /tmp, /run, seccomp, limits)"),
+                    ("bash", "bash -c instead of sh -c"),
+                    ("edit", "the edit through a temporary file, fsynced and renamed"),
+                    ("log", "the session file, appended and fsynced")):
+        print(f"               {d - r['duties-without-' + k]:5.1f}  {what}")
+    print(f"               {g - d:5.1f}  pigo's own (pigo less the duty floor)")
 for k, mi in (("pi-0.84.3", 2), ("pi-1.6.0", 3)):
     if k in r:
         p = r[k]

@@ -14,6 +14,12 @@
 // is written as pigo writes files (a temporary file, fsync, rename); every message is
 // appended to a session file, fsynced at the end (pigo fsyncs each entry off the turn's path
 // and waits for the last at exit).
+//
+// FLOOR_SKIP (with FLOOR_DUTIES) leaves duties out, to price each one: a comma-separated list
+// of "argv" (the command runs under this program's own bwrap command line, without pigo's),
+// "bash" (`sh -c` instead of `bash -c`), "edit" (the edit written in place, as without
+// duties) and "log" (no session file). FLOOR_SESSIONS=DIR puts the session file in DIR, one
+// file a run, kept as pigo keeps its sessions (else a temporary directory, removed at the end).
 package main
 
 import (
@@ -27,6 +33,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -94,10 +101,12 @@ func ask(url string, messages []any) (string, []call, error) {
 var duties *duty
 
 type duty struct {
-	argv    []string // pigo's bwrap argv up to its shell words
+	skip    map[string]bool // FLOOR_SKIP's duties
+	argv    []string        // pigo's bwrap argv up to its shell words
 	env     []string
 	missing []string // protected paths pigo covers with a placeholder directory
-	log     *os.File // the session file
+	log     *os.File // the session file (nil when FLOOR_SKIP has "log")
+	temp    string   // the temporary directory holding it, removed at the end ("" for none)
 }
 
 func loadDuties(file string) (*duty, error) {
@@ -111,7 +120,16 @@ func loadDuties(file string) (*duty, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
-	d := &duty{env: v.Env}
+	d := &duty{env: v.Env, skip: map[string]bool{}}
+	for _, k := range strings.Split(os.Getenv("FLOOR_SKIP"), ",") {
+		switch k {
+		case "":
+		case "argv", "bash", "edit", "log":
+			d.skip[k] = true
+		default:
+			return nil, fmt.Errorf("FLOOR_SKIP: unknown duty %q (argv, bash, edit, log)", k)
+		}
+	}
 	for i := 0; i < len(v.Argv); i++ {
 		switch a := v.Argv[i]; {
 		case a == "--":
@@ -127,23 +145,40 @@ func loadDuties(file string) (*duty, error) {
 			}
 		}
 	}
+	if d.skip["log"] {
+		return d, nil
+	}
+	if dir := os.Getenv("FLOOR_SESSIONS"); dir != "" {
+		// A file of its own in a directory that keeps it, as pigo's sessions directory does.
+		name := fmt.Sprintf("%d-%d.jsonl", time.Now().UnixNano(), os.Getpid())
+		d.log, err = os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		return d, err
+	}
 	dir, err := os.MkdirTemp("", "floor-session-")
 	if err != nil {
 		return nil, err
 	}
+	d.temp = dir
 	d.log, err = os.OpenFile(filepath.Join(dir, "s.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	return d, err
 }
 
 // bash runs command as pigo does: placeholders made, its bwrap argv, bash -c, placeholders
-// removed.
-func (d *duty) bash(command string) ([]byte, error) {
+// removed (less what FLOOR_SKIP leaves out).
+func (d *duty) bash(cwd, command string) ([]byte, error) {
+	shell := "/bin/bash"
+	if d.skip["bash"] {
+		shell = "/bin/sh"
+	}
+	if d.skip["argv"] {
+		return sandboxed(cwd, shell, command)
+	}
 	for _, p := range d.missing {
 		if err := os.Mkdir(p, 0o500|os.ModeSticky); err != nil {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(d.argv[0], append(slices.Clone(d.argv[1:]), "--", "/bin/bash", "-c", command)...)
+	cmd := exec.Command(d.argv[0], append(slices.Clone(d.argv[1:]), "--", shell, "-c", command)...)
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	for _, p := range d.missing {
@@ -152,8 +187,17 @@ func (d *duty) bash(command string) ([]byte, error) {
 	return out, err
 }
 
+// sandboxed runs command with shell under the floor's own bwrap command line.
+func sandboxed(cwd, shell, command string) ([]byte, error) {
+	return exec.Command("bwrap", "--ro-bind", "/", "/", "--bind", cwd, cwd, "--dev", "/dev", "--proc", "/proc",
+		"--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session", "--", shell, "-c", command).CombinedOutput()
+}
+
 // record appends one message to the session file.
 func (d *duty) record(m any) error {
+	if d.skip["log"] {
+		return nil
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -190,7 +234,9 @@ func run(url string) error {
 		if duties, err = loadDuties(file); err != nil {
 			return err
 		}
-		defer os.RemoveAll(filepath.Dir(duties.log.Name()))
+		if duties.temp != "" {
+			defer os.RemoveAll(duties.temp)
+		}
 	}
 	messages := []any{map[string]any{"role": "system", "content": "You are a coding agent."}, map[string]any{"role": "user", "content": "change hello in main.go"}}
 	recorded := 1
@@ -210,7 +256,7 @@ func run(url string) error {
 			}
 		}
 		if len(calls) == 0 {
-			if duties != nil {
+			if duties != nil && !duties.skip["log"] {
 				if err := duties.log.Sync(); err != nil {
 					return err
 				}
@@ -235,18 +281,17 @@ func run(url string) error {
 				out, err = os.ReadFile(a.Path)
 			case "bash":
 				if duties != nil {
-					out, err = duties.bash(a.Command)
+					out, err = duties.bash(cwd, a.Command)
 					break
 				}
-				out, err = exec.Command("bwrap", "--ro-bind", "/", "/", "--bind", cwd, cwd, "--dev", "/dev", "--proc", "/proc",
-					"--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/sh", "-c", a.Command).CombinedOutput()
+				out, err = sandboxed(cwd, "/bin/sh", a.Command)
 			case "edit":
 				var b []byte
 				if b, err = os.ReadFile(a.Path); err == nil {
 					for _, e := range a.Edits {
 						b = bytes.Replace(b, []byte(e.OldText), []byte(e.NewText), 1)
 					}
-					if duties != nil {
+					if duties != nil && !duties.skip["edit"] {
 						err = writeSynced(a.Path, b)
 					} else {
 						err = os.WriteFile(a.Path, b, 0o644)
