@@ -8,7 +8,9 @@
 # (and the median of the rounds' pigo/floor) and pi's to pigo, and the peak RSS of each (GNU
 # time). Each run gets a fresh main.go; sessions are written as usual. DUTIES=1 also prices
 # each duty: the duty floor run again without it (floorsession's FLOOR_SKIP), and prints what
-# each costs and what is left as pigo's own. Needs hyperfine, GNU time, bwrap and pi
+# each costs and what is left as pigo's own, as medians over the rounds (a duty costs 1-4 ms
+# here and the machine drifts by as much between hyperfine's runs of one command: give it
+# many short rounds, e.g. RUNS=120 ROUNDS=30). Needs hyperfine, GNU time, bwrap and pi
 # (scripts/install-pi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,12 +96,13 @@ r_pigo=$(rss $pigo_cmd) r_floor=$(rss $floor_cmd) r_a=0 r_b=0
 [ "$PI" = 1 ] && r_a=$(rss $pi084_cmd) && r_b=$(rss $pi160_cmd)
 python3 - "$r_pigo" "$r_floor" "$r_a" "$r_b" "$tmp"/h*.json <<'PY'
 import json, statistics, sys
-times, ratios = {}, []
+times, ratios, rounds = {}, [], []
 for path in sys.argv[5:]:
     rr = {x["command"]: x for x in json.load(open(path))["results"]}
     for k, x in rr.items():
         times.setdefault(k, []).extend(x["times"])
     ratios.append(rr["pigo"]["mean"] / rr["floor"]["mean"])
+    rounds.append({k: statistics.median(x["times"]) * 1000 for k, x in rr.items()})
 r = {k: statistics.mean(v) * 1000 for k, v in times.items()}
 g, f, d = r["pigo"], r["floor"], r["duties"]
 m = [int(x) / 1024 for x in sys.argv[1:5]]
@@ -108,13 +111,17 @@ print(f"whole session: pigo {g:.1f} ms ({m[0]:.0f} MB)   floor {f:.1f} ms ({m[1]
       f"   median of {len(ratios)} rounds: {statistics.median(ratios):.2f}x")
 print(f"               floor with pigo's duties {d:.1f} ms   pigo/that: {g / d:.2f}x")
 if "duties-without-argv" in r:
-    print("               what each duty costs (the duty floor without it, ms):")
+    # Each duty's cost is the median over the rounds of that round's duty floor less the same
+    # round's duty floor without it: a drift between rounds moves both alike.
+    def cost(a, b):
+        return statistics.median(x[a] - x[b] for x in rounds)
+    print(f"               what each duty costs (median over {len(rounds)} rounds of the duty floor less the duty floor without it, ms):")
     for k, what in (("argv", "pigo's bwrap command line (pins, placeholders, /tmp, /run, seccomp, limits)"),
                     ("bash", "bash -c instead of sh -c"),
                     ("edit", "the edit through a temporary file, fsynced and renamed"),
                     ("log", "the session file, appended and fsynced")):
-        print(f"               {d - r['duties-without-' + k]:5.1f}  {what}")
-    print(f"               {g - d:5.1f}  pigo's own (pigo less the duty floor)")
+        print(f"               {cost('duties', 'duties-without-' + k):5.1f}  {what}")
+    print(f"               {cost('pigo', 'duties'):5.1f}  pigo's own (pigo less the duty floor)")
 for k, mi in (("pi-0.84.3", 2), ("pi-1.6.0", 3)):
     if k in r:
         p = r[k]
